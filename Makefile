@@ -1,0 +1,104 @@
+# egret - per-attempt, deny-by-default network egress enforced by cgroup BPF.
+#
+#   make            build build/egret
+#   make test       install missing deps, build, run unit + integration tests
+#   make demo       install missing deps, build, run the offline demo
+#   make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
+
+OUT        := build
+CLANG      ?= clang
+CC         ?= cc
+BPFTOOL    ?= bpftool
+ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
+
+PKGS       := libbpf libcares yaml-0.1 libelf zlib
+# Lazy (=): evaluated in recipes, after `make deps` had a chance to install.
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
+
+CFLAGS     ?= -O2 -g
+WARN       := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+CPPFLAGS   := -D_GNU_SOURCE -Iinclude -Iuser -I$(OUT) -DEGRET_VERSION='"$(VERSION)"'
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+              -Iinclude -Ivmlinux -Ibpf
+
+USER_SRCS  := $(wildcard user/*.c)
+USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
+LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
+BPF_HDRS   := $(wildcard bpf/lib/*.h) include/egret.h include/egret_match.h
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
+HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/helpers/*.c))
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all deps test unit integration demo vmlinux helpers clean
+
+all: $(OUT)/egret
+
+$(OUT) $(OUT)/user $(OUT)/tests $(OUT)/helpers:
+	$(Q)mkdir -p $@
+
+$(OUT)/egret.bpf.o: bpf/egret.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $(@:.o=.tmp.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
+	$(Q)rm -f $(@:.o=.tmp.o)
+
+$(OUT)/egret.skel.h: $(OUT)/egret.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name egret_bpf > $@
+
+$(OUT)/user/loader.o: $(OUT)/egret.skel.h
+
+$(OUT)/user/%.o: user/%.c $(wildcard user/*.h) include/egret.h include/egret_match.h | $(OUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(OUT)/egret: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+
+# Unit tests link every module but main; cmocka supplies main().
+$(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $< $(LIB_OBJS) \
+		$(PKG_LIBS) $(shell pkg-config --libs cmocka) -o $@
+
+$(OUT)/helpers/%: tests/helpers/%.c | $(OUT)/helpers
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
+
+helpers: $(HELPERS)
+
+deps:
+	@tools/install-deps.sh
+
+unit: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+integration: $(OUT)/egret helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
+		tests/integration/run.sh
+
+# The two set-up commands: each installs what is missing first, then
+# re-enters make so pkg-config sees the new packages.
+test: deps
+	@$(MAKE) --no-print-directory unit integration
+
+demo: deps
+	@$(MAKE) --no-print-directory all helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tools/demo.sh
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
+
+clean:
+	rm -rf $(OUT)

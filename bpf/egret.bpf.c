@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * egret.bpf.c - cgroup sock_addr programs that deny every destination the
+ * attempt's allow maps do not hold.
+ *
+ * Attached (by bpf_link) to one attempt's cgroup only; processes elsewhere,
+ * the miner included, never run these programs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "egret.h"
+#include "egret_match.h"
+#include "lib/allow.h"
+
+/* Verdicts of cgroup sock_addr programs: 0 makes the syscall fail EPERM. */
+#define SYS_REJECT	0
+#define SYS_PROCEED	1
+
+#define AF_UNSPEC	0
+#define AF_INET		2
+#define AF_INET6	10
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+static __always_inline int reason_to_verdict(enum egret_reason reason)
+{
+	return reason == EGRET_REASON_ALLOWED ? SYS_PROCEED : SYS_REJECT;
+}
+
+static __always_inline int sock4_judge_ctx(struct bpf_sock_addr *ctx)
+{
+	return reason_to_verdict(allow4_judge(ctx->user_ip4,
+					      bpf_ntohs(ctx->user_port)));
+}
+
+static __always_inline int sock6_judge_ctx(struct bpf_sock_addr *ctx)
+{
+	__u32 addr[4];
+
+	addr[0] = ctx->user_ip6[0];
+	addr[1] = ctx->user_ip6[1];
+	addr[2] = ctx->user_ip6[2];
+	addr[3] = ctx->user_ip6[3];
+	return reason_to_verdict(allow6_judge(addr, bpf_ntohs(ctx->user_port)));
+}
+
+/*
+ * A sendmsg without msg_name on a connected UDP socket normally skips the
+ * hook, but one carrying a cmsg (IP_TTL, IP_PKTINFO...) runs it with an
+ * all-zero, AF_UNSPEC address: the datagram goes to the connected peer, so
+ * judge that peer instead of denying the "0.0.0.0:0" the kernel shows us.
+ */
+static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+
+	if (!sk)
+		return SYS_REJECT;
+	return reason_to_verdict(allow4_judge(sk->dst_ip4,
+					      bpf_ntohs(sk->dst_port)));
+}
+
+static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+	__u32 addr[4];
+
+	if (!sk)
+		return SYS_REJECT;
+	addr[0] = sk->dst_ip6[0];
+	addr[1] = sk->dst_ip6[1];
+	addr[2] = sk->dst_ip6[2];
+	addr[3] = sk->dst_ip6[3];
+	return reason_to_verdict(allow6_judge(addr, bpf_ntohs(sk->dst_port)));
+}
+
+SEC("cgroup/connect4")
+int egret_connect4(struct bpf_sock_addr *ctx)
+{
+	return sock4_judge_ctx(ctx);
+}
+
+SEC("cgroup/connect6")
+int egret_connect6(struct bpf_sock_addr *ctx)
+{
+	return sock6_judge_ctx(ctx);
+}
+
+SEC("cgroup/sendmsg4")
+int egret_sendmsg4(struct bpf_sock_addr *ctx)
+{
+	if (ctx->user_family == AF_UNSPEC)
+		return sock4_judge_peer(ctx);
+	return sock4_judge_ctx(ctx);
+}
+
+SEC("cgroup/sendmsg6")
+int egret_sendmsg6(struct bpf_sock_addr *ctx)
+{
+	if (ctx->user_family == AF_UNSPEC)
+		return sock6_judge_peer(ctx);
+	return sock6_judge_ctx(ctx);
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * allow.h - the allow maps and the lookup that judges one destination.
+ *
+ * User space (user/allowmap.c) is the only writer: static entries before
+ * COMMAND starts, DNS-learned entries later. BPF only reads.
+ */
+#ifndef EGRET_BPF_ALLOW_H
+#define EGRET_BPF_ALLOW_H
+
+/* Exact IPv4 addresses -> port rules with lifetimes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGRET_DEFAULT_MAX_ENTRIES);
+	__type(key, struct egret_key4);
+	__type(value, struct egret_allow);
+} egret_allow4 SEC(".maps");
+
+/* Exact IPv6 addresses (never v4-mapped: those live in egret_allow4). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGRET_DEFAULT_MAX_ENTRIES);
+	__type(key, struct egret_key6);
+	__type(value, struct egret_allow);
+} egret_allow6 SEC(".maps");
+
+/* IPv4 prefixes. A longest-prefix match returns one entry only, so user
+ * space copies the rules of every covering prefix into the narrower ones. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EGRET_DEFAULT_MAX_CIDRS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egret_lpm_key4);
+	__type(value, struct egret_allow);
+} egret_cidr4 SEC(".maps");
+
+/* IPv6 prefixes, same rules as egret_cidr4. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EGRET_DEFAULT_MAX_CIDRS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egret_lpm_key6);
+	__type(value, struct egret_allow);
+} egret_cidr6 SEC(".maps");
+
+static __always_inline enum egret_reason
+allow4_judge(__u32 addr, __u16 port)
+{
+	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
+	struct egret_key4 key = { .addr = addr };
+	int special = egret_classify4(addr) != EGRET_ADDR_NORMAL;
+	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
+	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
+	__u64 now = bpf_ktime_get_boot_ns();
+	struct egret_allow *allow;
+
+	allow = bpf_map_lookup_elem(&egret_allow4, &key);
+	if (allow) {
+		exact = egret_allow_match(allow, port, now, special);
+		if (exact == EGRET_REASON_ALLOWED)
+			return exact;
+	}
+	allow = bpf_map_lookup_elem(&egret_cidr4, &lpm_key);
+	if (allow) {
+		cidr = egret_allow_match(allow, port, now, special);
+		if (cidr == EGRET_REASON_ALLOWED)
+			return cidr;
+	}
+	/* Unlisted special addresses say so rather than "no entry". */
+	if (special && exact == EGRET_REASON_NO_ENTRY &&
+	    cidr == EGRET_REASON_NO_ENTRY)
+		return EGRET_REASON_SPECIAL;
+	return egret_reason_pick(exact, cidr);
+}
+
+static __always_inline enum egret_reason
+allow6_judge(const __u32 addr[4], __u16 port)
+{
+	struct egret_lpm_key6 lpm_key = { .prefixlen = 128 };
+	struct egret_key6 key = {};
+	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
+	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
+	struct egret_allow *allow;
+	__u64 now;
+	int special;
+
+	if (egret_is_v4mapped(addr))
+		return allow4_judge(addr[3], port);
+
+	special = egret_classify6(addr) != EGRET_ADDR_NORMAL;
+	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
+	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
+	now = bpf_ktime_get_boot_ns();
+
+	allow = bpf_map_lookup_elem(&egret_allow6, &key);
+	if (allow) {
+		exact = egret_allow_match(allow, port, now, special);
+		if (exact == EGRET_REASON_ALLOWED)
+			return exact;
+	}
+	allow = bpf_map_lookup_elem(&egret_cidr6, &lpm_key);
+	if (allow) {
+		cidr = egret_allow_match(allow, port, now, special);
+		if (cidr == EGRET_REASON_ALLOWED)
+			return cidr;
+	}
+	if (special && exact == EGRET_REASON_NO_ENTRY &&
+	    cidr == EGRET_REASON_NO_ENTRY)
+		return EGRET_REASON_SPECIAL;
+	return egret_reason_pick(exact, cidr);
+}
+
+#endif /* EGRET_BPF_ALLOW_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * egret.h - the ABI shared by the BPF programs (bpf/) and user space (user/).
+ *
+ * No includes and only fixed-width types: the BPF side includes this after
+ * vmlinux.h, user space after <linux/types.h>. Every struct here is a map key
+ * or value; the asserts at the end pin their sizes so both compilers agree.
+ *
+ * Byte order: addresses are kept in network order exactly as the kernel
+ * hands them to sock_addr programs (ctx->user_ip4, ctx->user_ip6[]); ports
+ * in rules are host order.
+ */
+#ifndef EGRET_H
+#define EGRET_H
+
+/* How many port rules one allow entry holds. An address rarely needs more
+ * than a couple (443 and 80); eight keeps a value at 136 bytes. */
+#define EGRET_PORT_SLOTS	8
+
+/* egret_port_rule.expires_ns: 0 marks an unused slot; NEVER a static rule. */
+#define EGRET_EXPIRES_UNUSED	0ULL
+#define EGRET_EXPIRES_NEVER	(~0ULL)
+
+/* One allowed port range of an entry, with its own lifetime, so a static
+ * "any port" rule and a DNS-learned "443 for 300 s" on the same address do
+ * not bleed into each other. */
+struct egret_port_rule {
+	__u64 expires_ns;	/* CLOCK_BOOTTIME deadline; see EGRET_EXPIRES_* */
+	__u16 port_lo;		/* host order, inclusive; 0..65535 = any port */
+	__u16 port_hi;
+	__u32 reserved;
+};
+
+/* egret_allow.flags */
+enum {
+	/* The operator named this address or prefix itself, inside a
+	 * special range (loopback, unspecified, link-local, metadata). Only
+	 * such entries open a special address: a broad CIDR like 0.0.0.0/0
+	 * or a DNS answer never does. */
+	EGRET_ALLOW_SPECIAL = 1U << 0,
+};
+
+/* The value of every allow map (exact hashes and LPM tries alike). */
+struct egret_allow {
+	struct egret_port_rule rules[EGRET_PORT_SLOTS];
+	__u32 flags;		/* EGRET_ALLOW_* */
+	__u32 reserved;
+};
+
+struct egret_key4 {
+	__u32 addr;		/* network order */
+};
+
+struct egret_key6 {
+	__u32 addr[4];		/* network order */
+};
+
+/* LPM trie keys: prefixlen first, as BPF_MAP_TYPE_LPM_TRIE requires. */
+struct egret_lpm_key4 {
+	__u32 prefixlen;
+	__u32 addr;
+};
+
+struct egret_lpm_key6 {
+	__u32 prefixlen;
+	__u32 addr[4];
+};
+
+/* Why a destination was judged the way it was (events use these later). */
+enum egret_reason {
+	EGRET_REASON_ALLOWED = 0,
+	EGRET_REASON_NO_ENTRY,		/* no allow entry holds the address */
+	EGRET_REASON_PORT,		/* entry exists, port not allowed */
+	EGRET_REASON_EXPIRED,		/* entry's rule for the port expired */
+	EGRET_REASON_SPECIAL,		/* loopback/link-local/... not named */
+};
+
+/* Address classes that are denied unless named explicitly. */
+enum egret_addr_class {
+	EGRET_ADDR_NORMAL = 0,
+	EGRET_ADDR_UNSPECIFIED,		/* 0.0.0.0/8, :: */
+	EGRET_ADDR_LOOPBACK,		/* 127.0.0.0/8, ::1 */
+	EGRET_ADDR_LINK_LOCAL,		/* 169.254.0.0/16, fe80::/10 */
+	EGRET_ADDR_METADATA,		/* 169.254.169.254, fd00:ec2::254 */
+};
+
+/* Default map sizes; `egret run --max-entries` overrides the exact maps. */
+#define EGRET_DEFAULT_MAX_ENTRIES	65536
+#define EGRET_DEFAULT_MAX_CIDRS		4096
+
+/* Both compilers (clang -target bpf, gcc) must lay these out alike. */
+_Static_assert(sizeof(struct egret_port_rule) == 16, "egret_port_rule layout");
+_Static_assert(sizeof(struct egret_allow) == 136, "egret_allow layout");
+_Static_assert(sizeof(struct egret_lpm_key4) == 8, "egret_lpm_key4 layout");
+_Static_assert(sizeof(struct egret_lpm_key6) == 20, "egret_lpm_key6 layout");
+
+#endif /* EGRET_H */

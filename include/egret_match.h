@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * egret_match.h - the decision logic shared by BPF and user space.
+ *
+ * The connect/sendmsg programs compile exactly these functions, and the unit
+ * tests (tests/unit/test_match.c) run the very same code in user space. Keep
+ * them free of helpers and globals: plain loads, bounded loops, byte access
+ * to network-order words so host endianness never matters.
+ *
+ * Include after egret.h.
+ */
+#ifndef EGRET_MATCH_H
+#define EGRET_MATCH_H
+
+#define EGRET_INLINE static inline __attribute__((always_inline))
+
+/* Byte @i (0 = first on the wire) of a network-order 32-bit word. */
+EGRET_INLINE __u8 egret_wire_byte(__u32 word, int i)
+{
+	return ((const __u8 *)&word)[i];
+}
+
+EGRET_INLINE enum egret_addr_class egret_classify4(__u32 addr)
+{
+	__u8 a = egret_wire_byte(addr, 0), b = egret_wire_byte(addr, 1);
+
+	if (a == 0)
+		return EGRET_ADDR_UNSPECIFIED;
+	if (a == 127)
+		return EGRET_ADDR_LOOPBACK;
+	if (a == 169 && b == 254) {
+		if (egret_wire_byte(addr, 2) == 169 &&
+		    egret_wire_byte(addr, 3) == 254)
+			return EGRET_ADDR_METADATA;
+		return EGRET_ADDR_LINK_LOCAL;
+	}
+	return EGRET_ADDR_NORMAL;
+}
+
+/* ::ffff:a.b.c.d - the kernel routes it as IPv4, so it is judged as IPv4. */
+EGRET_INLINE int egret_is_v4mapped(const __u32 addr[4])
+{
+	return addr[0] == 0 && addr[1] == 0 &&
+	       egret_wire_byte(addr[2], 0) == 0 &&
+	       egret_wire_byte(addr[2], 1) == 0 &&
+	       egret_wire_byte(addr[2], 2) == 0xff &&
+	       egret_wire_byte(addr[2], 3) == 0xff;
+}
+
+EGRET_INLINE enum egret_addr_class egret_classify6(const __u32 addr[4])
+{
+	__u8 b0 = egret_wire_byte(addr[0], 0), b1 = egret_wire_byte(addr[0], 1);
+
+	if (addr[0] == 0 && addr[1] == 0 && addr[2] == 0) {
+		if (addr[3] == 0)
+			return EGRET_ADDR_UNSPECIFIED;
+		if (egret_wire_byte(addr[3], 0) == 0 &&
+		    egret_wire_byte(addr[3], 1) == 0 &&
+		    egret_wire_byte(addr[3], 2) == 0 &&
+		    egret_wire_byte(addr[3], 3) == 1)
+			return EGRET_ADDR_LOOPBACK;
+	}
+	if (b0 == 0xfe && (b1 & 0xc0) == 0x80)
+		return EGRET_ADDR_LINK_LOCAL;
+	/* fd00:ec2::254, the IPv6 instance-metadata endpoint of EC2. */
+	if (b0 == 0xfd && b1 == 0x00 && egret_wire_byte(addr[0], 2) == 0x0e &&
+	    egret_wire_byte(addr[0], 3) == 0xc2 && addr[1] == 0 && addr[2] == 0 &&
+	    egret_wire_byte(addr[3], 0) == 0 && egret_wire_byte(addr[3], 1) == 0 &&
+	    egret_wire_byte(addr[3], 2) == 0x02 && egret_wire_byte(addr[3], 3) == 0x54)
+		return EGRET_ADDR_METADATA;
+	return EGRET_ADDR_NORMAL;
+}
+
+/*
+ * Judge @port (host order) at boot-clock time @now against one allow entry.
+ * A special address needs an entry flagged EGRET_ALLOW_SPECIAL. Returns
+ * EGRET_REASON_ALLOWED or the most specific reason for a denial.
+ */
+EGRET_INLINE enum egret_reason
+egret_allow_match(const struct egret_allow *allow, __u16 port, __u64 now,
+		  int special)
+{
+	enum egret_reason reason = EGRET_REASON_PORT;
+	int i;
+
+	if (special && !(allow->flags & EGRET_ALLOW_SPECIAL))
+		return EGRET_REASON_SPECIAL;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		const struct egret_port_rule *rule = &allow->rules[i];
+
+		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
+			continue;
+		if (port < rule->port_lo || port > rule->port_hi)
+			continue;
+		if (rule->expires_ns != EGRET_EXPIRES_NEVER &&
+		    rule->expires_ns <= now) {
+			reason = EGRET_REASON_EXPIRED;
+			continue;
+		}
+		return EGRET_REASON_ALLOWED;
+	}
+	return reason;
+}
+
+/* Of two denial reasons from two maps, the one that tells the operator more. */
+EGRET_INLINE enum egret_reason egret_reason_pick(enum egret_reason a,
+						 enum egret_reason b)
+{
+	return a > b ? a : b;
+}
+
+#endif /* EGRET_MATCH_H */

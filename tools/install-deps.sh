@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install every Debian package egret needs to build, test and demo.
+# Idempotent: prints nothing and touches nothing when all are present.
+set -euo pipefail
+
+packages=(
+	# build
+	make gcc clang llvm pkg-config bpftool
+	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
+	# tests
+	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages (${missing[*]}); run as root: sudo $0" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * allow.h - turning allow specs into allow-map entries, and writing them.
+ *
+ * Writers merge into what the map holds (read-modify-write), so a static
+ * rule and a DNS-learned rule for one address coexist; user space is the
+ * maps' only writer and does so from one thread.
+ */
+#ifndef EGRET_ALLOW_H
+#define EGRET_ALLOW_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include "egret.h"
+#include "spec.h"
+
+/* The four allow maps of one attempt, by fd. */
+struct allow_maps {
+	int allow4;
+	int allow6;
+	int cidr4;
+	int cidr6;
+};
+
+/*
+ * Add the rule [lo, hi] living until @expires_ns to @allow. A rule for the
+ * same range keeps the later deadline (so refreshing is idempotent); a new
+ * range takes an unused or expired slot. -ENOSPC when all slots are live.
+ */
+int allow_add_rule(struct egret_allow *allow, __u16 lo, __u16 hi,
+		   __u64 expires_ns, __u64 now_ns);
+
+/* Add every port rule of @spec (or "any port") to @allow. */
+int allow_add_spec_rules(struct egret_allow *allow,
+			 const struct allow_spec *spec, __u64 expires_ns,
+			 __u64 now_ns);
+
+/*
+ * Write static specs into the maps. Exact addresses go to the hash maps,
+ * prefixes to the tries; a prefix also receives the rules of every wider
+ * prefix that covers it (of the same specialness), because a trie lookup
+ * returns the longest match only. Returns 0 or a negative errno; on error
+ * @bad_spec points at the spec that could not be written.
+ */
+int allow_write_static(const struct allow_maps *maps,
+		       const struct allow_spec *specs, size_t n,
+		       const struct allow_spec **bad_spec);
+
+/* CLOCK_BOOTTIME in ns: the clock bpf_ktime_get_boot_ns() reads. */
+__u64 allow_now_ns(void);
+
+#endif

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * run.c - `egret run`: one attempt from start to teardown.
+ *
+ * Every step before exec fails closed: COMMAND does not run, egret exits
+ * EXIT_SETUP with one line naming the step, the error and the fix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "allow.h"
+#include "cgroup.h"
+#include "gc.h"
+#include "launch.h"
+#include "loader.h"
+#include "log.h"
+#include "paths.h"
+#include "policy.h"
+#include "run.h"
+#include "state.h"
+#include "util.h"
+
+#define EXIT_SETUP	125
+#define PRIV_HINT	"run egret as root (or with CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)"
+
+struct run_opts {
+	struct policy policy;
+	const char *policy_file;
+	const char *user;
+	const char *id;
+	const char *cgroup_parent;
+	bool allow_root;
+	__u32 max_entries;
+	__u32 max_cidrs;
+	char **argv;
+};
+
+/* Everything an attempt owns, torn down in reverse by attempt_close(). */
+struct attempt {
+	struct attempt_state st;
+	int state_fd;
+	int cgroup_fd;
+	bool cgroup_made;
+	bool pins_made;
+	struct loader ld;
+};
+
+static void run_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: egret run [OPTIONS] -- COMMAND [ARG...]\n\n"
+		"Run COMMAND in a fresh cgroup whose network egress is denied unless allowed.\n\n"
+		"  --allow SPEC          allow a destination (repeatable): ADDR, CIDR,\n"
+		"                        ADDR:PORTS, CIDR:PORTS, [V6ADDR]:PORTS, [V6CIDR]:PORTS;\n"
+		"                        PORTS = 443,80,8000-8100; no ports = any port\n"
+		"  --policy FILE         YAML policy (docs/POLICY.md); root-owned, not g/o-writable\n"
+		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
+		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
+		"  --id ID               attempt id (default: random); names cgroup and pins\n"
+		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
+		"                        (default: egret/ under egret's own cgroup)\n"
+		"  --max-entries N       size of each exact-address map (default %d)\n"
+		"  --max-cidrs N         size of each prefix map (default %d)\n"
+		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
+		"  -q, --quiet           errors only\n"
+		"  -h, --help            this text\n\n"
+		"Exit status: COMMAND's; 128+N if it died of signal N; 126 cannot execute;\n"
+		"127 not found; 125 egret could not set up enforcement (COMMAND did not run).\n",
+		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS);
+}
+
+static int parse_u32(const char *text, __u32 min, __u32 max, __u32 *ret)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+		return -EINVAL;
+	*ret = (__u32)v;
+	return 0;
+}
+
+/* Returns 0, 1 for --help (exit 0), or -EINVAL (message already printed). */
+static int run_parse(int argc, char **argv, struct run_opts *o)
+{
+	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
+	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS };
+	static const struct option options[] = {
+		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ "allow-root", no_argument, NULL, OPT_ALLOW_ROOT },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
+		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
+		{ "max-cidrs", required_argument, NULL, OPT_MAX_CIDRS },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct allow_spec spec;
+	char err[256];
+	int c, verbosity = LOG_WARN;
+
+	o->max_entries = EGRET_DEFAULT_MAX_ENTRIES;
+	o->max_cidrs = EGRET_DEFAULT_MAX_CIDRS;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+vqh", options, NULL)) != -1) {
+		switch (c) {
+		case OPT_ALLOW:
+			if (allow_spec_parse(optarg, &spec, err, sizeof(err)) < 0) {
+				log_error("--allow %s: %s", optarg, err);
+				return -EINVAL;
+			}
+			if (policy_add_spec(&o->policy, &spec) < 0) {
+				log_error("--allow: more than %d entries", POLICY_MAX_SPECS);
+				return -EINVAL;
+			}
+			break;
+		case OPT_POLICY:
+			o->policy_file = optarg;
+			break;
+		case OPT_USER:
+			o->user = optarg;
+			break;
+		case OPT_ALLOW_ROOT:
+			o->allow_root = true;
+			break;
+		case OPT_ID:
+			if (!attempt_id_valid(optarg)) {
+				log_error("--id '%s': want 1-%d of [A-Za-z0-9_.-], not starting with '.' or '-'",
+					  optarg, EGRET_ID_MAX);
+				return -EINVAL;
+			}
+			o->id = optarg;
+			break;
+		case OPT_CGROUP_PARENT:
+			if (optarg[0] != '/') {
+				log_error("--cgroup-parent '%s': want an absolute path on the cgroup2 mount",
+					  optarg);
+				return -EINVAL;
+			}
+			o->cgroup_parent = optarg;
+			break;
+		case OPT_MAX_ENTRIES:
+		case OPT_MAX_CIDRS:
+			if (parse_u32(optarg, 1, 1U << 24, c == OPT_MAX_ENTRIES ?
+				      &o->max_entries : &o->max_cidrs) < 0) {
+				log_error("%s '%s': want a number from 1 to %u",
+					  c == OPT_MAX_ENTRIES ? "--max-entries" : "--max-cidrs",
+					  optarg, 1U << 24);
+				return -EINVAL;
+			}
+			break;
+		case 'v':
+			verbosity = verbosity < LOG_INFO ? LOG_INFO : LOG_DEBUG;
+			break;
+		case 'q':
+			verbosity = LOG_ERR;
+			break;
+		case 'h':
+			run_usage(stdout);
+			return 1;
+		default:
+			log_error("run: unknown option '%s' (see egret run --help)",
+				  argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	log_set_level((enum log_level)verbosity);
+	if (optind >= argc) {
+		log_error("run: missing COMMAND (egret run [OPTIONS] -- COMMAND [ARG...])");
+		return -EINVAL;
+	}
+	o->argv = argv + optind;
+
+	if (o->policy_file &&
+	    policy_load_file(&o->policy, o->policy_file, err, sizeof(err)) < 0) {
+		log_error("policy %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
+{
+	char mnt[PATH_MAX], self[PATH_MAX];
+	int r;
+
+	if (o->cgroup_parent) {
+		if (strlen(o->cgroup_parent) >= len)
+			return -ENAMETOOLONG;
+		strcpy(ret, o->cgroup_parent);
+		return 0;
+	}
+	r = cgroup2_mount(mnt, sizeof(mnt));
+	if (r < 0)
+		return r;
+	r = cgroup2_self(self, sizeof(self));
+	if (r < 0)
+		return r;
+	/* Our cgroup "/" is the mount itself: avoid "//egret". */
+	if ((size_t)snprintf(ret, len, "%s%s/egret", mnt,
+			     strcmp(self, "/") ? self : "") >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Steps that make the attempt. Each logs its own one-line failure. */
+static int attempt_open(struct attempt *a, const struct run_opts *o)
+{
+	const struct allow_spec *bad = NULL;
+	char parent[PATH_MAX];
+	struct allow_maps maps;
+	int r;
+
+	r = gc_stale_attempts();
+	if (r < 0)
+		log_warn("gc: some stale attempts could not be removed; continuing");
+
+	r = resolve_cgroup_parent(o, parent, sizeof(parent));
+	if (r < 0)
+		return log_error_errno(r, "find cgroup v2 (is cgroup2 mounted?)");
+	r = cgroup_mkdir_parents(parent);
+	if (r == -EMEDIUMTYPE || r == -ENOTDIR || r == -ENOENT)
+		return log_error_errno(r, "cgroup parent %s: not a directory on the cgroup2 mount (fix --cgroup-parent)",
+				       parent);
+	if (r < 0)
+		return log_error_errno(r, "create cgroup parent %s (%s)", parent, PRIV_HINT);
+
+	if (o->id)
+		strcpy(a->st.id, o->id);
+	else if ((r = attempt_id_random(a->st.id, sizeof(a->st.id))) < 0)
+		return log_error_errno(r, "generate attempt id");
+	if ((size_t)snprintf(a->st.cgroup, sizeof(a->st.cgroup), "%s/%s",
+			     parent, a->st.id) >= sizeof(a->st.cgroup))
+		return log_error_errno(-ENAMETOOLONG, "cgroup path");
+	snprintf(a->st.pins, sizeof(a->st.pins), EGRET_PIN_ROOT "/%s", a->st.id);
+	a->st.pid = getpid();
+	a->st.started = time(NULL);
+
+	/* The record comes first: whatever exists after it, gc can find. */
+	r = state_create(&a->st, &a->state_fd);
+	if (r == -EEXIST)
+		return log_error_errno(r, "attempt id '%s' is in use (pick another --id)", a->st.id);
+	if (r < 0)
+		return log_error_errno(r, "create record in %s (%s)", EGRET_RUN_DIR, PRIV_HINT);
+
+	if (mkdir(a->st.cgroup, 0755) < 0)
+		return log_error_errno(-errno, "create cgroup %s%s", a->st.cgroup,
+				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
+	a->cgroup_made = true;
+	a->cgroup_fd = open(a->st.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->cgroup_fd < 0)
+		return log_error_errno(-errno, "open cgroup %s", a->st.cgroup);
+
+	r = bpffs_ensure();
+	if (r < 0)
+		return log_error_errno(r, "mount bpffs at %s (%s)", EGRET_BPFFS, PRIV_HINT);
+	r = private_dir_ensure(EGRET_PIN_ROOT);
+	if (r < 0)
+		return log_error_errno(r, "prepare %s (must be a directory owned by egret's uid)",
+				       EGRET_PIN_ROOT);
+	if (mkdir(a->st.pins, 0700) < 0)
+		return log_error_errno(-errno, "create pin directory %s%s", a->st.pins,
+				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
+	a->pins_made = true;
+
+	r = loader_load(&a->ld, &(struct loader_opts){
+		.max_entries = o->max_entries, .max_cidrs = o->max_cidrs });
+	if (r < 0)
+		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
+				       a->ld.failed_step, PRIV_HINT);
+	maps = loader_allow_maps(&a->ld);
+	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
+	if (r < 0) {
+		char text[128] = "?";
+
+		spec_format(bad, text, sizeof(text));
+		return log_error_errno(r, "write allow entry %s%s", text,
+				       r == -ENOSPC ? " (more than 8 port rules for one address, or map full: raise --max-entries/--max-cidrs)" : "");
+	}
+	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins);
+	if (r < 0)
+		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
+				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
+	log_info("attempt %s: cgroup %s, %zu allow entries", a->st.id,
+		 a->st.cgroup, o->policy.nspecs);
+	return 0;
+}
+
+/* Undo attempt_open(), whatever it reached. Returns <0 if something stays. */
+static int attempt_close(struct attempt *a)
+{
+	int r = 0;
+
+	if (a->cgroup_fd >= 0)
+		close(a->cgroup_fd);
+	if (a->cgroup_made || a->pins_made)
+		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
+				     a->pins_made ? a->st.pins : "");
+	loader_destroy(&a->ld);
+	/* Keep the record if anything stayed behind, so gc retries. */
+	if (r == 0 && a->state_fd >= 0)
+		r = state_remove(a->st.id);
+	if (a->state_fd >= 0)
+		close(a->state_fd);
+	return r;
+}
+
+/*
+ * Wait for COMMAND, forwarding SIGINT/SIGTERM/SIGHUP/SIGQUIT. A signal the
+ * terminal generated (si_code SI_KERNEL) already reached COMMAND, which
+ * shares our process group; forwarding it would deliver it twice.
+ */
+static int supervise(int pidfd, int sigfd)
+{
+	_cleanup_close_ int epfd = -1;
+	struct epoll_event ev = { .events = EPOLLIN };
+	siginfo_t info = {};
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		return -errno;
+	ev.data.fd = pidfd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, pidfd, &ev) < 0)
+		return -errno;
+	ev.data.fd = sigfd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, sigfd, &ev) < 0)
+		return -errno;
+
+	for (;;) {
+		struct epoll_event got;
+		struct signalfd_siginfo si;
+		int n = epoll_wait(epfd, &got, 1, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (got.data.fd == sigfd) {
+			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL)
+				continue;
+			syscall(SYS_pidfd_send_signal, pidfd, si.ssi_signo, NULL, 0);
+			continue;
+		}
+		if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG) < 0)
+			return -errno;
+		if (info.si_pid)
+			return launch_exit_code(info.si_code, info.si_status);
+	}
+}
+
+static int run_attempt(const struct run_opts *o, const struct launch_user *user)
+{
+	struct attempt a = { .state_fd = -1, .cgroup_fd = -1 };
+	struct launch_error lerr = {};
+	_cleanup_close_ int sigfd = -1, pidfd = -1;
+	sigset_t mask, old;
+	int status = EXIT_SETUP;
+	pid_t pid;
+	int r;
+
+	/* Block before spawning so no signal slips between fork and wait. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sigfd < 0) {
+		log_error_errno(-errno, "signalfd");
+		goto out;
+	}
+
+	if (attempt_open(&a, o) < 0)
+		goto out;
+
+	r = launch_spawn(&(struct launch){ .argv = o->argv,
+					   .cgroup_fd = a.cgroup_fd,
+					   .user = *user },
+			 &pid, &pidfd, &lerr);
+	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
+		log_error_errno(-lerr.err, "%s", o->argv[0]);
+		status = lerr.err == ENOENT ? 127 : 126;
+		goto out;
+	}
+	if (r == -ECHILD) {
+		log_error_errno(-lerr.err, "start command: %s", launch_step_name(lerr.step));
+		goto out;
+	}
+	if (r < 0) {
+		log_error_errno(r, "start command in cgroup %s (clone3 with CLONE_INTO_CGROUP needs Linux 5.7+)",
+				a.st.cgroup);
+		goto out;
+	}
+
+	status = supervise(pidfd, sigfd);
+	if (status < 0) {
+		log_error_errno(status, "wait for command");
+		status = EXIT_SETUP;
+	}
+out:
+	if (attempt_close(&a) < 0 && status == 0)
+		status = EXIT_SETUP;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = {};
+	struct launch_user user = {};
+	int r;
+
+	r = run_parse(argc, argv, &o);
+	if (r != 0) {
+		policy_free(&o.policy);
+		return r > 0 ? 0 : EXIT_SETUP;
+	}
+	if (o.user) {
+		r = launch_user_parse(o.user, &user);
+		if (r < 0) {
+			log_error("--user %s: %s", o.user,
+				  r == -EPERM ? "that is root; use --allow-root instead" :
+				  r == -ESRCH ? "no such user or group" :
+						"want USER[:GROUP]");
+			policy_free(&o.policy);
+			return EXIT_SETUP;
+		}
+	} else if (geteuid() == 0 && !o.allow_root) {
+		log_error("refusing to run COMMAND as root: give --user USER (or --allow-root to accept that root can undo enforcement)");
+		policy_free(&o.policy);
+		return EXIT_SETUP;
+	} else if (geteuid() == 0) {
+		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
+	}
+
+	r = run_attempt(&o, &user);
+	policy_free(&o.policy);
+	return r;
+}
