@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,23 +29,11 @@
 #include "paths.h"
 #include "policy.h"
 #include "run.h"
+#include "run_opts.h"
 #include "state.h"
 #include "util.h"
 
-#define EXIT_SETUP	125
 #define PRIV_HINT	"run egret as root (or with CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)"
-
-struct run_opts {
-	struct policy policy;
-	const char *policy_file;
-	const char *user;
-	const char *id;
-	const char *cgroup_parent;
-	bool allow_root;
-	__u32 max_entries;
-	__u32 max_cidrs;
-	char **argv;
-};
 
 /* Everything an attempt owns, torn down in reverse by attempt_close(). */
 struct attempt {
@@ -57,146 +44,6 @@ struct attempt {
 	bool pins_made;
 	struct loader ld;
 };
-
-static void run_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: egret run [OPTIONS] -- COMMAND [ARG...]\n\n"
-		"Run COMMAND in a fresh cgroup whose network egress is denied unless allowed.\n\n"
-		"  --allow SPEC          allow a destination (repeatable): ADDR, CIDR,\n"
-		"                        ADDR:PORTS, CIDR:PORTS, [V6ADDR]:PORTS, [V6CIDR]:PORTS;\n"
-		"                        PORTS = 443,80,8000-8100; no ports = any port\n"
-		"  --policy FILE         YAML policy (docs/POLICY.md); root-owned, not g/o-writable\n"
-		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
-		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
-		"  --id ID               attempt id (default: random); names cgroup and pins\n"
-		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
-		"                        (default: egret/ under egret's own cgroup)\n"
-		"  --max-entries N       size of each exact-address map (default %d)\n"
-		"  --max-cidrs N         size of each prefix map (default %d)\n"
-		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
-		"  -q, --quiet           errors only\n"
-		"  -h, --help            this text\n\n"
-		"Exit status: COMMAND's; 128+N if it died of signal N; 126 cannot execute;\n"
-		"127 not found; 125 egret could not set up enforcement (COMMAND did not run).\n",
-		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS);
-}
-
-static int parse_u32(const char *text, __u32 min, __u32 max, __u32 *ret)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
-		return -EINVAL;
-	*ret = (__u32)v;
-	return 0;
-}
-
-/* Returns 0, 1 for --help (exit 0), or -EINVAL (message already printed). */
-static int run_parse(int argc, char **argv, struct run_opts *o)
-{
-	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
-	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS };
-	static const struct option options[] = {
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "allow-root", no_argument, NULL, OPT_ALLOW_ROOT },
-		{ "id", required_argument, NULL, OPT_ID },
-		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
-		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
-		{ "max-cidrs", required_argument, NULL, OPT_MAX_CIDRS },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct allow_spec spec;
-	char err[256];
-	int c, verbosity = LOG_WARN;
-
-	o->max_entries = EGRET_DEFAULT_MAX_ENTRIES;
-	o->max_cidrs = EGRET_DEFAULT_MAX_CIDRS;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+vqh", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_ALLOW:
-			if (allow_spec_parse(optarg, &spec, err, sizeof(err)) < 0) {
-				log_error("--allow %s: %s", optarg, err);
-				return -EINVAL;
-			}
-			if (policy_add_spec(&o->policy, &spec) < 0) {
-				log_error("--allow: more than %d entries", POLICY_MAX_SPECS);
-				return -EINVAL;
-			}
-			break;
-		case OPT_POLICY:
-			o->policy_file = optarg;
-			break;
-		case OPT_USER:
-			o->user = optarg;
-			break;
-		case OPT_ALLOW_ROOT:
-			o->allow_root = true;
-			break;
-		case OPT_ID:
-			if (!attempt_id_valid(optarg)) {
-				log_error("--id '%s': want 1-%d of [A-Za-z0-9_.-], not starting with '.' or '-'",
-					  optarg, EGRET_ID_MAX);
-				return -EINVAL;
-			}
-			o->id = optarg;
-			break;
-		case OPT_CGROUP_PARENT:
-			if (optarg[0] != '/') {
-				log_error("--cgroup-parent '%s': want an absolute path on the cgroup2 mount",
-					  optarg);
-				return -EINVAL;
-			}
-			o->cgroup_parent = optarg;
-			break;
-		case OPT_MAX_ENTRIES:
-		case OPT_MAX_CIDRS:
-			if (parse_u32(optarg, 1, 1U << 24, c == OPT_MAX_ENTRIES ?
-				      &o->max_entries : &o->max_cidrs) < 0) {
-				log_error("%s '%s': want a number from 1 to %u",
-					  c == OPT_MAX_ENTRIES ? "--max-entries" : "--max-cidrs",
-					  optarg, 1U << 24);
-				return -EINVAL;
-			}
-			break;
-		case 'v':
-			verbosity = verbosity < LOG_INFO ? LOG_INFO : LOG_DEBUG;
-			break;
-		case 'q':
-			verbosity = LOG_ERR;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return 1;
-		default:
-			log_error("run: unknown option '%s' (see egret run --help)",
-				  argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	log_set_level((enum log_level)verbosity);
-	if (optind >= argc) {
-		log_error("run: missing COMMAND (egret run [OPTIONS] -- COMMAND [ARG...])");
-		return -EINVAL;
-	}
-	o->argv = argv + optind;
-
-	if (o->policy_file &&
-	    policy_load_file(&o->policy, o->policy_file, err, sizeof(err)) < 0) {
-		log_error("policy %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
 {
@@ -433,9 +280,9 @@ int cmd_run(int argc, char **argv)
 	struct launch_user user = {};
 	int r;
 
-	r = run_parse(argc, argv, &o);
+	r = run_opts_parse(argc, argv, &o);
 	if (r != 0) {
-		policy_free(&o.policy);
+		run_opts_free(&o);
 		return r > 0 ? 0 : EXIT_SETUP;
 	}
 	if (o.user) {
@@ -445,18 +292,18 @@ int cmd_run(int argc, char **argv)
 				  r == -EPERM ? "that is root; use --allow-root instead" :
 				  r == -ESRCH ? "no such user or group" :
 						"want USER[:GROUP]");
-			policy_free(&o.policy);
+			run_opts_free(&o);
 			return EXIT_SETUP;
 		}
 	} else if (geteuid() == 0 && !o.allow_root) {
 		log_error("refusing to run COMMAND as root: give --user USER (or --allow-root to accept that root can undo enforcement)");
-		policy_free(&o.policy);
+		run_opts_free(&o);
 		return EXIT_SETUP;
 	} else if (geteuid() == 0) {
 		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
 	}
 
 	r = run_attempt(&o, &user);
-	policy_free(&o.policy);
+	run_opts_free(&o);
 	return r;
 }
