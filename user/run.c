@@ -268,8 +268,12 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		status = EXIT_SETUP;
 	}
 out:
-	if (attempt_close(&a) < 0 && status == 0)
+	r = attempt_close(&a);
+	if (r < 0 && status == 0)
 		status = EXIT_SETUP;
+	else if (r == 0 && a.st.id[0])
+		log_info("attempt %s: exit status %d; cgroup, pins and record removed",
+			 a.st.id, status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
 }
