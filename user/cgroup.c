@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -153,6 +154,41 @@ static long elapsed_ms(const struct timespec *start)
 	       (now.tv_nsec - start->tv_nsec) / 1000000;
 }
 
+/* rmdir @path and every cgroup below it, deepest first. A cgroup is a
+ * directory whose only contents are kernel files, so rmdir works once its
+ * children are gone and no process is left. */
+static int cgroup_remove_tree(const char *path, int depth)
+{
+	struct dirent *de;
+	DIR *dir;
+	int r = 0;
+
+	if (depth > 64)
+		return -ELOOP;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char child[PATH_MAX];
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(child, sizeof(child), "%s/%s", path,
+				     de->d_name) >= sizeof(child)) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		r = cgroup_remove_tree(child, depth + 1);
+		if (r < 0)
+			break;
+	}
+	closedir(dir);
+	if (r < 0)
+		return r;
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
 int cgroup_kill_remove(const char *path, int timeout_ms)
 {
 	char file[PATH_MAX];
@@ -176,10 +212,11 @@ int cgroup_kill_remove(const char *path, int timeout_ms)
 		r = cgroup_populated(path);
 		if (r < 0)
 			return r;
-		if (r == 0 && rmdir(path) == 0)
-			return 0;
-		if (r == 0 && errno != EBUSY)
-			return -errno;
+		if (r == 0) {
+			r = cgroup_remove_tree(path, 0);
+			if (r != -EBUSY)
+				return r;
+		}
 		if (elapsed_ms(&start) > timeout_ms)
 			return -ETIMEDOUT;
 		poll(NULL, 0, 5);
