@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* test_allow.c - port rules in an allow entry, and static writes to maps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "allow.h"
+
+#define NOW 1000000000ULL
+
+/* How many used slots hold [lo, hi], and the deadline of the last one. */
+static int count_rule(const struct egret_allow *a, __u16 lo, __u16 hi,
+		      __u64 *ret_expires)
+{
+	int i, n = 0;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		const struct egret_port_rule *r = &a->rules[i];
+
+		if (r->expires_ns == EGRET_EXPIRES_UNUSED ||
+		    r->port_lo != lo || r->port_hi != hi)
+			continue;
+		n++;
+		if (ret_expires)
+			*ret_expires = r->expires_ns;
+	}
+	return n;
+}
+
+static int used_slots(const struct egret_allow *a)
+{
+	int i, n = 0;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++)
+		n += a->rules[i].expires_ns != EGRET_EXPIRES_UNUSED;
+	return n;
+}
+
+static struct allow_spec spec(const char *text)
+{
+	struct allow_spec s;
+	char err[128];
+
+	if (allow_spec_parse(text, &s, err, sizeof(err)) < 0)
+		fail_msg("'%s': %s", text, err);
+	return s;
+}
+
+static void add_rule_new_slots(void **state)
+{
+	struct egret_allow a = {};
+	__u64 exp = 0;
+
+	assert_int_equal(allow_add_rule(&a, 443, 443, EGRET_EXPIRES_NEVER, NOW), 0);
+	assert_int_equal(allow_add_rule(&a, 8000, 8100, NOW + 5, NOW), 0);
+	assert_int_equal(used_slots(&a), 2);
+	assert_int_equal(count_rule(&a, 443, 443, &exp), 1);
+	assert_true(exp == EGRET_EXPIRES_NEVER);
+	assert_int_equal(count_rule(&a, 8000, 8100, &exp), 1);
+	assert_true(exp == NOW + 5);
+	assert_int_equal(a.flags, 0);
+}
+
+static void add_rule_same_range_keeps_later(void **state)
+{
+	struct egret_allow a = {};
+	__u64 exp = 0;
+
+	assert_int_equal(allow_add_rule(&a, 443, 443, NOW + 100, NOW), 0);
+	assert_int_equal(allow_add_rule(&a, 443, 443, NOW + 50, NOW), 0);
+	assert_int_equal(count_rule(&a, 443, 443, &exp), 1);
+	assert_true(exp == NOW + 100);
+
+	assert_int_equal(allow_add_rule(&a, 443, 443, NOW + 200, NOW), 0);
+	assert_int_equal(count_rule(&a, 443, 443, &exp), 1);
+	assert_true(exp == NOW + 200);
+
+	/* A different range overlapping this one is a different rule. */
+	assert_int_equal(allow_add_rule(&a, 443, 444, NOW + 1, NOW), 0);
+	assert_int_equal(used_slots(&a), 2);
+}
+
+static void add_rule_never_wins(void **state)
+{
+	struct egret_allow a = {};
+	__u64 exp = 0;
+
+	assert_int_equal(allow_add_rule(&a, 53, 53, EGRET_EXPIRES_NEVER, NOW), 0);
+	assert_int_equal(allow_add_rule(&a, 53, 53, NOW + 300, NOW), 0);
+	assert_int_equal(count_rule(&a, 53, 53, &exp), 1);
+	assert_true(exp == EGRET_EXPIRES_NEVER);
+
+	/* ...and a DNS rule is promoted by a later static one. */
+	assert_int_equal(allow_add_rule(&a, 80, 80, NOW + 300, NOW), 0);
+	assert_int_equal(allow_add_rule(&a, 80, 80, EGRET_EXPIRES_NEVER, NOW), 0);
+	assert_int_equal(count_rule(&a, 80, 80, &exp), 1);
+	assert_true(exp == EGRET_EXPIRES_NEVER);
+}
+
+static void add_rule_refreshes_expired(void **state)
+{
+	struct egret_allow a = {};
+	__u64 exp = 0;
+
+	assert_int_equal(allow_add_rule(&a, 443, 443, NOW - 10, NOW - 100), 0);
+	assert_int_equal(allow_add_rule(&a, 443, 443, NOW + 60, NOW), 0);
+	assert_int_equal(count_rule(&a, 443, 443, &exp), 1);
+	assert_true(exp == NOW + 60);
+	assert_int_equal(used_slots(&a), 1);
+}
+
+static void add_rule_reuses_expired_slot_and_fills_up(void **state)
+{
+	struct egret_allow a = {}, before;
+	int i;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++)
+		assert_int_equal(allow_add_rule(&a, (__u16)(1000 + i),
+						(__u16)(1000 + i),
+						i == 3 ? NOW : NOW + 1, NOW - 1), 0);
+	assert_int_equal(used_slots(&a), EGRET_PORT_SLOTS);
+
+	/* At NOW, slot 3 (deadline NOW) has expired: a new range takes it. */
+	assert_int_equal(allow_add_rule(&a, 2000, 2000, NOW + 9, NOW), 0);
+	assert_int_equal(a.rules[3].port_lo, 2000);
+	assert_int_equal(a.rules[3].port_hi, 2000);
+	assert_true(a.rules[3].expires_ns == NOW + 9);
+	assert_int_equal(count_rule(&a, 1003, 1003, NULL), 0);
+
+	/* Nine live ranges do not fit; the entry is left untouched. */
+	before = a;
+	assert_int_equal(allow_add_rule(&a, 3000, 3000, EGRET_EXPIRES_NEVER, NOW),
+			 -ENOSPC);
+	assert_memory_equal(&a, &before, sizeof(a));
+
+	/* Refreshing a range already there still works when full. */
+	assert_int_equal(allow_add_rule(&a, 1000, 1000, NOW + 50, NOW), 0);
+	assert_int_equal(used_slots(&a), EGRET_PORT_SLOTS);
+}
+
+static void add_spec_rules(void **state)
+{
+	struct allow_spec any = spec("203.0.113.1");
+	struct allow_spec some = spec("203.0.113.1:443,8000-8100");
+	struct egret_allow a = {};
+	__u64 exp = 0;
+
+	assert_int_equal(allow_add_spec_rules(&a, &any, NOW + 7, NOW), 0);
+	assert_int_equal(used_slots(&a), 1);
+	assert_int_equal(count_rule(&a, 0, 65535, &exp), 1);
+	assert_true(exp == NOW + 7);
+
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(allow_add_spec_rules(&a, &some, EGRET_EXPIRES_NEVER, NOW), 0);
+	assert_int_equal(used_slots(&a), 2);
+	assert_int_equal(count_rule(&a, 443, 443, NULL), 1);
+	assert_int_equal(count_rule(&a, 8000, 8100, NULL), 1);
+	assert_int_equal(count_rule(&a, 0, 65535, NULL), 0);
+}
+
+/* --- allow_write_static against real BPF maps (root only) --- */
+
+static int maps_setup(void **state)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, lpm, .map_flags = BPF_F_NO_PREALLOC);
+	static struct allow_maps maps;
+	const __u32 vsz = sizeof(struct egret_allow);
+
+	maps = (struct allow_maps){ -1, -1, -1, -1 };
+	*state = &maps;
+	if (geteuid() != 0)
+		return 0;
+	maps.allow4 = bpf_map_create(BPF_MAP_TYPE_HASH, "t_allow4",
+				     sizeof(struct egret_key4), vsz, 64, NULL);
+	maps.allow6 = bpf_map_create(BPF_MAP_TYPE_HASH, "t_allow6",
+				     sizeof(struct egret_key6), vsz, 64, NULL);
+	maps.cidr4 = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "t_cidr4",
+				    sizeof(struct egret_lpm_key4), vsz, 64, &lpm);
+	maps.cidr6 = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "t_cidr6",
+				    sizeof(struct egret_lpm_key6), vsz, 64, &lpm);
+	if (maps.allow4 < 0 || maps.allow6 < 0 || maps.cidr4 < 0 ||
+	    maps.cidr6 < 0) {
+		print_error("bpf_map_create: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int maps_teardown(void **state)
+{
+	struct allow_maps *m = *state;
+
+	/* Unset fds are -1; close(-1) is a harmless EBADF. */
+	close(m->allow4);
+	close(m->allow6);
+	close(m->cidr4);
+	close(m->cidr6);
+	return 0;
+}
+
+static const struct allow_maps *need_maps(void **state)
+{
+	if (geteuid() != 0) {
+		print_message("skipped: BPF maps need root\n");
+		skip();
+	}
+	return *state;
+}
+
+static void write_ok(const struct allow_maps *m, const char *const *texts,
+		     size_t n)
+{
+	struct allow_spec specs[8];
+	const struct allow_spec *bad = NULL;
+	size_t i;
+
+	assert_true(n <= 8);
+	for (i = 0; i < n; i++)
+		specs[i] = spec(texts[i]);
+	assert_int_equal(allow_write_static(m, specs, n, &bad), 0);
+	assert_null(bad);
+}
+
+static struct egret_allow get4(int fd, const char *addr, __u32 prefixlen)
+{
+	struct egret_lpm_key4 lpm = { .prefixlen = prefixlen };
+	struct egret_allow v;
+
+	assert_int_equal(inet_pton(AF_INET, addr, &lpm.addr), 1);
+	if (prefixlen == 32)
+		assert_int_equal(bpf_map_lookup_elem(fd, &lpm.addr, &v), 0);
+	else
+		assert_int_equal(bpf_map_lookup_elem(fd, &lpm, &v), 0);
+	return v;
+}
+
+static void static_cidr_inherits_wider(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const char *const texts[] = { "10.0.0.0/8:443", "10.1.0.0/16:80" };
+	struct egret_allow v;
+
+	write_ok(m, texts, 2);
+
+	v = get4(m->cidr4, "10.1.0.0", 16);
+	assert_int_equal(used_slots(&v), 2);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+	assert_int_equal(count_rule(&v, 80, 80, NULL), 1);
+	assert_int_equal(v.flags, 0);
+
+	v = get4(m->cidr4, "10.0.0.0", 8);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+}
+
+static void static_cidr_inherits_wider_listed_later(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const char *const texts[] = { "10.1.0.0/16:80", "10.0.0.0/8:443" };
+	struct egret_allow v;
+
+	write_ok(m, texts, 2);
+	v = get4(m->cidr4, "10.1.0.0", 16);
+	assert_int_equal(used_slots(&v), 2);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+	assert_int_equal(count_rule(&v, 80, 80, NULL), 1);
+}
+
+/* 0.0.0.0/0 must not open loopback's other ports, whatever the order. */
+static void check_special_not_inherited(void **state, const char *const *texts)
+{
+	const struct allow_maps *m = need_maps(state);
+	struct egret_allow v;
+
+	write_ok(m, texts, 2);
+
+	v = get4(m->cidr4, "127.0.0.0", 8);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 8080, 8080, NULL), 1);
+	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
+
+	v = get4(m->cidr4, "0.0.0.0", 0);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 0, 65535, NULL), 1);
+	assert_int_equal(v.flags, 0);
+}
+
+static void static_special_not_inherited_narrow_first(void **state)
+{
+	const char *const texts[] = { "127.0.0.0/8:8080", "0.0.0.0/0" };
+
+	check_special_not_inherited(state, texts);
+}
+
+static void static_special_not_inherited_wide_first(void **state)
+{
+	const char *const texts[] = { "0.0.0.0/0", "127.0.0.0/8:8080" };
+
+	check_special_not_inherited(state, texts);
+}
+
+static void static_special_not_inherited_v6(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const char *const texts[] = { "::/0", "[fe80::/10]:53" };
+	struct egret_lpm_key6 lpm = { .prefixlen = 10 };
+	struct egret_allow v;
+
+	write_ok(m, texts, 2);
+	assert_int_equal(inet_pton(AF_INET6, "fe80::", lpm.addr), 1);
+	assert_int_equal(bpf_map_lookup_elem(m->cidr6, &lpm, &v), 0);
+	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 53, 53, NULL), 1);
+}
+
+static void static_exact_entries(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const char *const texts[] = {
+		"127.0.0.1", "203.0.113.1:443", "203.0.113.1:80",
+		"10.0.0.0/8:22",
+	};
+	struct egret_allow v;
+	__u64 exp = 0;
+
+	write_ok(m, texts, 4);
+
+	v = get4(m->allow4, "127.0.0.1", 32);
+	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
+	assert_int_equal(count_rule(&v, 0, 65535, &exp), 1);
+	assert_true(exp == EGRET_EXPIRES_NEVER);
+
+	/* Two specs for one address merge; no flag on a normal address. */
+	v = get4(m->allow4, "203.0.113.1", 32);
+	assert_int_equal(v.flags, 0);
+	assert_int_equal(used_slots(&v), 2);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+	assert_int_equal(count_rule(&v, 80, 80, NULL), 1);
+}
+
+static void static_ipv6(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const char *const texts[] = {
+		"[2001:db8::1]:443", "2001:db8::/32", "[2001:db8:1::/48]:80",
+		"::1", "[fe80::/10]:53",
+	};
+	struct egret_key6 key = {};
+	struct egret_lpm_key6 lpm = { .prefixlen = 48 };
+	struct egret_allow v;
+
+	write_ok(m, texts, 5);
+
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", key.addr), 1);
+	assert_int_equal(bpf_map_lookup_elem(m->allow6, &key, &v), 0);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(v.flags, 0);
+
+	assert_int_equal(inet_pton(AF_INET6, "::1", key.addr), 1);
+	assert_int_equal(bpf_map_lookup_elem(m->allow6, &key, &v), 0);
+	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
+
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8:1::", lpm.addr), 1);
+	assert_int_equal(bpf_map_lookup_elem(m->cidr6, &lpm, &v), 0);
+	assert_int_equal(count_rule(&v, 80, 80, NULL), 1);
+	assert_int_equal(count_rule(&v, 0, 65535, NULL), 1);
+	assert_int_equal(v.flags, 0);
+
+	lpm.prefixlen = 10;
+	assert_int_equal(inet_pton(AF_INET6, "fe80::", lpm.addr), 1);
+	assert_int_equal(bpf_map_lookup_elem(m->cidr6, &lpm, &v), 0);
+	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 53, 53, NULL), 1);
+
+	/* Nothing IPv6 leaked into the IPv4 maps. */
+	assert_int_equal(bpf_map_get_next_key(m->allow4, NULL, &key), -ENOENT);
+	assert_int_equal(bpf_map_get_next_key(m->cidr4, NULL, &lpm), -ENOENT);
+}
+
+static void static_merges_with_map(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const char *const texts[] = { "203.0.113.9:80" };
+	struct egret_key4 key;
+	struct egret_allow v = {};
+	__u64 far = allow_now_ns() + 3600ULL * 1000000000ULL, exp = 0;
+
+	/* A DNS-learned rule already in the map survives a static write. */
+	assert_int_equal(inet_pton(AF_INET, "203.0.113.9", &key.addr), 1);
+	v.rules[0] = (struct egret_port_rule){ .expires_ns = far,
+					       .port_lo = 443, .port_hi = 443 };
+	assert_int_equal(bpf_map_update_elem(m->allow4, &key, &v, BPF_ANY), 0);
+
+	write_ok(m, texts, 1);
+	v = get4(m->allow4, "203.0.113.9", 32);
+	assert_int_equal(used_slots(&v), 2);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_true(exp == far);
+	assert_int_equal(count_rule(&v, 80, 80, &exp), 1);
+	assert_true(exp == EGRET_EXPIRES_NEVER);
+}
+
+static void static_reports_bad_spec(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	struct allow_spec specs[3];
+	const struct allow_spec *bad = NULL;
+
+	specs[0] = spec("198.51.100.1:1,2,3,4,5,6,7,8");
+	specs[1] = spec("198.51.100.2");
+	specs[2] = spec("198.51.100.1:9");	/* a ninth live range */
+	assert_int_equal(allow_write_static(m, specs, 3, &bad), -ENOSPC);
+	assert_ptr_equal(bad, &specs[2]);
+}
+
+static void learn_and_refresh(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const struct port_range https = { 443, 443 };
+	__u64 now = allow_now_ns(), exp = 0;
+	struct egret_key6 key6;
+	struct egret_allow v;
+	__u32 addr;
+
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.7", &addr), 1);
+	assert_int_equal(allow_learn(m, AF_INET, &addr, &https, 1, false,
+				     now + 60000000000ULL), 0);
+	assert_int_equal(allow_learn(m, AF_INET, &addr, &https, 1, false,
+				     now + 90000000000ULL), 0);
+	assert_int_equal(allow_learn(m, AF_INET, &addr, &https, 1, false,
+				     now + 30000000000ULL), 0);
+	v = get4(m->allow4, "198.51.100.7", 32);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_true(exp == now + 90000000000ULL);
+	assert_int_equal(v.flags, 0);
+
+	/* A DNS answer never opens a special address. */
+	assert_int_equal(inet_pton(AF_INET, "127.0.0.1", &addr), 1);
+	assert_int_equal(allow_learn(m, AF_INET, &addr, NULL, 0, true,
+				     now + 60000000000ULL), 0);
+	v = get4(m->allow4, "127.0.0.1", 32);
+	assert_int_equal(v.flags, 0);
+	assert_int_equal(count_rule(&v, 0, 65535, NULL), 1);
+
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::7", key6.addr), 1);
+	assert_int_equal(allow_learn(m, AF_INET6, key6.addr, &https, 1, false,
+				     now + 60000000000ULL), 0);
+	assert_int_equal(bpf_map_lookup_elem(m->allow6, &key6, &v), 0);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+}
+
+static void learn_entry_full(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	__u64 exp = allow_now_ns() + 60000000000ULL;
+	struct port_range ports[EGRET_PORT_SLOTS + 1];
+	__u32 addr;
+	int i;
+
+	for (i = 0; i <= EGRET_PORT_SLOTS; i++)
+		ports[i] = (struct port_range){ (__u16)(100 + i), (__u16)(100 + i) };
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.8", &addr), 1);
+	assert_int_equal(allow_learn(m, AF_INET, &addr, ports, EGRET_PORT_SLOTS,
+				     false, exp), 0);
+	assert_true(allow_learn(m, AF_INET, &addr, ports + EGRET_PORT_SLOTS, 1,
+				false, exp) < 0);
+}
+
+static void sweep_drops_expired(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const struct port_range p80 = { 80, 80 }, p443 = { 443, 443 };
+	const char *const texts[] = { "10.0.0.0/8:22" };
+	const __u64 s = 1000000000ULL;
+	__u64 now = allow_now_ns();
+	struct egret_key4 key;
+	struct egret_allow v;
+	__u32 gone, mixed;
+
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.1", &gone), 1);
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.2", &mixed), 1);
+	assert_int_equal(allow_learn(m, AF_INET, &gone, &p80, 1, false, now + 100 * s), 0);
+	assert_int_equal(allow_learn(m, AF_INET, &mixed, &p80, 1, false, now + 100 * s), 0);
+	assert_int_equal(allow_learn(m, AF_INET, &mixed, &p443, 1, false,
+				     now + 1000 * s), 0);
+	write_ok(m, texts, 1);
+	v = get4(m->allow4, "198.51.100.2", 32);
+	assert_int_equal(used_slots(&v), 2);
+
+	/* As if 200 s had passed. */
+	assert_int_equal(allow_sweep(m, now + 200 * s), 1);
+	key.addr = gone;
+	assert_int_equal(bpf_map_lookup_elem(m->allow4, &key, &v), -ENOENT);
+	v = get4(m->allow4, "198.51.100.2", 32);
+	assert_int_equal(used_slots(&v), 1);
+	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
+	/* Static prefixes never expire and are not swept. */
+	v = get4(m->cidr4, "10.0.0.0", 8);
+	assert_int_equal(count_rule(&v, 22, 22, NULL), 1);
+
+	assert_int_equal(allow_sweep(m, now + 200 * s), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(add_rule_new_slots),
+		cmocka_unit_test(add_rule_same_range_keeps_later),
+		cmocka_unit_test(add_rule_never_wins),
+		cmocka_unit_test(add_rule_refreshes_expired),
+		cmocka_unit_test(add_rule_reuses_expired_slot_and_fills_up),
+		cmocka_unit_test(add_spec_rules),
+		cmocka_unit_test_setup_teardown(static_cidr_inherits_wider,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_cidr_inherits_wider_listed_later,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_special_not_inherited_narrow_first,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_special_not_inherited_wide_first,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_special_not_inherited_v6,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_exact_entries,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_ipv6,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_merges_with_map,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(static_reports_bad_spec,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(learn_and_refresh,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(learn_entry_full,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(sweep_drops_expired,
+						maps_setup, maps_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* test_state.c - parsing an attempt record; its paths are acted on. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "state.h"
+
+/* A record with one line replaced (or added): @key=@val. */
+static int parse_with(const char *key, const char *val,
+		      struct attempt_state *ret)
+{
+	static const char *const keys[] = { "id", "cgroup", "pins", "pid",
+					    "started" };
+	static const char *const vals[] = {
+		"run1", "/sys/fs/cgroup/egret/run1", "/sys/fs/bpf/egret/run1",
+		"4242", "1700000000",
+	};
+	char text[8192];
+	size_t i, off = 0;
+
+	for (i = 0; i < 5; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s=%s\n",
+					keys[i],
+					strcmp(keys[i], key) ? vals[i] : val);
+	return state_parse(text, ret);
+}
+
+static void accepts_record(void **state)
+{
+	struct attempt_state st;
+
+	assert_int_equal(state_parse("id=run1\n"
+				     "cgroup=/sys/fs/cgroup/egret/run1\n"
+				     "pins=/sys/fs/bpf/egret/run1\n"
+				     "pid=4242\n"
+				     "started=1700000000\n", &st), 0);
+	assert_string_equal(st.id, "run1");
+	assert_string_equal(st.cgroup, "/sys/fs/cgroup/egret/run1");
+	assert_string_equal(st.pins, "/sys/fs/bpf/egret/run1");
+	assert_int_equal(st.pid, 4242);
+	assert_int_equal(st.started, 1700000000);
+
+	/* Order does not matter; a missing final newline is fine. */
+	assert_int_equal(state_parse("pins=/sys/fs/bpf/egret/x\nid=x\n"
+				     "cgroup=/x", &st), 0);
+	assert_string_equal(st.id, "x");
+	assert_string_equal(st.cgroup, "/x");
+}
+
+static void rejects_bad_id(void **state)
+{
+	struct attempt_state st = { .pid = 99 };
+
+	assert_int_equal(parse_with("id", "../run1", &st), -EINVAL);
+	assert_int_equal(parse_with("id", ".run1", &st), -EINVAL);
+	assert_int_equal(parse_with("id", "", &st), -EINVAL);
+	assert_int_equal(state_parse("", &st), -EINVAL);
+	assert_int_equal(st.pid, 99);	/* untouched on failure */
+}
+
+static void rejects_foreign_pins(void **state)
+{
+	struct attempt_state st;
+
+	assert_int_equal(parse_with("pins", "/tmp/run1", &st), -EINVAL);
+	assert_int_equal(parse_with("pins", "/sys/fs/bpf/run1", &st), -EINVAL);
+	assert_int_equal(parse_with("pins", "/sys/fs/bpf/egretrun1", &st), -EINVAL);
+	assert_int_equal(parse_with("pins", "/sys/fs/bpf/egret/other", &st), -EINVAL);
+	assert_int_equal(parse_with("pins", "/sys/fs/bpf/egret/run1/x", &st), -EINVAL);
+	assert_int_equal(parse_with("pins", "/sys/fs/bpf/egret/", &st), -EINVAL);
+	assert_int_equal(parse_with("pins", "/sys/fs/bpf/egret/../run1", &st),
+			 -EINVAL);
+	assert_int_equal(parse_with("pins", "", &st), -EINVAL);
+}
+
+static void rejects_bad_cgroup(void **state)
+{
+	struct attempt_state st;
+
+	assert_int_equal(parse_with("cgroup", "sys/fs/cgroup/egret/run1", &st),
+			 -EINVAL);
+	assert_int_equal(parse_with("cgroup", "", &st), -EINVAL);
+	assert_int_equal(parse_with("cgroup", "/sys/fs/cgroup/../../etc", &st),
+			 -EINVAL);
+	assert_int_equal(parse_with("cgroup", "/../sys/fs/cgroup", &st), -EINVAL);
+	/* A trailing ".." climbs just the same as an inner one. */
+	assert_int_equal(parse_with("cgroup", "/sys/fs/cgroup/egret/..", &st),
+			 -EINVAL);
+}
+
+static void rejects_overlong_fields(void **state)
+{
+	static char cgroup[PATH_MAX + 8];
+	struct attempt_state st;
+
+	cgroup[0] = '/';
+	memset(cgroup + 1, 'a', PATH_MAX);
+	cgroup[PATH_MAX + 1] = '\0';
+	assert_true(parse_with("cgroup", cgroup, &st) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(accepts_record),
+		cmocka_unit_test(rejects_bad_id),
+		cmocka_unit_test(rejects_foreign_pins),
+		cmocka_unit_test(rejects_bad_cgroup),
+		cmocka_unit_test(rejects_overlong_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
