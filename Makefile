@@ -82,7 +82,8 @@ deps:
 	@tools/install-deps.sh
 
 unit: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	@failed=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || failed=1; done; \
+	[ $$failed -eq 0 ] || { echo "unit tests failed" >&2; exit 1; }
 
 integration: $(OUT)/egret helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \

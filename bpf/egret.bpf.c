@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * egret.bpf.c - cgroup sock_addr programs that deny every destination the
- * attempt's allow maps do not hold.
+ * attempt's allow maps do not hold, and send every DNS query to egret.
  *
  * Attached (by bpf_link) to one attempt's cgroup only; processes elsewhere,
  * the miner included, never run these programs.
@@ -12,6 +12,7 @@
 #include "egret.h"
 #include "egret_match.h"
 #include "lib/allow.h"
+#include "lib/dns.h"
 
 /* Verdicts of cgroup sock_addr programs: 0 makes the syscall fail EPERM. */
 #define SYS_REJECT	0
@@ -57,6 +58,8 @@ static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 
 	if (!sk)
 		return SYS_REJECT;
+	if (dns_is_proxy4(sk->dst_ip4, sk->dst_port))
+		return SYS_PROCEED;
 	return reason_to_verdict(allow4_judge(sk->dst_ip4,
 					      bpf_ntohs(sk->dst_port)));
 }
@@ -72,19 +75,40 @@ static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 	addr[1] = sk->dst_ip6[1];
 	addr[2] = sk->dst_ip6[2];
 	addr[3] = sk->dst_ip6[3];
+	if (dns_is_proxy6(addr, sk->dst_port))
+		return SYS_PROCEED;
 	return reason_to_verdict(allow6_judge(addr, bpf_ntohs(sk->dst_port)));
+}
+
+/* A DNS destination goes to the proxy; anything else is judged. */
+static __always_inline int sock4_connect_or_send(struct bpf_sock_addr *ctx)
+{
+	int r = dns_redirect4(ctx);
+
+	if (r)
+		return r > 0 ? SYS_PROCEED : SYS_REJECT;
+	return sock4_judge_ctx(ctx);
+}
+
+static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx)
+{
+	int r = dns_redirect6(ctx);
+
+	if (r)
+		return r > 0 ? SYS_PROCEED : SYS_REJECT;
+	return sock6_judge_ctx(ctx);
 }
 
 SEC("cgroup/connect4")
 int egret_connect4(struct bpf_sock_addr *ctx)
 {
-	return sock4_judge_ctx(ctx);
+	return sock4_connect_or_send(ctx);
 }
 
 SEC("cgroup/connect6")
 int egret_connect6(struct bpf_sock_addr *ctx)
 {
-	return sock6_judge_ctx(ctx);
+	return sock6_connect_or_send(ctx);
 }
 
 SEC("cgroup/sendmsg4")
@@ -92,7 +116,7 @@ int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
 	if (ctx->user_family == AF_UNSPEC)
 		return sock4_judge_peer(ctx);
-	return sock4_judge_ctx(ctx);
+	return sock4_connect_or_send(ctx);
 }
 
 SEC("cgroup/sendmsg6")
@@ -100,5 +124,34 @@ int egret_sendmsg6(struct bpf_sock_addr *ctx)
 {
 	if (ctx->user_family == AF_UNSPEC)
 		return sock6_judge_peer(ctx);
-	return sock6_judge_ctx(ctx);
+	return sock6_connect_or_send(ctx);
+}
+
+/* recvmsg and getpeername programs must return 1; they only rewrite. */
+SEC("cgroup/recvmsg4")
+int egret_recvmsg4(struct bpf_sock_addr *ctx)
+{
+	dns_restore4(ctx);
+	return 1;
+}
+
+SEC("cgroup/recvmsg6")
+int egret_recvmsg6(struct bpf_sock_addr *ctx)
+{
+	dns_restore6(ctx);
+	return 1;
+}
+
+SEC("cgroup/getpeername4")
+int egret_getpeer4(struct bpf_sock_addr *ctx)
+{
+	dns_restore4(ctx);
+	return 1;
+}
+
+SEC("cgroup/getpeername6")
+int egret_getpeer6(struct bpf_sock_addr *ctx)
+{
+	dns_restore6(ctx);
+	return 1;
 }

@@ -66,6 +66,15 @@ struct egret_lpm_key6 {
 	__u32 addr[4];
 };
 
+/* egret_dns_orig: per socket, the resolver the process asked for before
+ * its DNS query was redirected to egret's proxy (BPF_MAP_TYPE_SK_STORAGE). */
+struct egret_dns_orig {
+	__u32 ip6[4];		/* network order; ::ffff:a.b.c.d for IPv4 */
+	__u32 ip4;		/* network order */
+	__u16 port_be;		/* network order */
+	__u16 valid;
+};
+
 /* Why a destination was judged the way it was (events use these later). */
 enum egret_reason {
 	EGRET_REASON_ALLOWED = 0,
@@ -93,5 +102,6 @@ _Static_assert(sizeof(struct egret_port_rule) == 16, "egret_port_rule layout");
 _Static_assert(sizeof(struct egret_allow) == 136, "egret_allow layout");
 _Static_assert(sizeof(struct egret_lpm_key4) == 8, "egret_lpm_key4 layout");
 _Static_assert(sizeof(struct egret_lpm_key6) == 20, "egret_lpm_key6 layout");
+_Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 
 #endif /* EGRET_H */

@@ -94,6 +94,11 @@ static int map_merge(int fd, const void *key, const struct egret_allow *add,
 	return 0;
 }
 
+static int map_put(int fd, const void *key, const struct egret_allow *val)
+{
+	return bpf_map_update_elem(fd, key, val, BPF_ANY) < 0 ? -errno : 0;
+}
+
 static int write_one(const struct allow_maps *maps,
 		     const struct allow_spec *spec,
 		     const struct allow_spec *all, size_t n, __u64 now_ns)
@@ -128,11 +133,14 @@ static int write_one(const struct allow_maps *maps,
 
 		return map_merge(maps->allow4, &key, &add, now_ns);
 	}
+	/* A trie lookup returns the longest match, not this prefix's own
+	 * entry: never read back. @add is already complete (its own rules,
+	 * duplicates' and covering prefixes'), so write it whole. */
 	if (spec->family == AF_INET) {
 		struct egret_lpm_key4 key = { .prefixlen = spec->prefixlen,
 					      .addr = spec->addr[0] };
 
-		return map_merge(maps->cidr4, &key, &add, now_ns);
+		return map_put(maps->cidr4, &key, &add);
 	}
 	if (exact) {
 		struct egret_key6 key = {};
@@ -143,7 +151,7 @@ static int write_one(const struct allow_maps *maps,
 	struct egret_lpm_key6 key = { .prefixlen = spec->prefixlen };
 
 	memcpy(key.addr, spec->addr, sizeof(key.addr));
-	return map_merge(maps->cidr6, &key, &add, now_ns);
+	return map_put(maps->cidr6, &key, &add);
 }
 
 int allow_write_static(const struct allow_maps *maps,
@@ -162,4 +170,88 @@ int allow_write_static(const struct allow_maps *maps,
 		}
 	}
 	return 0;
+}
+
+int allow_learn(const struct allow_maps *maps, int family, const void *addr,
+		const struct port_range *ports, unsigned int nports, bool any,
+		__u64 expires_ns)
+{
+	struct egret_allow add = {};
+	__u64 now_ns = allow_now_ns();
+	unsigned int i;
+	int r;
+
+	if (any || nports == 0) {
+		r = allow_add_rule(&add, 0, 65535, expires_ns, now_ns);
+	} else {
+		for (i = 0, r = 0; i < nports && r == 0; i++)
+			r = allow_add_rule(&add, ports[i].lo, ports[i].hi,
+					   expires_ns, now_ns);
+	}
+	if (r < 0)
+		return r;
+	if (family == AF_INET) {
+		struct egret_key4 key;
+
+		memcpy(&key.addr, addr, sizeof(key.addr));
+		return map_merge(maps->allow4, &key, &add, now_ns);
+	}
+	struct egret_key6 key;
+
+	memcpy(key.addr, addr, sizeof(key.addr));
+	return map_merge(maps->allow6, &key, &add, now_ns);
+}
+
+/* Clear the expired rules of one entry. Returns how many rules stay live;
+ * *changed says whether @val was modified. */
+static int sweep_entry(struct egret_allow *val, __u64 now_ns, bool *changed)
+{
+	int live = 0, i;
+
+	*changed = false;
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		struct egret_port_rule *rule = &val->rules[i];
+
+		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
+			continue;
+		if (rule_is_live(rule, now_ns)) {
+			live++;
+			continue;
+		}
+		rule->expires_ns = EGRET_EXPIRES_UNUSED;
+		*changed = true;
+	}
+	return live;
+}
+
+static int sweep_map(int fd, size_t key_size, __u64 now_ns)
+{
+	unsigned char cur[sizeof(struct egret_key6)], next[sizeof(cur)];
+	int deleted = 0, more;
+
+	/* Fetch the next key before touching the current one: a hash map
+	 * restarts iteration from the top after its current key vanishes. */
+	more = bpf_map_get_next_key(fd, NULL, cur) == 0;
+	while (more) {
+		struct egret_allow val;
+		bool changed;
+
+		more = bpf_map_get_next_key(fd, cur, next) == 0;
+		if (bpf_map_lookup_elem(fd, cur, &val) == 0) {
+			if (sweep_entry(&val, now_ns, &changed) == 0) {
+				if (bpf_map_delete_elem(fd, cur) == 0)
+					deleted++;
+			} else if (changed) {
+				bpf_map_update_elem(fd, cur, &val, BPF_EXIST);
+			}
+		}
+		memcpy(cur, next, key_size);
+	}
+	return deleted;
+}
+
+int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
+{
+	return sweep_map(maps->allow4, sizeof(struct egret_key4), now_ns) +
+	       sweep_map(maps->allow6, sizeof(struct egret_key6), now_ns);
 }

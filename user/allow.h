@@ -9,6 +9,7 @@
 #ifndef EGRET_ALLOW_H
 #define EGRET_ALLOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "egret.h"
@@ -45,6 +46,23 @@ int allow_add_spec_rules(struct egret_allow *allow,
 int allow_write_static(const struct allow_maps *maps,
 		       const struct allow_spec *specs, size_t n,
 		       const struct allow_spec **bad_spec);
+
+/*
+ * Allow one address learned from a DNS answer (@family AF_INET/AF_INET6,
+ * @addr network order) on @ports (@any: every port) until @expires_ns.
+ * Idempotent; a repeat refreshes the deadline. -ENOSPC/-E2BIG when the map
+ * or the entry is full: the caller must not release the answer.
+ */
+int allow_learn(const struct allow_maps *maps, int family, const void *addr,
+		const struct port_range *ports, unsigned int nports, bool any,
+		__u64 expires_ns);
+
+/*
+ * Drop expired rules from the exact-address maps, deleting entries left
+ * with none. BPF already denies expired rules; this only frees the space.
+ * Returns the number of entries deleted.
+ */
+int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
 
 /* CLOCK_BOOTTIME in ns: the clock bpf_ktime_get_boot_ns() reads. */
 __u64 allow_now_ns(void);

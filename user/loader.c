@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,6 +27,14 @@ int loader_load(struct loader *ld, const struct loader_opts *opts)
 	    bpf_map__set_max_entries(skel->maps.egret_cidr6, opts->max_cidrs)) {
 		ld->failed_step = "size BPF maps";
 		return -EINVAL;
+	}
+	/* Where the programs send DNS: read-only data, fixed at load. */
+	skel->rodata->dns_proxy_port_be = htons(opts->dns_port);
+	if (opts->dns_ip6_loopback) {
+		skel->rodata->dns_proxy_ip6[3] = htonl(1);	/* ::1 */
+	} else {
+		skel->rodata->dns_proxy_ip6[2] = htonl(0xffff);	/* ::ffff:127.0.0.1 */
+		skel->rodata->dns_proxy_ip6[3] = htonl(0x7f000001);
 	}
 	r = egret_bpf__load(skel);
 	if (r < 0) {

@@ -6,6 +6,7 @@
 #ifndef EGRET_LOADER_H
 #define EGRET_LOADER_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "allow.h"
 
@@ -15,6 +16,8 @@ struct bpf_link;
 struct loader_opts {
 	__u32 max_entries;	/* each exact map */
 	__u32 max_cidrs;	/* each trie */
+	__u16 dns_port;		/* the DNS proxy's port, host order */
+	bool dns_ip6_loopback;	/* proxy on ::1; else ::ffff:127.0.0.1 */
 };
 
 #define LOADER_MAX_LINKS 8

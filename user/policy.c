@@ -77,6 +77,9 @@ static int parse_ports_node(struct parse_ctx *c, yaml_node_t *node,
 		if (!scalar(port))
 			return perr(c, port, "ports: items must be scalars%s",
 				    "");
+		if (n == EGRET_PORT_SLOTS)
+			return perr(c, port, "ports: more than %s items",
+				    EGRET_PORT_SLOTS_TEXT);
 		r = ports_parse(scalar(port), ret + n, EGRET_PORT_SLOTS - n,
 				msg, sizeof(msg));
 		if (r < 0)
@@ -90,17 +93,18 @@ static int parse_ports_node(struct parse_ctx *c, yaml_node_t *node,
 }
 
 /* Give an entry that named no ports the policy's default ports. */
-static void apply_default_ports(struct parse_ctx *c, struct allow_spec *spec)
+static void apply_default_ports(struct parse_ctx *c, struct port_range *ports,
+				unsigned int *nports)
 {
 	if (c->any_port)
 		return;
 	if (c->ports_given) {
-		memcpy(spec->ports, c->ports, sizeof(c->ports));
-		spec->nports = c->nports;
+		memcpy(ports, c->ports, sizeof(c->ports));
+		*nports = c->nports;
 		return;
 	}
-	memcpy(spec->ports, default_ports, sizeof(default_ports));
-	spec->nports = ARRAY_SIZE(default_ports);
+	memcpy(ports, default_ports, sizeof(default_ports));
+	*nports = ARRAY_SIZE(default_ports);
 }
 
 /* One `cidrs:` item: "SPEC" or {cidr: SPEC, ports: ...}. */
@@ -153,16 +157,68 @@ static int parse_cidr_item(struct parse_ctx *c, struct policy *p,
 	}
 	r = policy_add_spec(p, &spec);
 	if (r < 0)
-		return perr(c, node, "more than %s entries", "POLICY_MAX_SPECS");
+		return perr(c, node, "more than %s address entries", POLICY_MAX_SPECS_TEXT);
+	return 0;
+}
+
+/* One `hosts:` item: "NAME[:PORTS]" or {host: NAME, ports: ...}. */
+static int parse_host_item(struct parse_ctx *c, struct policy *p,
+			   yaml_node_t *node)
+{
+	struct host_rule rule;
+	yaml_node_t *ports = NULL;
+	const char *text = scalar(node);
+	char msg[192];
+	int r;
+
+	if (node->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *pair;
+
+		text = NULL;
+		for (pair = node->data.mapping.pairs.start;
+		     pair < node->data.mapping.pairs.top; pair++) {
+			yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
+			yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
+
+			if (scalar(k) && !strcmp(scalar(k), "host") && scalar(v))
+				text = scalar(v);
+			else if (scalar(k) && !strcmp(scalar(k), "ports"))
+				ports = v;
+			else
+				return perr(c, k, "unknown key '%s' in hosts item (want host, ports)",
+					    scalar(k) ? scalar(k) : "?");
+		}
+		if (!text)
+			return perr(c, node, "hosts item lacks 'host:'%s", "");
+	} else if (!text) {
+		return perr(c, node, "hosts: items are strings or mappings%s", "");
+	}
+
+	r = host_rule_parse(text, &rule, msg, sizeof(msg));
+	if (r < 0)
+		return perr(c, node, "%s", msg);
+	if (ports) {
+		bool any;
+
+		if (rule.nports)
+			return perr(c, node, "'%s' names ports twice", text);
+		r = parse_ports_node(c, ports, rule.ports, &rule.nports, &any);
+		if (r < 0)
+			return r;
+	} else if (!rule.nports) {
+		rule.nports = EGRET_PORT_SLOTS + 1;	/* defaults, below */
+	}
+	if (policy_add_host(p, &rule) < 0)
+		return perr(c, node, "more than %s host entries", POLICY_MAX_SPECS_TEXT);
 	return 0;
 }
 
 static int parse_root(struct parse_ctx *c, struct policy *p, yaml_node_t *root)
 {
-	yaml_node_t *cidrs = NULL;
+	yaml_node_t *cidrs = NULL, *hosts = NULL;
 	yaml_node_pair_t *pair;
 	yaml_node_item_t *item;
-	size_t first = p->nspecs, i;
+	size_t first = p->nspecs, first_host = p->nhosts, i;
 	int r;
 
 	if (!root)
@@ -191,6 +247,10 @@ static int parse_root(struct parse_ctx *c, struct policy *p, yaml_node_t *root)
 			if (v->type != YAML_SEQUENCE_NODE)
 				return perr(c, v, "cidrs: want a list%s", "");
 			cidrs = v;
+		} else if (!strcmp(key, "hosts")) {
+			if (v->type != YAML_SEQUENCE_NODE)
+				return perr(c, v, "hosts: want a list%s", "");
+			hosts = v;
 		} else {
 			/* Fail closed on typos: an ignored key is a rule the
 			 * operator believes in and egret does not enforce. */
@@ -207,13 +267,67 @@ static int parse_root(struct parse_ctx *c, struct policy *p, yaml_node_t *root)
 				return r;
 		}
 	}
+	if (hosts) {
+		for (item = hosts->data.sequence.items.start;
+		     item < hosts->data.sequence.items.top; item++) {
+			r = parse_host_item(c, p,
+					    yaml_document_get_node(c->doc, *item));
+			if (r < 0)
+				return r;
+		}
+	}
 	for (i = first; i < p->nspecs; i++) {
 		if (p->specs[i].nports == EGRET_PORT_SLOTS + 1) {
 			p->specs[i].nports = 0;
-			apply_default_ports(c, &p->specs[i]);
+			apply_default_ports(c, p->specs[i].ports,
+					    &p->specs[i].nports);
+		}
+	}
+	for (i = first_host; i < p->nhosts; i++) {
+		if (p->hosts[i].nports == EGRET_PORT_SLOTS + 1) {
+			p->hosts[i].nports = 0;
+			apply_default_ports(c, p->hosts[i].ports,
+					    &p->hosts[i].nports);
 		}
 	}
 	return 0;
+}
+
+int policy_add_host(struct policy *p, const struct host_rule *host)
+{
+	if (p->nhosts == p->hosts_cap) {
+		size_t cap = p->hosts_cap ? 2 * p->hosts_cap : 16;
+		struct host_rule *hosts;
+
+		if (p->nhosts >= POLICY_MAX_SPECS)
+			return -E2BIG;
+		hosts = reallocarray(p->hosts, cap, sizeof(*hosts));
+		if (!hosts)
+			return -ENOMEM;
+		p->hosts = hosts;
+		p->hosts_cap = cap;
+	}
+	p->hosts[p->nhosts++] = *host;
+	return 0;
+}
+
+int policy_add_allow_text(struct policy *p, const char *text, char *err,
+			  size_t errlen)
+{
+	struct allow_spec spec;
+	struct host_rule host;
+	int r;
+
+	if (host_text_is_name(text)) {
+		r = host_rule_parse(text, &host, err, errlen);
+		if (r == 0 && (r = policy_add_host(p, &host)) < 0)
+			snprintf(err, errlen, "more than %d hosts", POLICY_MAX_SPECS);
+		return r;
+	}
+	r = allow_spec_parse(text, &spec, err, errlen);
+	if (r == 0 && (r = policy_add_spec(p, &spec)) < 0)
+		snprintf(err, errlen, "more than %d entries", POLICY_MAX_SPECS);
+	return r;
 }
 
 int policy_add_spec(struct policy *p, const struct allow_spec *spec)
@@ -303,5 +417,6 @@ int policy_load_file(struct policy *p, const char *path, char *err,
 void policy_free(struct policy *p)
 {
 	free(p->specs);
+	free(p->hosts);
 	*p = (struct policy){};
 }

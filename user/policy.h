@@ -10,19 +10,30 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "host.h"
 #include "spec.h"
 
 /* Anything a policy makes us allocate has a limit. */
 #define POLICY_MAX_SPECS	4096
+#define POLICY_MAX_SPECS_TEXT	"4096"
+#define EGRET_PORT_SLOTS_TEXT	"8"	/* EGRET_PORT_SLOTS, for messages */
 #define POLICY_MAX_FILE_SIZE	(1024 * 1024)
 
 struct policy {
-	struct allow_spec *specs;
+	struct allow_spec *specs;	/* addresses and prefixes */
 	size_t nspecs;
 	size_t cap;
+	struct host_rule *hosts;	/* names, learned through DNS */
+	size_t nhosts;
+	size_t hosts_cap;
 };
 
 int policy_add_spec(struct policy *p, const struct allow_spec *spec);
+int policy_add_host(struct policy *p, const struct host_rule *host);
+
+/* `--allow TEXT`: an address spec or a host rule. */
+int policy_add_allow_text(struct policy *p, const char *text, char *err,
+			  size_t errlen);
 
 /* Parse YAML text (named @name in messages) and append its entries. */
 int policy_parse_yaml(struct policy *p, const char *text, size_t len,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -22,9 +23,11 @@
 
 #include "allow.h"
 #include "cgroup.h"
+#include "dns_proxy.h"
 #include "gc.h"
 #include "launch.h"
 #include "loader.h"
+#include "loop.h"
 #include "log.h"
 #include "paths.h"
 #include "policy.h"
@@ -43,6 +46,8 @@ struct attempt {
 	bool cgroup_made;
 	bool pins_made;
 	struct loader ld;
+	struct dns_proxy dns;
+	bool dns_open;
 };
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
@@ -73,6 +78,7 @@ static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len
 static int attempt_open(struct attempt *a, const struct run_opts *o)
 {
 	const struct allow_spec *bad = NULL;
+	const char *step = NULL;
 	char parent[PATH_MAX];
 	struct allow_maps maps;
 	int r;
@@ -129,8 +135,19 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
 	a->pins_made = true;
 
+	/* The proxy's port is baked into the programs: bind it first. */
+	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
+		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
+		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
+		.min_ttl = o->dns_min_ttl }, &step);
+	a->dns_open = true;
+	if (r < 0)
+		return log_error_errno(r, "%s", step);
+
 	r = loader_load(&a->ld, &(struct loader_opts){
-		.max_entries = o->max_entries, .max_cidrs = o->max_cidrs });
+		.max_entries = o->max_entries, .max_cidrs = o->max_cidrs,
+		.dns_port = a->dns.port,
+		.dns_ip6_loopback = a->dns.ip6_loopback });
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
 				       a->ld.failed_step, PRIV_HINT);
@@ -147,8 +164,9 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	if (r < 0)
 		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
 				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
-	log_info("attempt %s: cgroup %s, %zu allow entries", a->st.id,
-		 a->st.cgroup, o->policy.nspecs);
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u",
+		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
+		 a->dns.port);
 	return 0;
 }
 
@@ -162,6 +180,8 @@ static int attempt_close(struct attempt *a)
 	if (a->cgroup_made || a->pins_made)
 		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
 				     a->pins_made ? a->st.pins : "");
+	if (a->dns_open)
+		dns_proxy_close(&a->dns);
 	loader_destroy(&a->ld);
 	/* Keep the record if anything stayed behind, so gc retries. */
 	if (r == 0 && a->state_fd >= 0)
@@ -171,49 +191,104 @@ static int attempt_close(struct attempt *a)
 	return r;
 }
 
-/*
- * Wait for COMMAND, forwarding SIGINT/SIGTERM/SIGHUP/SIGQUIT. A signal the
- * terminal generated (si_code SI_KERNEL) already reached COMMAND, which
- * shares our process group; forwarding it would deliver it twice.
- */
-static int supervise(int pidfd, int sigfd)
+/* What the loop watches while COMMAND runs, besides the DNS proxy. */
+struct supervisor {
+	struct loop loop;
+	struct loop_source child;	/* pidfd */
+	struct loop_source signals;	/* signalfd */
+	struct loop_source sweep;	/* timerfd */
+	struct allow_maps maps;
+	int status;
+};
+
+static void on_child(struct loop_source *src, uint32_t events)
 {
-	_cleanup_close_ int epfd = -1;
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct supervisor *sv = container_of(src, struct supervisor, child);
 	siginfo_t info = {};
 
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (epfd < 0)
-		return -errno;
-	ev.data.fd = pidfd;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, pidfd, &ev) < 0)
-		return -errno;
-	ev.data.fd = sigfd;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, sigfd, &ev) < 0)
-		return -errno;
-
-	for (;;) {
-		struct epoll_event got;
-		struct signalfd_siginfo si;
-		int n = epoll_wait(epfd, &got, 1, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (got.data.fd == sigfd) {
-			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL)
-				continue;
-			syscall(SYS_pidfd_send_signal, pidfd, si.ssi_signo, NULL, 0);
-			continue;
-		}
-		if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG) < 0)
-			return -errno;
-		if (info.si_pid)
-			return launch_exit_code(info.si_code, info.si_status);
+	(void)events;
+	if (waitid(P_PIDFD, (id_t)src->fd, &info, WEXITED | WNOHANG) < 0) {
+		loop_stop(&sv->loop, -errno);
+		return;
 	}
+	if (!info.si_pid)
+		return;
+	sv->status = launch_exit_code(info.si_code, info.si_status);
+	loop_stop(&sv->loop, 0);
+}
+
+/*
+ * Forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to COMMAND. A signal the terminal
+ * generated (si_code SI_KERNEL) already reached COMMAND, which shares our
+ * process group; forwarding it would deliver it twice.
+ */
+static void on_signal(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, signals);
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(src->fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL)
+			continue;
+		syscall(SYS_pidfd_send_signal, sv->child.fd, si.ssi_signo,
+			NULL, 0);
+	}
+}
+
+/* Free the space of expired learned entries (BPF denies them already). */
+static void on_sweep(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, sweep);
+	uint64_t ticks;
+	int n;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	n = allow_sweep(&sv->maps, allow_now_ns());
+	if (n > 0)
+		log_debug("sweep: removed %d expired entries", n);
+}
+
+/* Serve DNS and wait for COMMAND. Returns its exit code or -errno. */
+static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
+		     int sigfd)
+{
+	struct supervisor sv = { .status = -EIO };
+	_cleanup_close_ int sweep_fd = -1;
+	uint64_t sweep_ms;
+	int r;
+
+	r = loop_init(&sv.loop);
+	if (r < 0)
+		return r;
+	sv.maps = loader_allow_maps(&a->ld);
+	sv.child = (struct loop_source){ .fd = pidfd, .fn = on_child };
+	sv.signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
+	sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	sv.sweep = (struct loop_source){ .fd = sweep_fd, .fn = on_sweep };
+	/* Sweep about as often as entries can expire, within 1 s to 30 s. */
+	sweep_ms = o->dns_min_ttl < 1 ? 1000 :
+		   o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
+
+	if (sweep_fd < 0 || (r = timerfd_arm_ms(sweep_fd, sweep_ms, true)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
+	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0) {
+		r = r < 0 ? r : -errno;
+		goto out;
+	}
+	r = loop_run(&sv.loop);
+	if (r == 0)
+		r = sv.status;
+out:
+	/* The proxy's sources belong to this loop: detach them now. */
+	dns_proxy_close(&a->dns);
+	a->dns_open = false;
+	loop_close(&sv.loop);
+	return r;
 }
 
 static int run_attempt(const struct run_opts *o, const struct launch_user *user)
@@ -234,7 +309,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 	sigaddset(&mask, SIGQUIT);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &old);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
 		log_error_errno(-errno, "signalfd");
 		goto out;
@@ -262,7 +337,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		goto out;
 	}
 
-	status = supervise(pidfd, sigfd);
+	status = supervise(&a, o, pidfd, sigfd);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;

@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <stdio.h>
+
+#include "dns_proxy.h"
 #include "log.h"
 #include "paths.h"
 #include "run_opts.h"
@@ -14,7 +18,8 @@ void run_usage(FILE *out)
 		"Usage: egret run [OPTIONS] -- COMMAND [ARG...]\n\n"
 		"Run COMMAND in a fresh cgroup whose network egress is denied unless allowed.\n\n"
 		"  --allow SPEC          allow a destination (repeatable): ADDR, CIDR,\n"
-		"                        ADDR:PORTS, CIDR:PORTS, [V6ADDR]:PORTS, [V6CIDR]:PORTS;\n"
+		"                        ADDR:PORTS, CIDR:PORTS, [V6ADDR]:PORTS, [V6CIDR]:PORTS,\n"
+		"                        HOST, HOST:PORTS, *.DOMAIN[:PORTS];\n"
 		"                        PORTS = 443,80,8000-8100; no ports = any port\n"
 		"  --policy FILE         YAML policy (docs/POLICY.md); root-owned, not g/o-writable\n"
 		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
@@ -24,12 +29,16 @@ void run_usage(FILE *out)
 		"                        (default: egret/ under egret's own cgroup)\n"
 		"  --max-entries N       size of each exact-address map (default %d)\n"
 		"  --max-cidrs N         size of each prefix map (default %d)\n"
+		"  --dns-upstream ADDR[:PORT]  resolver egret forwards allowed names to\n"
+		"                        (repeatable; default: /etc/resolv.conf)\n"
+		"  --dns-min-ttl SECONDS lifetime floor of learned addresses (default %d)\n"
 		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
 		"  -q, --quiet           errors only\n"
 		"  -h, --help            this text\n\n"
 		"Exit status: COMMAND's; 128+N if it died of signal N; 126 cannot execute;\n"
 		"127 not found; 125 egret could not set up enforcement (COMMAND did not run).\n",
-		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS);
+		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS,
+		DNS_DEFAULT_MIN_TTL);
 }
 
 static int parse_u32(const char *text, __u32 min, __u32 max, __u32 *ret)
@@ -48,7 +57,8 @@ static int parse_u32(const char *text, __u32 min, __u32 max, __u32 *ret)
 int run_opts_parse(int argc, char **argv, struct run_opts *o)
 {
 	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
-	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS };
+	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
+	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -58,28 +68,52 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
 		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
 		{ "max-cidrs", required_argument, NULL, OPT_MAX_CIDRS },
+		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
+		{ "dns-min-ttl", required_argument, NULL, OPT_DNS_MIN_TTL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct allow_spec spec;
 	char err[256];
 	int c, verbosity = LOG_WARN;
 
 	o->max_entries = EGRET_DEFAULT_MAX_ENTRIES;
 	o->max_cidrs = EGRET_DEFAULT_MAX_CIDRS;
+	o->dns_min_ttl = DNS_DEFAULT_MIN_TTL;
 	opterr = 0;
 	optind = 0;	/* full re-initialisation: parse may run more than once */
-	while ((c = getopt_long(argc, argv, "+vqh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:vqh", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_ALLOW:
-			if (allow_spec_parse(optarg, &spec, err, sizeof(err)) < 0) {
+			if (policy_add_allow_text(&o->policy, optarg, err,
+						  sizeof(err)) < 0) {
 				log_error("--allow %s: %s", optarg, err);
 				return -EINVAL;
 			}
-			if (policy_add_spec(&o->policy, &spec) < 0) {
-				log_error("--allow: more than %d entries", POLICY_MAX_SPECS);
+			break;
+		case OPT_DNS_UPSTREAM: {
+			char canon[INET6_ADDRSTRLEN + 8];
+			size_t used = strlen(o->upstreams_csv);
+
+			if (endpoint_parse(optarg, 53, canon, sizeof(canon), err,
+					   sizeof(err)) < 0) {
+				log_error("--dns-upstream %s: %s", optarg, err);
+				return -EINVAL;
+			}
+			if (used + strlen(canon) + 2 > sizeof(o->upstreams_csv)) {
+				log_error("--dns-upstream: too many upstreams");
+				return -EINVAL;
+			}
+			snprintf(o->upstreams_csv + used,
+				 sizeof(o->upstreams_csv) - used, "%s%s",
+				 used ? "," : "", canon);
+			break;
+		}
+		case OPT_DNS_MIN_TTL:
+			if (parse_u32(optarg, 0, 86400, &o->dns_min_ttl) < 0) {
+				log_error("--dns-min-ttl '%s': want seconds from 0 to 86400",
+					  optarg);
 				return -EINVAL;
 			}
 			break;
@@ -127,6 +161,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		case 'h':
 			run_usage(stdout);
 			return 1;
+		case ':':
+			log_error("run: option '%s' needs an argument",
+				  argv[optind - 1]);
+			return -EINVAL;
 		default:
 			log_error("run: unknown option '%s' (see egret run --help)",
 				  argv[optind - 1]);

@@ -21,6 +21,8 @@ struct run_opts {
 	bool allow_root;
 	__u32 max_entries;
 	__u32 max_cidrs;
+	__u32 dns_min_ttl;
+	char upstreams_csv[1024];	/* c-ares form; "" = resolv.conf */
 	char **argv;
 };
 

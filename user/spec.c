@@ -169,9 +169,8 @@ static int parse_prefix(char *text, struct allow_spec *spec, char *err,
 
 		errno = 0;
 		len = strtol(slash + 1, &end, 10);
-		if (errno || end == slash + 1 || *end || len < 0 ||
-		    (unsigned long)len > bits || slash[1] == '+' ||
-		    slash[1] == '-')
+		if (slash[1] < '0' || slash[1] > '9' || errno || *end ||
+		    len < 0 || (unsigned long)len > bits)
 			return fail(err, errlen, "bad prefix length '/%s'",
 				    slash + 1);
 		spec->prefixlen = (unsigned int)len;
@@ -279,5 +278,50 @@ int spec_format(const struct allow_spec *spec, char *buf, size_t len)
 			return -ENOSPC;
 		off += (size_t)n;
 	}
+	return 0;
+}
+
+int endpoint_parse(const char *text, unsigned int default_port, char *canon,
+		   size_t len, char *err, size_t errlen)
+{
+	char buf[MAX_SPEC_LEN], addr_text[INET6_ADDRSTRLEN];
+	unsigned char addr[16];
+	char *host = buf, *port = NULL;
+	__u16 portnum = (__u16)default_port;
+	int family, n;
+
+	if (strlen(text) >= sizeof(buf))
+		return fail(err, errlen, "too long%s", "");
+	strcpy(buf, text);
+	if (buf[0] == '[') {
+		char *close = strchr(buf, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			return fail(err, errlen, "want [V6ADDR] or [V6ADDR]:PORT, not '%s'", text);
+		*close = '\0';
+		host = buf + 1;
+		if (close[1])
+			port = close + 2;
+	} else {
+		char *colon = strchr(buf, ':');
+
+		if (colon && !strchr(colon + 1, ':')) {
+			*colon = '\0';
+			port = colon + 1;
+		}
+	}
+	if (inet_pton(AF_INET, host, addr) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		family = AF_INET6;
+	else
+		return fail(err, errlen, "'%s' is not an IPv4 or IPv6 address", host);
+	if (port && parse_u16(port, port + strlen(port), &portnum) < 0)
+		return fail(err, errlen, "bad port '%s'", port);
+	inet_ntop(family, addr, addr_text, sizeof(addr_text));
+	n = snprintf(canon, len, family == AF_INET ? "%s:%u" : "[%s]:%u",
+		     addr_text, portnum);
+	if (n < 0 || (size_t)n >= len)
+		return fail(err, errlen, "too long%s", "");
 	return 0;
 }

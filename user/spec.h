@@ -28,7 +28,8 @@ struct allow_spec {
  * Parse @text into @ret. IPv4-mapped IPv6 (::ffff:a.b.c.d, ::ffff:0:0/96+)
  * becomes IPv4, since the kernel routes it as IPv4. Host bits set below the
  * prefix are an error (likely a typo for a wider or narrower range).
- * Returns 0, or -EINVAL with a short reason in @err.
+ * Returns 0, or -EINVAL (-E2BIG: more than EGRET_PORT_SLOTS port items)
+ * with a short reason in @err.
  */
 int allow_spec_parse(const char *text, struct allow_spec *ret,
 		     char *err, size_t errlen);
@@ -36,6 +37,13 @@ int allow_spec_parse(const char *text, struct allow_spec *ret,
 /* "443,80,8000-8100" -> ranges. Returns the count (>0), or -EINVAL/-E2BIG. */
 int ports_parse(const char *text, struct port_range *ret, unsigned int max,
 		char *err, size_t errlen);
+
+/*
+ * "ADDR", "ADDR:PORT", "V6", "[V6]", "[V6]:PORT" -> "ADDR:PORT" or
+ * "[V6]:PORT" in @canon, with @default_port when none is given.
+ */
+int endpoint_parse(const char *text, unsigned int default_port, char *canon,
+		   size_t len, char *err, size_t errlen);
 
 /* Full length of the family's address: 32 or 128. */
 unsigned int spec_addr_bits(const struct allow_spec *spec);

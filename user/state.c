@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,22 @@ int state_remove(const char *id)
 	return 0;
 }
 
+/* Does @path have a "." or ".." component (which could climb out of
+ * where egret puts attempts)? */
+static bool has_dot_component(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strchr(p, '/'))) {
+		p++;
+		if (p[0] == '.' && (p[1] == '/' || p[1] == '\0'))
+			return true;
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
+			return true;
+	}
+	return false;
+}
+
 static int copy_field(char *dst, size_t len, const char *val)
 {
 	if (strlen(val) >= len)
@@ -108,7 +125,7 @@ int state_parse(const char *text, struct attempt_state *ret)
 	if (!attempt_id_valid(st.id) || st.cgroup[0] != '/' ||
 	    strncmp(st.pins, EGRET_PIN_ROOT "/", strlen(EGRET_PIN_ROOT "/")) ||
 	    strcmp(st.pins + strlen(EGRET_PIN_ROOT "/"), st.id) ||
-	    strstr(st.cgroup, "/../"))
+	    has_dot_component(st.cgroup))
 		return -EINVAL;
 	*ret = st;
 	return 0;

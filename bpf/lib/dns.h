@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dns.h - send every DNS query of the attempt to egret's proxy.
+ *
+ * connect and sendmsg to port 53, any address, UDP or TCP, are rewritten
+ * to the proxy on loopback. The address the process asked for is kept in
+ * socket-local storage, and recvmsg/getpeername put it back, so resolvers
+ * that check where an answer came from (glibc, musl, dig, Go) accept it.
+ * The storage dies with the socket: nothing to leak or expire.
+ */
+#ifndef EGRET_BPF_DNS_H
+#define EGRET_BPF_DNS_H
+
+#define DNS_PORT_BE	bpf_htons(53)
+#define LOOPBACK4_BE	bpf_htonl(0x7f000001)
+
+/* Set by user space before load: the proxy's port (network order), and
+ * where IPv6 sockets are sent (::1, or ::ffff:127.0.0.1 without ::1). */
+const volatile __u16 dns_proxy_port_be = 0;
+const volatile __u32 dns_proxy_ip6[4] = {};
+
+/* The resolver address a socket asked for before we redirected it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct egret_dns_orig);
+} egret_dns_orig SEC(".maps");
+
+static __always_inline int dns_proxy_enabled(void)
+{
+	return dns_proxy_port_be != 0;
+}
+
+static __always_inline int dns_is_proxy4(__u32 ip, __u16 port_be)
+{
+	return dns_proxy_enabled() && ip == LOOPBACK4_BE &&
+	       port_be == dns_proxy_port_be;
+}
+
+static __always_inline int dns_is_proxy6(const __u32 ip[4], __u16 port_be)
+{
+	if (!dns_proxy_enabled() || port_be != dns_proxy_port_be)
+		return 0;
+	if (ip[0] == dns_proxy_ip6[0] && ip[1] == dns_proxy_ip6[1] &&
+	    ip[2] == dns_proxy_ip6[2] && ip[3] == dns_proxy_ip6[3])
+		return 1;
+	/* A v6 socket that reached the v4 proxy sees ::ffff:127.0.0.1. */
+	return egret_is_v4mapped(ip) && ip[3] == LOOPBACK4_BE;
+}
+
+static __always_inline struct egret_dns_orig *
+dns_orig_get(struct bpf_sock_addr *ctx, __u64 flags)
+{
+	struct bpf_sock *sk = ctx->sk;
+
+	if (!sk)
+		return 0;
+	return bpf_sk_storage_get(&egret_dns_orig, sk, 0, flags);
+}
+
+/*
+ * Redirect an IPv4 destination on port 53 (connect4/sendmsg4). Returns 1
+ * when redirected (the caller proceeds), 0 when not DNS, -1 when the
+ * original cannot be kept (the caller denies: never a proxy answer the
+ * process would reject, never an unredirected query).
+ */
+static __always_inline int dns_redirect4(struct bpf_sock_addr *ctx)
+{
+	struct egret_dns_orig *orig;
+
+	if (!dns_proxy_enabled() || (__u16)ctx->user_port != DNS_PORT_BE)
+		return 0;
+	orig = dns_orig_get(ctx, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!orig)
+		return -1;
+	orig->ip4 = ctx->user_ip4;
+	/* The same address as a v6 socket would see it (::ffff:a.b.c.d). */
+	orig->ip6[0] = 0;
+	orig->ip6[1] = 0;
+	orig->ip6[2] = bpf_htonl(0xffff);
+	orig->ip6[3] = ctx->user_ip4;
+	orig->port_be = DNS_PORT_BE;
+	orig->valid = 1;
+	ctx->user_ip4 = LOOPBACK4_BE;
+	ctx->user_port = dns_proxy_port_be;
+	return 1;
+}
+
+static __always_inline int dns_redirect6(struct bpf_sock_addr *ctx)
+{
+	struct egret_dns_orig *orig;
+
+	if (!dns_proxy_enabled() || (__u16)ctx->user_port != DNS_PORT_BE)
+		return 0;
+	orig = dns_orig_get(ctx, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!orig)
+		return -1;
+	orig->ip6[0] = ctx->user_ip6[0];
+	orig->ip6[1] = ctx->user_ip6[1];
+	orig->ip6[2] = ctx->user_ip6[2];
+	orig->ip6[3] = ctx->user_ip6[3];
+	orig->ip4 = orig->ip6[3];
+	orig->port_be = DNS_PORT_BE;
+	orig->valid = 1;
+	ctx->user_ip6[0] = dns_proxy_ip6[0];
+	ctx->user_ip6[1] = dns_proxy_ip6[1];
+	ctx->user_ip6[2] = dns_proxy_ip6[2];
+	ctx->user_ip6[3] = dns_proxy_ip6[3];
+	ctx->user_port = dns_proxy_port_be;
+	return 1;
+}
+
+/* recvmsg4/getpeername4: show the proxy as the resolver that was asked. */
+static __always_inline void dns_restore4(struct bpf_sock_addr *ctx)
+{
+	struct egret_dns_orig *orig;
+
+	if (!dns_is_proxy4(ctx->user_ip4, (__u16)ctx->user_port))
+		return;
+	orig = dns_orig_get(ctx, 0);
+	if (!orig || !orig->valid)
+		return;
+	ctx->user_ip4 = orig->ip4;
+	ctx->user_port = orig->port_be;
+}
+
+static __always_inline void dns_restore6(struct bpf_sock_addr *ctx)
+{
+	struct egret_dns_orig *orig;
+	__u32 ip[4];
+
+	ip[0] = ctx->user_ip6[0];
+	ip[1] = ctx->user_ip6[1];
+	ip[2] = ctx->user_ip6[2];
+	ip[3] = ctx->user_ip6[3];
+	if (!dns_is_proxy6(ip, (__u16)ctx->user_port))
+		return;
+	orig = dns_orig_get(ctx, 0);
+	if (!orig || !orig->valid)
+		return;
+	ctx->user_ip6[0] = orig->ip6[0];
+	ctx->user_ip6[1] = orig->ip6[1];
+	ctx->user_ip6[2] = orig->ip6[2];
+	ctx->user_ip6[3] = orig->ip6[3];
+	ctx->user_port = orig->port_be;
+}
+
+#endif /* EGRET_BPF_DNS_H */
