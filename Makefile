@@ -39,7 +39,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit integration demo vmlinux helpers clean
+.PHONY: all deps test unit integration demo vmlinux helpers fuzz clean
 
 all: $(OUT)/egret
 
@@ -97,6 +97,20 @@ test: deps
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tools/demo.sh
+
+# libFuzzer (clang's runtime from libclang-rt-14-dev) with ASan and UBSan,
+# bounded: FUZZ_SECONDS of mutation from the committed seed corpus.
+FUZZ_SECONDS ?= 60
+$(OUT)/fuzz_dns: tests/fuzz/fuzz_dns.c user/dns_wire.c user/dns_wire.h | $(OUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -Iuser -Iinclude $< user/dns_wire.c -o $@
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(OUT)/fuzz_dns
+	@mkdir -p $(OUT)/fuzz-corpus && cp tests/fuzz/corpus/* $(OUT)/fuzz-corpus/
+	$(OUT)/fuzz_dns -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-print_final_stats=1 $(OUT)/fuzz-corpus
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h

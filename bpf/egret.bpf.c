@@ -111,14 +111,30 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 	return sock6_connect_or_send(ctx);
 }
 
+/*
+ * udp_sendmsg() takes a msg_name of family AF_UNSPEC as AF_INET and sends
+ * to its address, while the hook sees user_family AF_UNSPEC just as for a
+ * send with no address at all. Only an all-zero address means "no msg_name"
+ * (the kernel refuses port 0 before the hook); anything else is judged as
+ * the destination it is, or a socket connected to an allowed peer could
+ * send anywhere.
+ */
+static __always_inline int sock4_no_destination(struct bpf_sock_addr *ctx)
+{
+	return ctx->user_family == AF_UNSPEC && ctx->user_ip4 == 0 &&
+	       ctx->user_port == 0;
+}
+
 SEC("cgroup/sendmsg4")
 int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
-	if (ctx->user_family == AF_UNSPEC)
+	if (sock4_no_destination(ctx))
 		return sock4_judge_peer(ctx);
 	return sock4_connect_or_send(ctx);
 }
 
+/* udpv6_sendmsg() drops an AF_UNSPEC msg_name and sends to the connected
+ * peer, so for IPv6 AF_UNSPEC always means the peer. */
 SEC("cgroup/sendmsg6")
 int egret_sendmsg6(struct bpf_sock_addr *ctx)
 {

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * probe - one network attempt whose outcome the integration tests can assert.
+ *
+ *   probe tcp ADDR PORT [PAYLOAD]             connect, send, half-close, wait EOF
+ *   probe udp ADDR PORT PAYLOAD               unconnected sendto()
+ *   probe udp-connected ADDR PORT PAYLOAD     connect() then send()
+ *   probe udp-connected-cmsg ADDR PORT PAYLOAD
+ *                 connect() then sendmsg() with no msg_name but a TTL/hop-limit
+ *                 cmsg: the kernel then runs the cgroup sendmsg hook with NO
+ *                 destination (it sees 0.0.0.0 / ::), a path enforcers get wrong
+ *   probe tcp-fastopen ADDR PORT PAYLOAD      sendto(MSG_FASTOPEN): connects
+ *                 implicitly, no connect() call
+ *   probe udp-unspec ADDR4 PORT PAYLOAD       sendto() a sockaddr_in whose family
+ *                 is AF_UNSPEC: udp_sendmsg() takes it as AF_INET
+ *   probe udp6-v4addr ADDR4 PORT PAYLOAD      AF_INET6 socket, sendto() a plain
+ *                 sockaddr_in: the kernel hands it to the IPv4 path
+ *   probe udp-connected-sendto ADDR PORT OTHER OPORT PAYLOAD
+ *                 connect() to ADDR, then sendto() OTHER: the explicit address
+ *                 must be judged, not a verdict remembered from connect()
+ *   probe udp-connected-unspec ADDR4 PORT OTHER4 OPORT PAYLOAD
+ *                 connect() to ADDR4, then sendto() OTHER4 in a sockaddr_in
+ *                 whose family is AF_UNSPEC: the hook then sees AF_UNSPEC,
+ *                 like a send with no address, yet the datagram goes to OTHER4
+ *   probe hold SECONDS                        sleep (a process to kill or count)
+ *
+ * ADDR is IPv4, IPv6 or ::ffff:a.b.c.d (the last two use an AF_INET6 socket).
+ *
+ * Prints exactly one line on stdout: "ok" or "err ENAME" (ENAME from
+ * strerrorname_np, e.g. EPERM). Exit 0 on ok, 1 on a syscall error, 2 on
+ * usage. Details for humans go to stderr.
+ *
+ * "ok" for tcp means the peer read our payload and closed: the sink logs a
+ * connection before closing it, so once probe prints ok the sink's log line
+ * is already written. Every wait is bounded by TIMEOUT_S.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define TIMEOUT_S 5
+
+struct target {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int family;	/* socket family: AF_INET6 for ::ffff: too */
+	int mapped;	/* ::ffff:a.b.c.d on an AF_INET6 socket */
+};
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: probe tcp ADDR PORT [PAYLOAD]\n"
+		"       probe tcp-fastopen ADDR PORT PAYLOAD\n"
+		"       probe udp|udp-connected|udp-connected-cmsg ADDR PORT PAYLOAD\n"
+		"       probe udp-unspec|udp6-v4addr ADDR4 PORT PAYLOAD\n"
+		"       probe udp-connected-sendto ADDR PORT OTHER OPORT PAYLOAD\n"
+		"       probe udp-connected-unspec ADDR4 PORT OTHER4 OPORT PAYLOAD\n"
+		"       probe hold SECONDS\n");
+	printf("usage\n");
+	return 2;
+}
+
+/* Report a failed syscall: one "err ENAME" line, exit status 1. */
+static int fail(const char *what, int err)
+{
+	const char *name = strerrorname_np(err);
+
+	fprintf(stderr, "probe: %s: %s\n", what, strerror(err));
+	if (name)
+		printf("err %s\n", name);
+	else
+		printf("err errno%d\n", err);
+	return 1;
+}
+
+static int ok(void)
+{
+	printf("ok\n");
+	return 0;
+}
+
+static int parse_target(const char *addr, const char *port, struct target *t)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&t->ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&t->ss;
+	char *end;
+	long p;
+
+	errno = 0;
+	p = strtol(port, &end, 10);
+	if (errno || *end || end == port || p < 0 || p > 65535)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((unsigned short)p);
+		t->len = sizeof(*sin);
+		t->family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((unsigned short)p);
+		t->len = sizeof(*sin6);
+		t->family = AF_INET6;
+		t->mapped = IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr);
+		return 0;
+	}
+	return -1;
+}
+
+/* Bound blocking send/recv so a silent peer cannot hang a test. */
+static void set_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = TIMEOUT_S };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* connect() with a deadline: non-blocking, then poll for completion. The
+ * cgroup hook's verdict (EPERM) comes back from connect() itself. */
+static int connect_bounded(int fd, const struct target *t)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int flags = fcntl(fd, F_GETFL), err = 0;
+	socklen_t elen = sizeof(err);
+
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	if (connect(fd, (const struct sockaddr *)&t->ss, t->len) < 0) {
+		if (errno != EINPROGRESS)
+			return -errno;
+		if (poll(&pfd, 1, TIMEOUT_S * 1000) == 0)
+			return -ETIMEDOUT;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+			return -errno;
+		if (err)
+			return -err;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return 0;
+}
+
+static int do_tcp(const struct target *t, const char *payload, int fastopen)
+{
+	char buf[256];
+	ssize_t n;
+	int fd, r;
+
+	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket", errno);
+	set_timeouts(fd);
+	if (fastopen) {
+		/* Blocking: returns once connected (SO_SNDTIMEO bounds it). */
+		if (sendto(fd, payload, strlen(payload), MSG_FASTOPEN | MSG_NOSIGNAL,
+			   (const struct sockaddr *)&t->ss, t->len) < 0)
+			return fail("sendto(MSG_FASTOPEN)", errno);
+	} else {
+		r = connect_bounded(fd, t);
+		if (r < 0)
+			return fail("connect", -r);
+		if (payload && *payload &&
+		    send(fd, payload, strlen(payload), MSG_NOSIGNAL) < 0)
+			return fail("send", errno);
+	}
+	if (shutdown(fd, SHUT_WR) < 0)
+		return fail("shutdown", errno);
+	/* Wait for the peer's close: proof it consumed (and logged) it all. */
+	do
+		n = recv(fd, buf, sizeof(buf), 0);
+	while (n > 0);
+	if (n < 0)
+		return fail("recv", errno == EAGAIN ? ETIMEDOUT : errno);
+	close(fd);
+	return ok();
+}
+
+/* A cmsg the kernel accepts on this socket: any cmsg at all turns off the
+ * connected fast path, which is what makes the sendmsg hook run. A v4-mapped
+ * peer goes through udp_sendmsg(), which parses SOL_IP cmsgs. */
+static void fill_cmsg(const struct target *t, struct msghdr *msg, char *cbuf,
+		      size_t clen)
+{
+	struct cmsghdr *cm;
+	int val = 64;
+
+	memset(cbuf, 0, clen);
+	msg->msg_control = cbuf;
+	msg->msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(msg);
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	if (t->family == AF_INET6 && !t->mapped) {
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_HOPLIMIT;
+	} else {
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_TTL;
+	}
+	memcpy(CMSG_DATA(cm), &val, sizeof(val));
+}
+
+/* @other: for udp-connected-sendto, where sendto() goes after connect(). */
+static int do_udp(const struct target *t, const char *mode, const char *payload,
+		  const struct target *other)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)payload, .iov_len = strlen(payload) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct sockaddr_in odd;
+	int family = t->family, fd;
+
+	if (!strcmp(mode, "udp6-v4addr"))
+		family = AF_INET6;
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket", errno);
+	set_timeouts(fd);
+	if (!strcmp(mode, "udp") || !strcmp(mode, "udp6-v4addr")) {
+		msg.msg_name = (void *)&t->ss;
+		msg.msg_namelen = t->len;
+	} else if (!strcmp(mode, "udp-unspec")) {
+		memcpy(&odd, &t->ss, sizeof(odd));
+		odd.sin_family = AF_UNSPEC;
+		msg.msg_name = &odd;
+		msg.msg_namelen = sizeof(odd);
+	} else {	/* udp-connected* */
+		if (connect(fd, (const struct sockaddr *)&t->ss, t->len) < 0)
+			return fail("connect", errno);
+		if (!strcmp(mode, "udp-connected-cmsg"))
+			fill_cmsg(t, &msg, cbuf, sizeof(cbuf));
+		if (other && !strcmp(mode, "udp-connected-unspec")) {
+			memcpy(&odd, &other->ss, sizeof(odd));
+			odd.sin_family = AF_UNSPEC;
+			msg.msg_name = &odd;
+			msg.msg_namelen = sizeof(odd);
+		} else if (other) {
+			msg.msg_name = (void *)&other->ss;
+			msg.msg_namelen = other->len;
+		}
+	}
+	if (sendmsg(fd, &msg, 0) < 0)
+		return fail("sendmsg", errno);
+	close(fd);
+	return ok();
+}
+
+int main(int argc, char **argv)
+{
+	struct target t, other;
+	const char *mode;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		return usage();
+	mode = argv[1];
+	if (!strcmp(mode, "hold")) {
+		if (argc != 3)
+			return usage();
+		sleep((unsigned int)atoi(argv[2]));
+		return ok();
+	}
+	if (argc < 4 || parse_target(argv[2], argv[3], &t) < 0)
+		return usage();
+	if (!strcmp(mode, "tcp") && argc <= 5)
+		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0);
+	if (!strcmp(mode, "tcp-fastopen") && argc == 5)
+		return do_tcp(&t, argv[4], 1);
+	if ((!strcmp(mode, "udp") || !strcmp(mode, "udp-connected") ||
+	     !strcmp(mode, "udp-connected-cmsg")) && argc == 5)
+		return do_udp(&t, mode, argv[4], NULL);
+	if ((!strcmp(mode, "udp-unspec") || !strcmp(mode, "udp6-v4addr")) &&
+	    argc == 5 && t.family == AF_INET)
+		return do_udp(&t, mode, argv[4], NULL);
+	if (!strcmp(mode, "udp-connected-sendto") && argc == 7 &&
+	    parse_target(argv[4], argv[5], &other) == 0 && other.family == t.family)
+		return do_udp(&t, mode, argv[6], &other);
+	if (!strcmp(mode, "udp-connected-unspec") && argc == 7 &&
+	    t.family == AF_INET && parse_target(argv[4], argv[5], &other) == 0 &&
+	    other.family == AF_INET)
+		return do_udp(&t, mode, argv[6], &other);
+	return usage();
+}

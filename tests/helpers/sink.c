@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * sink - the test world's listener: records everything that reached it.
+ *
+ *   sink LOGFILE SPEC...      SPEC = tcp:ADDR:PORT | udp:ADDR:PORT,
+ *                             IPv6 as tcp:[ADDR]:PORT (bound IPV6_V6ONLY)
+ *
+ * Appends one line per TCP connection (written when the peer closes, before
+ * we close our end, so a client that waits for EOF knows its line is on
+ * disk) and one per UDP datagram:
+ *
+ *   tcp 203.0.113.10:80 from 192.0.2.2 bytes=5 data=hello
+ *   udp [2001:db8:2::10]:9999 from 2001:db8:1::2 bytes=3 data=abc
+ *
+ * data= is the payload with bytes outside [!-~] shown as '.', cut at
+ * DATA_MAX. Each line is one write() to an O_APPEND fd: no buffering to
+ * flush. The first line, "ready pid=N", is written once every socket is
+ * bound. Runs until killed.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_FDS		1024
+#define DATA_MAX	200
+#define NAME_MAX_LEN	64	/* "[ipv6]:port" fits */
+
+enum kind { K_NONE, K_TCP_LISTEN, K_UDP, K_TCP_CONN };
+
+/* Per-fd state, indexed by fd. */
+struct slot {
+	enum kind kind;
+	char local[NAME_MAX_LEN];	/* the SPEC address we listen on */
+	char peer[NAME_MAX_LEN];
+	char data[DATA_MAX + 1];
+	size_t len;			/* bytes kept in data */
+	size_t total;			/* bytes received */
+};
+
+static struct slot slots[MAX_FDS];
+static int log_fd = -1, ep = -1;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sink: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void keep(struct slot *s, const char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s->len < DATA_MAX)
+			s->data[s->len++] = buf[i] > ' ' && buf[i] <= '~' ? buf[i] : '.';
+	}
+	s->data[s->len] = '\0';
+	s->total += n;
+}
+
+static void log_line(const char *proto, const struct slot *s)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu data=%s\n",
+			 proto, s->local, s->peer, s->total, s->data);
+
+	if (write(log_fd, line, (size_t)n) != n)
+		die("write log");
+}
+
+static void peer_name(const struct sockaddr_storage *ss, char *out)
+{
+	const void *a = ss->ss_family == AF_INET ?
+		(const void *)&((const struct sockaddr_in *)ss)->sin_addr :
+		(const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+	if (!inet_ntop(ss->ss_family, a, out, NAME_MAX_LEN))
+		strcpy(out, "?");
+}
+
+static void watch(int fd, enum kind kind, const char *local)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (fd >= MAX_FDS) {
+		fprintf(stderr, "sink: fd %d over limit, dropped\n", fd);
+		close(fd);
+		return;
+	}
+	memset(&slots[fd], 0, sizeof(slots[fd]));
+	slots[fd].kind = kind;
+	snprintf(slots[fd].local, NAME_MAX_LEN, "%s", local);
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		die("epoll_ctl");
+}
+
+/* Parse "tcp:ADDR:PORT" / "udp:[ADDR6]:PORT", bind, listen, watch. */
+static void open_spec(const char *spec)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	char addr[NAME_MAX_LEN], local[NAME_MAX_LEN];
+	const char *rest = spec + 4, *colon;
+	int tcp, fd, one = 1;
+	socklen_t len;
+	long port;
+
+	if (!strncmp(spec, "tcp:", 4))
+		tcp = 1;
+	else if (!strncmp(spec, "udp:", 4))
+		tcp = 0;
+	else
+		goto bad;
+	colon = strrchr(rest, ':');
+	if (!colon || colon == rest || (size_t)(colon - rest) >= sizeof(addr))
+		goto bad;
+	port = strtol(colon + 1, NULL, 10);
+	if (port <= 0 || port > 65535)
+		goto bad;
+	if (rest[0] == '[') {	/* [v6]:port */
+		if (colon[-1] != ']')
+			goto bad;
+		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - rest - 2), rest + 1);
+	} else {
+		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - rest), rest);
+	}
+	snprintf(local, sizeof(local), "%.*s", (int)(sizeof(local) - 1), rest);
+
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((unsigned short)port);
+		len = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((unsigned short)port);
+		len = sizeof(*sin6);
+	} else {
+		goto bad;
+	}
+
+	fd = socket(ss.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) |
+		    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Without V6ONLY a v6 socket would also take v4 traffic for the same
+	 * port and blur which listener got what. */
+	if (ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0)
+		die("IPV6_V6ONLY");
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
+		fprintf(stderr, "sink: bind %s: %s\n", spec, strerror(errno));
+		exit(1);
+	}
+	if (tcp && listen(fd, 64) < 0)
+		die("listen");
+	watch(fd, tcp ? K_TCP_LISTEN : K_UDP, local);
+	return;
+bad:
+	fprintf(stderr, "sink: bad spec '%s' (want tcp:ADDR:PORT, udp:[ADDR6]:PORT)\n",
+		spec);
+	exit(2);
+}
+
+static void on_listen(int lfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int fd;
+
+	while ((fd = accept4(lfd, (struct sockaddr *)&ss, &len,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		watch(fd, K_TCP_CONN, slots[lfd].local);
+		if (fd < MAX_FDS)
+			peer_name(&ss, slots[fd].peer);
+		len = sizeof(ss);
+	}
+}
+
+static void on_udp(int fd)
+{
+	struct sockaddr_storage ss;
+	struct slot *s = &slots[fd];
+	char buf[2048];
+	socklen_t len = sizeof(ss);
+	ssize_t n;
+
+	while ((n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&ss,
+			     &len)) >= 0) {
+		s->len = s->total = 0;
+		s->data[0] = '\0';
+		peer_name(&ss, s->peer);
+		keep(s, buf, (size_t)n);
+		log_line("udp", s);
+		len = sizeof(ss);
+	}
+}
+
+/* Read until EOF (or reset), then log the connection and close it. */
+static void on_conn(int fd)
+{
+	struct slot *s = &slots[fd];
+	char buf[2048];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		keep(s, buf, (size_t)n);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	log_line("tcp", s);
+	s->kind = K_NONE;
+	close(fd);	/* also drops it from the epoll set */
+}
+
+int main(int argc, char **argv)
+{
+	struct epoll_event evs[64];
+	char ready[64];
+	int n;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: sink LOGFILE tcp:ADDR:PORT|udp:[ADDR6]:PORT...\n");
+		return 2;
+	}
+	log_fd = open(argv[1], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (log_fd < 0)
+		die(argv[1]);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		die("epoll_create1");
+	for (int i = 2; i < argc; i++)
+		open_spec(argv[i]);
+	n = snprintf(ready, sizeof(ready), "ready pid=%d\n", (int)getpid());
+	if (write(log_fd, ready, (size_t)n) != n)
+		die("write log");
+
+	for (;;) {
+		n = epoll_wait(ep, evs, 64, -1);
+		if (n < 0 && errno != EINTR)
+			die("epoll_wait");
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			switch (slots[fd].kind) {
+			case K_TCP_LISTEN:
+				on_listen(fd);
+				break;
+			case K_UDP:
+				on_udp(fd);
+				break;
+			case K_TCP_CONN:
+				on_conn(fd);
+				break;
+			case K_NONE:
+				break;
+			}
+		}
+	}
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# run.sh - egret's privileged integration suite.
+#
+#   EGRET=/abs/build/egret HELPERS=/abs/build/helpers tests/integration/run.sh [REGEX]
+#
+# Builds a sealed network (tests/world/world.sh), runs every test function
+# (or those whose name matches REGEX) and ends with one line:
+# "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
+#
+# Needs root, cgroup v2, BPF and network namespaces. Without them it skips
+# (exit 0) - except with CI=true, where a skip is a failure. VERBOSE=1 shows
+# the output of passing tests too.
+#
+# Evidence rule: a flow counts as denied only if the probe inside the attempt
+# saw the specific errno (EPERM) AND the world's sink never logged the probe's
+# unique payload token, checked after a barrier (world_barrier) proves the
+# sink had caught up. An allowed flow must show up in the sink log at the
+# expected address.
+# SC2015: `A && B || fail` is intended: fail exits. SC2016: $1 in single
+# quotes is for the sh -c COMMAND, not for us.
+# SC2013: cgroup.procs holds one pid per line; word splitting is fine.
+# shellcheck disable=SC2015,SC2016,SC2013
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/integration/lib.sh
+. "$HERE/lib.sh"
+# shellcheck source=tests/world/world.sh
+. "$HERE/../world/world.sh"
+
+EGRET=${EGRET:-}
+HELPERS=${HELPERS:-}
+P="$HELPERS/probe"
+ID_PREFIX="egt$$"		# every --id we pass starts with this
+PIN_ROOT=/sys/fs/bpf/egret
+STATE_ROOT=/run/egret
+CG2=""			# cgroup2 mount point, found like egret finds it
+EGRET_CG_PARENT=""	# egret's default --cgroup-parent, as a path
+
+# --- environment -----------------------------------------------------------
+
+cgroup2_mount() {
+	# mountinfo: ... MOUNTPOINT(5) ... - FSTYPE SOURCE OPTS
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") { print $5; exit }
+		break } }' /proc/self/mountinfo
+}
+
+# Print why this machine cannot run the suite, or nothing if it can.
+preflight_problem() {
+	[ "$(id -u)" = 0 ] || { echo "not root"; return; }
+	[ -n "$CG2" ] || { echo "no cgroup2 mount in /proc/self/mountinfo"; return; }
+	[ -w "$CG2" ] || { echo "cgroup2 mount $CG2 is not writable"; return; }
+	[ -d /sys/fs/bpf ] || { echo "no /sys/fs/bpf"; return; }
+	if command -v bpftool >/dev/null && ! bpftool prog list >/dev/null 2>&1; then
+		echo "bpf() unusable (bpftool prog list failed)"; return
+	fi
+	command -v nsenter >/dev/null || { echo "nsenter missing"; return; }
+	id nobody >/dev/null 2>&1 || { echo "no user nobody"; return; }
+	if ! ip netns add "egw-$$-pf" 2>/dev/null; then
+		echo "cannot create network namespaces"; return
+	fi
+	ip netns del "egw-$$-pf"
+}
+
+# Remove whatever a test left behind: stray processes in the client ns (not
+# the loopback sink) and cgroups, pins and state of our ids. Says what it
+# removed: after a passing test there should be nothing to say.
+test_tidy() {
+	local pid cg d
+	for pid in $(ip netns pids "$WORLD_CLIENT" 2>/dev/null); do
+		case " $WORLD_SINK_PIDS " in *" $pid "*) continue ;; esac
+		echo "  tidy: killing stray pid $pid ($(tr '\0' ' ' 2>/dev/null </proc/"$pid"/cmdline))"
+		kill -KILL "$pid" 2>/dev/null
+	done
+	# Attempt cgroups under the default parent, and custom parents (with
+	# their attempts) that tests made at the cgroup2 root.
+	for cg in "$EGRET_CG_PARENT/$ID_PREFIX"-*/ "$CG2/$ID_PREFIX"-*/*/ \
+		"$CG2/$ID_PREFIX"-*/; do
+		[ -d "$cg" ] || continue
+		echo "  tidy: removing cgroup $cg"
+		{ echo 1 >"$cg/cgroup.kill"; } 2>/dev/null
+		wait_until 5 rmdir "$cg" 2>/dev/null
+	done
+	for d in "$PIN_ROOT/$ID_PREFIX"-* "$STATE_ROOT/$ID_PREFIX"-*; do
+		[ -e "$d" ] || continue
+		echo "  tidy: removing $d"
+		rm -rf "$d"
+	done
+}
+
+# --- egret ---------------------------------------------------------------
+
+# attempt ARGS...: `egret run ARGS` in the client ns (bounded); sets RC, OUT
+# (COMMAND's stdout) and ERR (egret's and COMMAND's stderr).
+attempt() {
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run "$@" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$?
+	OUT=$(cat "$TDIR/out")
+	ERR=$(cat "$TDIR/err")
+}
+
+# What egret said, for failure messages.
+said() {
+	echo "[rc=$RC stdout='$OUT' stderr='$ERR']"
+}
+
+cg_of() {
+	echo "$EGRET_CG_PARENT/$1"
+}
+
+# cg_runs ID COMM: a process named COMM runs in the attempt's cgroup (so
+# egret has exec'd COMMAND).
+cg_runs() {
+	local pid
+	for pid in $(cat "$(cg_of "$1")/cgroup.procs" 2>/dev/null); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && return 0
+	done
+	return 1
+}
+
+# The pid we are about to signal really is egret (not a wrapper).
+assert_is_egret() {	# PID
+	assert_eq egret "$(cat "/proc/$1/comm" 2>/dev/null)" "command name of pid $1"
+}
+
+assert_no_residue() {	# ID
+	assert_absent "$(cg_of "$1")" "cgroup of $1 after exit"
+	assert_absent "$PIN_ROOT/$1" "pins of $1 after exit"
+	assert_absent "$STATE_ROOT/$1" "state file of $1 after exit"
+}
+
+assert_attempt_live() {	# ID
+	assert_exists "$(cg_of "$1")" "cgroup of live attempt $1"
+	assert_exists "$PIN_ROOT/$1" "pins of live attempt $1"
+	assert_exists "$STATE_ROOT/$1" "state file of live attempt $1"
+}
+
+# Exit 125, exactly one stderr line, and COMMAND never ran (no marker).
+assert_refused() {	# WHAT MARKER
+	[ "$RC" = 125 ] || fail "$1: want exit 125 $(said)"
+	[ -s "$TDIR/err" ] && [ "$(wc -l <"$TDIR/err")" = 1 ] ||
+		fail "$1: want exactly one stderr line $(said)"
+	assert_absent "$2" "$1: COMMAND ran anyway, marker"
+}
+
+# --- one probe inside a fresh attempt ---------------------------------------
+
+ALLOW=()		# egret arguments for the next expect_* calls
+SINK_LOG=""		# which sink log to read; world_up sets the default
+
+# Where a probe to ADDR lands in a sink: ::ffff:a.b.c.d is IPv4, and the
+# kernel sends 0.0.0.0 / :: to the local host.
+landing() {
+	case $1 in
+	::ffff:*) echo "${1#::ffff:}" ;;
+	0.0.0.0) echo 127.0.0.1 ;;
+	::) echo ::1 ;;
+	*) echo "$1" ;;
+	esac
+}
+
+dest_of() {	# ADDR PORT -> the sink's name for it
+	local a
+	a=$(landing "$1")
+	case $a in *:*) echo "[$a]:$2" ;; *) echo "$a:$2" ;; esac
+}
+
+expect_allowed() {	# MODE ADDR PORT
+	local mode=$1 addr=$2 port=$3 tok line
+	tok=$(token allow)
+	attempt --user nobody "${ALLOW[@]}" -- "$P" "$mode" "$addr" "$port" "$tok"
+	[ "$RC" = 0 ] && [ "$OUT" = ok ] ||
+		fail "$mode $addr $port with ${ALLOW[*]}: want ok $(said)"
+	# tcp "ok" means the sink already logged it; a datagram may lag.
+	world_sink_wait "$tok" "$SINK_LOG" ||
+		fail "$mode $addr $port: probe said ok but the sink never got $tok"
+	line=$(world_sink_line "$tok" "$SINK_LOG")
+	assert_eq "$(dest_of "$addr" "$port")" "$(echo "$line" | awk '{ print $2 }')" \
+		"$mode $addr $port: where $tok arrived"
+}
+
+expect_denied() {	# MODE ADDR PORT
+	local mode=$1 addr=$2 port=$3 tok btok proto=udp
+	case $mode in tcp*) proto=tcp ;; esac
+	tok=$(token deny)
+	attempt --user nobody "${ALLOW[@]}" -- "$P" "$mode" "$addr" "$port" "$tok"
+	[ "$RC" = 1 ] && [ "$OUT" = "err EPERM" ] ||
+		fail "$mode $addr $port with ${ALLOW[*]}: want 'err EPERM' $(said)"
+	btok=$(token barrier)
+	world_barrier "$proto" "$(landing "$addr")" "$port" "$btok" "$SINK_LOG" ||
+		fail "barrier to $(landing "$addr") $port ($proto) did not arrive"
+	! world_sink_has "$tok" "$SINK_LOG" ||
+		fail "$mode $addr $port: denied, yet the sink got $tok: $(world_sink_line "$tok" "$SINK_LOG")"
+}
+
+# COMMAND scripts live in files (not sh -c strings) so their quoting stays
+# readable. Usage: path=$(write_script NAME <<'EOF' ... EOF)
+write_script() {
+	cat >"$TDIR/$1"
+	chmod 755 "$TDIR/$1"
+	echo "$TDIR/$1"
+}
+
+# === the tests ===============================================================
+
+# shellcheck source=tests/integration/test_flows.sh
+. "$HERE/test_flows.sh"
+# shellcheck source=tests/integration/test_lifecycle.sh
+. "$HERE/test_lifecycle.sh"
+# shellcheck source=tests/integration/test_crash.sh
+. "$HERE/test_crash.sh"
+
+TESTS=(
+	# test_flows.sh
+	t_deny_unlisted t_allow_port t_outside_unaffected t_udp t_ipv6
+	t_v4mapped t_allow_specs t_policy t_loopback t_syscall_variants
+	# test_lifecycle.sh
+	t_cli t_exit_status t_signals t_user t_fail_closed t_cgroup_parent
+	t_escape t_leftover_killed
+	# test_crash.sh
+	t_kill9 t_gc_on_run t_concurrent
+)
+
+# === main ====================================================================
+
+main() {
+	local filter=${1:-} t problem self_cg
+
+	if [ ! -x "$EGRET" ] || [ ! -x "$HELPERS/probe" ] || [ ! -x "$HELPERS/sink" ]; then
+		echo "run.sh: need EGRET (egret binary) and HELPERS (dir with probe, sink);" \
+			"got EGRET='$EGRET' HELPERS='$HELPERS'" >&2
+		TESTS_FAILED=1
+		summary
+		exit 1
+	fi
+	case $EGRET in /*) ;; *) EGRET="$PWD/$EGRET" ;; esac
+	case $HELPERS in /*) ;; *) HELPERS="$PWD/$HELPERS" P="$HELPERS/probe" ;; esac
+
+	CG2=$(cgroup2_mount)
+	problem=$(preflight_problem)
+	if [ -n "$problem" ]; then
+		if [ "${CI:-}" = true ]; then
+			echo "FAIL  preflight: $problem (CI=true: the privileged suite must run)"
+			TESTS_FAILED=1
+			summary
+			exit 1
+		fi
+		echo "SKIP: integration tests need root, cgroup2, BPF and netns: $problem"
+		TESTS_SKIPPED=${#TESTS[@]}
+		summary
+		exit 0
+	fi
+	# egret's default parent is egret/ under the cgroup it runs in: ours.
+	self_cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	EGRET_CG_PARENT="$CG2${self_cg%/}/egret"
+
+	if ! world_up; then
+		echo "FAIL  world_up: could not build the test network"
+		TESTS_FAILED=1
+		summary
+		exit 1
+	fi
+	SINK_LOG=$WORLD_LOG
+	# On any exit (also Ctrl-C mid-test) remove our attempts, then the world.
+	trap 'test_tidy >/dev/null 2>&1; world_down' EXIT
+	trap 'exit 130' INT TERM
+
+	for t in "${TESTS[@]}"; do
+		[ -n "$filter" ] && ! [[ $t =~ $filter ]] && continue
+		run_test "$t"
+	done
+	summary
+}
+
+main "$@"

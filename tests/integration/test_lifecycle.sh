@@ -1,0 +1,230 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2015,SC2016,SC2034
+# test_lifecycle.sh - lifecycle: exit status, signals, users, refusing to start, cleanup.
+#
+# Sourced by run.sh, which provides the world, attempt, expect_* and
+# assert_* helpers. Shellcheck: `A && B || fail` is intended (fail exits);
+# $1 in single quotes belongs to the sh -c COMMAND; ALLOW and SINK_LOG are
+# read by run.sh's expect_* functions.
+
+# `egret version` and `egret --help` answer and succeed.
+t_cli() {
+	local v
+	v=$("$EGRET" version 2>&1) || fail "egret version: exit $? ($v)"
+	[ -n "$v" ] || fail "egret version printed nothing"
+	"$EGRET" --help >"$TDIR/help" 2>&1 || fail "egret --help: exit $?"
+	grep -q run "$TDIR/help" || fail "egret --help does not mention run"
+}
+
+# 6a. Exit statuses, and no leftovers after a normal exit.
+t_exit_status() {
+	local id="$ID_PREFIX-exit"
+	local run=(--id "$id" --user nobody --allow 203.0.113.10:80)
+	printf '#!/bin/sh\nexit 0\n' >"$TDIR/noexec"
+	chmod 644 "$TDIR/noexec"
+
+	attempt "${run[@]}" -- sh -c 'exit 7'
+	assert_eq 7 "$RC" "sh -c 'exit 7' $(said)"
+	assert_no_residue "$id"
+	attempt "${run[@]}" -- true
+	assert_eq 0 "$RC" "true $(said)"
+	assert_no_residue "$id"
+	attempt "${run[@]}" -- /nonexistent/egret-test-cmd
+	assert_eq 127 "$RC" "missing command by path $(said)"
+	assert_no_residue "$id"
+	# A PATH of only world-searchable dirs: with an unsearchable one (root's
+	# ~/.pyenv here) execvp reports EACCES, and whether that is 126 or 127
+	# is another question than "not found".
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		attempt "${run[@]}" -- egret-test-no-such-cmd
+	assert_eq 127 "$RC" "missing command on PATH $(said)"
+	attempt "${run[@]}" -- "$TDIR/noexec"
+	assert_eq 126 "$RC" "non-executable file $(said)"
+	assert_no_residue "$id"
+	attempt "${run[@]}" -- "$TDIR"
+	assert_eq 126 "$RC" "a directory as COMMAND $(said)"
+	attempt "${run[@]}" -- sh -c 'kill -KILL $$'
+	assert_eq 137 "$RC" "COMMAND killed by SIGKILL $(said)"
+	attempt "${run[@]}" -- sh -c 'kill -TERM $$'
+	assert_eq 143 "$RC" "COMMAND killed by SIGTERM $(said)"
+	assert_no_residue "$id"
+}
+
+# 6b. SIGTERM/SIGHUP/SIGINT sent to egret reach COMMAND.
+t_signals() {
+	local id="$ID_PREFIX-sig" script epid sig want
+	script=$(write_script cmd.sh <<'EOF'
+trap 'echo TERM >"$1/got"; exit 42' TERM
+touch "$1/ready"
+i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+exit 3
+EOF
+)
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$id" --user nobody --allow 203.0.113.10:80 \
+		-- sh "$script" "$TDIR" >"$TDIR/egret.out" 2>&1 &
+	epid=$!
+	wait_for_file "$TDIR/ready" 15
+	assert_is_egret "$epid"
+	kill -TERM "$epid"
+	reap "$epid" 15
+	assert_eq 42 "$REAPED" "COMMAND trapping SIGTERM exits 42 ($(cat "$TDIR/egret.out"))"
+	assert_eq TERM "$(cat "$TDIR/got" 2>/dev/null)" "what COMMAND's trap saw"
+	assert_no_residue "$id"
+
+	# An untrapped signal kills COMMAND: 128+N. Background jobs of a
+	# script start with SIGINT ignored, hence env --default-signal.
+	for sig in HUP:129 INT:130 TERM:143; do
+		want=${sig#*:} sig=${sig%:*}
+		"${WORLD_IN_CLIENT[@]}" env --default-signal=INT "$EGRET" run --id "$id" \
+			--user nobody --allow 203.0.113.10:80 -- "$P" hold 30 \
+			>"$TDIR/egret.out" 2>&1 &
+		epid=$!
+		wait_until 10 cg_runs "$id" probe || fail "COMMAND never started"
+		assert_is_egret "$epid"
+		kill -"$sig" "$epid"
+		reap "$epid" 15
+		assert_eq "$want" "$REAPED" "SIG$sig to egret running 'probe hold' ($(cat "$TDIR/egret.out"))"
+		assert_no_residue "$id"
+	done
+}
+
+# --user: COMMAND gets exactly that user's ids, none of root's groups.
+t_user() {
+	attempt --user nobody --allow 203.0.113.10:80 -- id -u
+	assert_eq 65534 "$OUT" "uid under --user nobody $(said)"
+	attempt --user nobody --allow 203.0.113.10:80 -- id -G
+	assert_eq 65534 "$OUT" "groups under --user nobody $(said)"
+	attempt --user 65534:nogroup --allow 203.0.113.10:80 -- sh -c 'id -u; id -g'
+	assert_eq $'65534\n65534' "$OUT" "--user 65534:nogroup $(said)"
+}
+
+# 7. Fail closed: egret refuses (125, one stderr line) and COMMAND never runs.
+t_fail_closed() {
+	local id="$ID_PREFIX-fc" m="$TDIR/marker" spec v1
+	local cmd=(sh -c 'touch "$1"' sh "$m")
+
+	# Control: the marker mechanism works when egret does run COMMAND.
+	attempt --id "$id" --user nobody --allow 203.0.113.10:80 -- "${cmd[@]}"
+	[ "$RC" = 0 ] && [ -e "$m" ] || fail "control run did not create the marker $(said)"
+	rm -f "$m"
+
+	mkdir "$TDIR/plain-dir"
+	attempt --id "$id" --cgroup-parent "$TDIR/plain-dir" --user nobody \
+		--allow 203.0.113.10:80 -- "${cmd[@]}"
+	assert_refused "--cgroup-parent outside cgroup2" "$m"
+	touch "$TDIR/file"
+	attempt --id "$id" --cgroup-parent "$TDIR/file/sub" --user nobody \
+		--allow 203.0.113.10:80 -- "${cmd[@]}"
+	assert_refused "--cgroup-parent under a regular file" "$m"
+	# A cgroup v1 hierarchy, if this machine has one, is not cgroup2 either.
+	v1=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup") { print $5; exit } break } }' /proc/self/mountinfo)
+	if [ -n "$v1" ]; then
+		attempt --id "$id" --cgroup-parent "$v1" --user nobody \
+			--allow 203.0.113.10:80 -- "${cmd[@]}"
+		assert_refused "--cgroup-parent on cgroup v1 ($v1)" "$m"
+	fi
+
+	for spec in 203.0.113.300:80 203.0.113.10:99999 203.0.113.10:0-99999 \
+		203.0.113.10:90-80 203.0.113.0/33 '[2001:db8::1' '[2001:db8::1]:x' \
+		'[2001:db8::/129]:80' 203.0.113.10: '203.0.113.10:80,' 203.0.113 ''; do
+		attempt --id "$id" --user nobody --allow "$spec" -- "${cmd[@]}"
+		assert_refused "--allow '$spec'" "$m"
+	done
+	printf 'cidrs: ["203.0.113.10:80", {cidr: \n' >"$TDIR/bad.yaml"
+	attempt --id "$id" --user nobody --policy "$TDIR/bad.yaml" -- "${cmd[@]}"
+	assert_refused "malformed --policy" "$m"
+	attempt --id "$id" --user nobody --policy "$TDIR/none.yaml" -- "${cmd[@]}"
+	assert_refused "missing --policy file" "$m"
+	# --help: the policy must be root-owned and not group/other-writable.
+	echo 'cidrs: ["203.0.113.10:80"]' >"$TDIR/open.yaml"
+	chmod 666 "$TDIR/open.yaml"
+	attempt --id "$id" --user nobody --policy "$TDIR/open.yaml" -- "${cmd[@]}"
+	assert_refused "world-writable --policy" "$m"
+	chmod 644 "$TDIR/open.yaml"
+	chown nobody "$TDIR/open.yaml"
+	attempt --id "$id" --user nobody --policy "$TDIR/open.yaml" -- "${cmd[@]}"
+	assert_refused "--policy owned by nobody" "$m"
+	attempt --id "$id" --user egret-test-no-such-user --allow 203.0.113.10:80 -- "${cmd[@]}"
+	assert_refused "unknown --user" "$m"
+	attempt --id "$id" --egret-test-bogus-flag --user nobody -- "${cmd[@]}"
+	assert_refused "unknown option" "$m"
+
+	# Root: refused without --user or --allow-root; runs as root with it.
+	attempt --id "$id" --allow 203.0.113.10:80 -- "${cmd[@]}"
+	assert_refused "root without --user/--allow-root" "$m"
+	attempt --id "$id" --allow-root --allow 203.0.113.10:80 -- sh -c 'id -u; touch "$1"' sh "$m"
+	[ "$RC" = 0 ] && [ "$OUT" = 0 ] && [ -e "$m" ] ||
+		fail "--allow-root should run COMMAND as uid 0 $(said)"
+	assert_no_residue "$id"
+}
+
+# A custom --cgroup-parent inside cgroup2 is used, and enforced.
+t_cgroup_parent() {
+	local id="$ID_PREFIX-cgp" parent="$CG2/$ID_PREFIX-parent" tok
+	mkdir "$parent" || fail "cannot create $parent"
+	tok=$(token cgp)
+	attempt --id "$id" --cgroup-parent "$parent" --user nobody --allow 203.0.113.10:80 \
+		-- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup; "$1" tcp 203.0.113.11 80 "$2"' \
+		sh "$P" "$tok"
+	assert_eq "/$ID_PREFIX-parent/$id
+err EPERM" "$OUT" "COMMAND's cgroup, then a denied probe $(said)"
+	world_barrier tcp 203.0.113.11 80 "$(token barrier)" || fail "barrier"
+	! world_sink_has "$tok" || fail "denied probe reached the sink"
+	assert_absent "$parent/$id" "attempt cgroup under the custom parent after exit"
+	assert_absent "$PIN_ROOT/$id" "pins after exit"
+	rmdir "$parent" || fail "custom parent $parent not empty after exit"
+}
+
+# COMMAND (as nobody) tries to get out: move itself to an outer cgroup,
+# delete the pins and the state file. All must fail, and it stays enforced.
+t_escape() {
+	local id="$ID_PREFIX-esc" script epid tok
+	script=$(write_script cmd.sh <<'EOF'
+d=$1 P=$2 cg2=$3
+own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+for c in "$cg2" "$cg2${own%/*}"; do
+	echo $$ 2>/dev/null >"$c/cgroup.procs" && echo "moved into $c" >>"$d/escaped"
+done
+mkdir "$cg2$own/sub" 2>/dev/null && echo $$ 2>/dev/null >"$cg2$own/sub/cgroup.procs"
+rm -rf "/sys/fs/bpf/egret/$4" "/run/egret/$4" 2>/dev/null
+touch "$d/tampered"
+i=0; while [ ! -e "$d/go" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+"$P" tcp 203.0.113.11 80 "$5" >"$d/after" 2>/dev/null
+sed -n 's/^0:://p' /proc/self/cgroup >"$d/cgroup"
+exit 0
+EOF
+)
+	tok=$(token esc)
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$id" --user nobody --allow 203.0.113.10:80 \
+		-- sh "$script" "$TDIR" "$P" "$CG2" "$id" "$tok" >"$TDIR/egret.out" 2>&1 &
+	epid=$!
+	wait_for_file "$TDIR/tampered" 15
+	assert_attempt_live "$id"
+	find "$PIN_ROOT/$id" -name 'link*' | grep -q . ||
+		fail "pinned links gone after COMMAND's rm"
+	touch "$TDIR/go"
+	reap "$epid" 20
+	assert_eq 0 "$REAPED" "egret exit status ($(cat "$TDIR/egret.out"))"
+	assert_absent "$TDIR/escaped" "COMMAND moved itself out: $(cat "$TDIR/escaped" 2>/dev/null)"
+	case $(cat "$TDIR/cgroup") in
+	*/egret/"$id" | */egret/"$id"/sub) ;;
+	*) fail "COMMAND ended in cgroup '$(cat "$TDIR/cgroup")'" ;;
+	esac
+	assert_eq "err EPERM" "$(cat "$TDIR/after")" "probe after the escape attempts"
+	world_barrier tcp 203.0.113.11 80 "$(token barrier)" || fail "barrier"
+	! world_sink_has "$tok" || fail "COMMAND reached a denied address after tampering"
+	assert_no_residue "$id"
+}
+
+# On a normal exit egret kills what COMMAND left running in the cgroup.
+t_leftover_killed() {
+	local id="$ID_PREFIX-left" bg
+	attempt --id "$id" --user nobody --allow 203.0.113.10:80 -- \
+		sh -c '("$1" hold 60 >/dev/null 2>&1) & echo $! >"$2/bg"; exit 5' \
+		sh "$P" "$TDIR"
+	assert_eq 5 "$RC" "exit status $(said)"
+	bg=$(cat "$TDIR/bg" 2>/dev/null) || fail "COMMAND did not record its child"
+	wait_until 5 not_alive "$bg" || fail "COMMAND's background child $bg outlived egret"
+	assert_no_residue "$id"
+}

@@ -1,0 +1,192 @@
+# shellcheck shell=bash
+# world.sh - a sealed two-namespace network for egret's integration tests.
+#
+# Source it, then call world_up. It builds:
+#
+#   client ns  egw-<pid>-c           world ns  egw-<pid>-w
+#   lo (up, 127.0.0.1, ::1)          lo: 203.0.113.10 203.0.113.11 198.51.100.7
+#                                        2001:db8:2::10 2001:db8:2::11
+#   veth 192.0.2.2/24  <---------->  veth 192.0.2.1/24
+#        2001:db8:1::2/64                 2001:db8:1::1/64
+#
+# The client routes only the world's prefixes (203.0.113.0/24,
+# 198.51.100.0/24, 2001:db8:2::/64) via the world, and has no default route;
+# the world has no interface but lo and the veth. Nothing can leave.
+#
+# A sink (tests/helpers/sink.c) in the world listens on every world address,
+# TCP 80 443 8080 and UDP 5353 9999, logging to $WORLD_LOG. A second sink in
+# the client ns listens on loopback (TCP+UDP 127.0.0.1:8081 and [::1]:8081)
+# logging to $WORLD_LO_LOG, for the loopback tests.
+#
+# Needs: root, iproute2, nsenter, $HELPERS (dir with the built sink).
+# world_up installs an EXIT trap calling world_down; a caller with its own
+# cleanup should set its trap after world_up and call world_down from it.
+
+WORLD_V4_ADDRS="203.0.113.10 203.0.113.11 198.51.100.7"
+WORLD_V6_ADDRS="2001:db8:2::10 2001:db8:2::11"
+WORLD_TCP_PORTS="80 443 8080"
+WORLD_UDP_PORTS="5353 9999"
+WORLD_LO_PORT=8081
+
+WORLD_CLIENT="egw-$$-c"
+WORLD_NS="egw-$$-w"
+WORLD_DIR=""		# temp dir holding the logs
+WORLD_LOG=""
+WORLD_LO_LOG=""
+WORLD_SINK_PIDS=""
+
+# The prefix that runs a command inside the client namespace while keeping
+# this mount namespace (ip netns exec would remount /sys and hide cgroupfs
+# and bpffs from egret). nsenter execs CMD in place, so after
+#   "${WORLD_IN_CLIENT[@]}" CMD... &
+# "$!" is CMD's own pid. (After "world_exec_client CMD &" it is not: bash
+# forks a subshell to run the function.)
+WORLD_IN_CLIENT=(nsenter --net="/run/netns/$WORLD_CLIENT" --)
+
+world_exec_client() {
+	"${WORLD_IN_CLIENT[@]}" "$@"
+}
+
+world_exec_world() {
+	nsenter --net="/run/netns/$WORLD_NS" -- "$@"
+}
+
+# Start a sink in a namespace, logging to $2, and wait until it is bound.
+_world_start_sink() {
+	local ns=$1 log=$2 _
+	shift 2
+	: >"$log"
+	nsenter --net="/run/netns/$ns" -- "$HELPERS/sink" "$log" "$@" \
+		2>>"$WORLD_DIR/sink.err" &
+	WORLD_SINK_PIDS="$WORLD_SINK_PIDS $!"
+	for _ in $(seq 50); do
+		grep -q '^ready ' "$log" && return 0
+		kill -0 "$!" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "world: sink in $ns did not start:" >&2
+	cat "$WORLD_DIR/sink.err" >&2
+	return 1
+}
+
+world_up() {
+	local a p specs=""
+
+	trap world_down EXIT
+	WORLD_DIR=$(mktemp -d /tmp/egret-world.XXXXXX) || return 1
+	chmod 755 "$WORLD_DIR"
+	WORLD_LOG="$WORLD_DIR/world.log"
+	WORLD_LO_LOG="$WORLD_DIR/client-lo.log"
+
+	ip netns add "$WORLD_CLIENT" || return 1
+	ip netns add "$WORLD_NS" || return 1
+	# Interface names are <= 15 chars: "egw" + pid (<= 7 digits) + "c"/"w".
+	ip link add "egw$$c" netns "$WORLD_CLIENT" type veth \
+		peer name "egw$$w" netns "$WORLD_NS" || return 1
+
+	# Client side: loopback up (the loopback tests need it), veth, and
+	# routes to the world prefixes only.
+	world_exec_client sh -e -c "
+		ip link set lo up
+		ip link set egw$$c up
+		ip addr add 192.0.2.2/24 dev egw$$c
+		ip -6 addr add 2001:db8:1::2/64 dev egw$$c nodad
+		ip route add 203.0.113.0/24 via 192.0.2.1
+		ip route add 198.51.100.0/24 via 192.0.2.1
+		ip -6 route add 2001:db8:2::/64 via 2001:db8:1::1
+	" || return 1
+
+	# World side: service addresses as /32 and /128 on lo, so only they
+	# answer (a /24 on lo would not make the rest reachable either, but
+	# /32 says what we mean).
+	world_exec_world sh -e -c "
+		ip link set lo up
+		ip link set egw$$w up
+		ip addr add 192.0.2.1/24 dev egw$$w
+		ip -6 addr add 2001:db8:1::1/64 dev egw$$w nodad
+		for a in $WORLD_V4_ADDRS; do ip addr add \$a/32 dev lo; done
+		for a in $WORLD_V6_ADDRS; do ip -6 addr add \$a/128 dev lo nodad; done
+	" || return 1
+
+	for a in $WORLD_V4_ADDRS; do
+		for p in $WORLD_TCP_PORTS; do specs="$specs tcp:$a:$p"; done
+		for p in $WORLD_UDP_PORTS; do specs="$specs udp:$a:$p"; done
+	done
+	for a in $WORLD_V6_ADDRS; do
+		for p in $WORLD_TCP_PORTS; do specs="$specs tcp:[$a]:$p"; done
+		for p in $WORLD_UDP_PORTS; do specs="$specs udp:[$a]:$p"; done
+	done
+	# shellcheck disable=SC2086 # word splitting of $specs is intended
+	_world_start_sink "$WORLD_NS" "$WORLD_LOG" $specs || return 1
+	_world_start_sink "$WORLD_CLIENT" "$WORLD_LO_LOG" \
+		"tcp:127.0.0.1:$WORLD_LO_PORT" "udp:127.0.0.1:$WORLD_LO_PORT" \
+		"tcp:[::1]:$WORLD_LO_PORT" "udp:[::1]:$WORLD_LO_PORT" || return 1
+
+	# Prove the plumbing before any test relies on it: v4 and v6 reach
+	# the world from the client ns (no egret involved).
+	world_exec_client "$HELPERS/probe" tcp 203.0.113.10 80 world-check-v4 \
+		>/dev/null || { echo "world: IPv4 path broken" >&2; return 1; }
+	world_exec_client "$HELPERS/probe" tcp 2001:db8:2::10 80 world-check-v6 \
+		>/dev/null || { echo "world: IPv6 path broken" >&2; return 1; }
+}
+
+# Kill every process still in our namespaces (sinks, and anything a test
+# left there), then delete the namespaces. Safe to call twice.
+world_down() {
+	local ns pid
+	# Braces: bash reports "Killed" for our background sinks on stderr;
+	# that is expected here, not news.
+	{
+		for ns in "$WORLD_CLIENT" "$WORLD_NS"; do
+			[ -e "/run/netns/$ns" ] || continue
+			for pid in $(ip netns pids "$ns" 2>/dev/null); do
+				kill -KILL "$pid"
+			done
+		done
+		for pid in $WORLD_SINK_PIDS; do
+			kill -KILL "$pid"
+			wait "$pid"
+		done
+	} 2>/dev/null
+	WORLD_SINK_PIDS=""
+	for ns in "$WORLD_CLIENT" "$WORLD_NS"; do
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns"
+	done
+	[ -n "$WORLD_DIR" ] && rm -rf "$WORLD_DIR"
+	WORLD_DIR=""
+	return 0
+}
+
+# The log line recording TOKEN (payload exactly TOKEN), or nothing.
+# Usage: world_sink_line TOKEN [LOG]
+world_sink_line() {
+	awk -v want="data=$1" '$NF == want { print; exit }' "${2:-$WORLD_LOG}"
+}
+
+# Succeed if TOKEN is in the log. Usage: world_sink_has TOKEN [LOG]
+world_sink_has() {
+	[ -n "$(world_sink_line "$@")" ]
+}
+
+# Wait up to 5 s for TOKEN to show up (UDP has no acknowledgement).
+# Usage: world_sink_wait TOKEN [LOG]
+world_sink_wait() {
+	local _
+	for _ in $(seq 50); do
+		world_sink_has "$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A barrier before asserting that something did NOT arrive: send TOKEN to
+# ADDR PORT from outside any egret cgroup and wait until the sink logged it.
+# A socket's queue is FIFO and the sink serves it in order, so anything
+# sent earlier to the same ADDR:PORT/proto is logged by then.
+# Usage: world_barrier tcp|udp ADDR PORT TOKEN [LOG]
+world_barrier() {
+	local proto=$1 addr=$2 port=$3 token=$4
+	world_exec_client "$HELPERS/probe" "$proto" "$addr" "$port" "$token" \
+		>/dev/null || return 1
+	world_sink_wait "$token" "${5:-$WORLD_LOG}"
+}
