@@ -9,6 +9,8 @@ packages=(
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
 	# tests
 	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils
+	# make fuzz: libFuzzer runtime for clang 14
+	libclang-rt-14-dev
 )
 
 missing=()

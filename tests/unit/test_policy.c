@@ -324,6 +324,31 @@ static void load_refuses_huge(void **state)
 	assert_int_equal(load(f, path), -EFBIG);
 }
 
+/* hosts: strings and mappings, default ports, wildcards, rejections. */
+static void host_items(void **state)
+{
+	struct fixture *f = *state;
+
+	parse_ok(f, "ports: [8443]\n"
+		    "hosts:\n"
+		    "  - GitHub.com\n"
+		    "  - \"*.npmjs.org:443\"\n"
+		    "  - {host: registry.yarnpkg.com, ports: [443, 80]}\n");
+	assert_int_equal(f->p.nspecs, 0);
+	assert_int_equal(f->p.nhosts, 3);
+	assert_string_equal(f->p.hosts[0].name, "github.com");
+	assert_int_equal(f->p.hosts[0].nports, 1);	/* the policy default */
+	assert_int_equal(f->p.hosts[0].ports[0].lo, 8443);
+	assert_true(f->p.hosts[1].wildcard);
+	assert_string_equal(f->p.hosts[1].name, "npmjs.org");
+	assert_int_equal(f->p.hosts[1].ports[0].lo, 443);
+	assert_int_equal(f->p.hosts[2].nports, 2);
+
+	parse_fails(f, "hosts:\n  - \"*.com\"\n", 2, "wildcard");
+	parse_fails(f, "hosts:\n  - {name: a.test}\n", 2, "unknown key 'name'");
+	parse_fails(f, "hosts: github.com\n", 1, "want a list");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +361,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(reports_syntax_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_allows_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(limits_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(host_items, setup, teardown),
 		cmocka_unit_test_setup_teardown(load_good_file, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(load_refuses_writable, dir_setup, dir_teardown),
 		cmocka_unit_test_setup_teardown(load_refuses_foreign_owner, dir_setup, dir_teardown),

@@ -378,6 +378,30 @@ static void format_too_small(void **state)
 	assert_int_equal(spec_format(&s, buf, 8), -ENOSPC);
 }
 
+/* --dns-upstream: canonical "ADDR:PORT" / "[V6]:PORT" for c-ares. */
+static void endpoints(void **state)
+{
+	char out[64], err[128];
+
+	assert_int_equal(endpoint_parse("198.51.100.53", 53, out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "198.51.100.53:53");
+	assert_int_equal(endpoint_parse("198.51.100.53:5353", 53, out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "198.51.100.53:5353");
+	assert_int_equal(endpoint_parse("2001:db8::53", 53, out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "[2001:db8::53]:53");
+	assert_int_equal(endpoint_parse("[2001:DB8::53]:5353", 53, out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "[2001:db8::53]:5353");
+	assert_int_equal(endpoint_parse("[2001:db8::53]", 53, out, sizeof(out), err, sizeof(err)), 0);
+	assert_string_equal(out, "[2001:db8::53]:53");
+
+	assert_int_equal(endpoint_parse("dns.example", 53, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_int_equal(endpoint_parse("198.51.100.53:0", 53, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_int_equal(endpoint_parse("198.51.100.53:x", 53, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_int_equal(endpoint_parse("[2001:db8::53", 53, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_int_equal(endpoint_parse("[2001:db8::53]x", 53, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	assert_int_equal(endpoint_parse("198.51.100.53", 53, out, 8, err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +417,7 @@ int main(void)
 		cmocka_unit_test(is_special),
 		cmocka_unit_test(format_round_trip),
 		cmocka_unit_test(format_too_small),
+		cmocka_unit_test(endpoints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
