@@ -200,6 +200,14 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 		if (r < 0)
 			return r;
 		p->stats.learned++;
+		names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name);
+		if (log_get_level() >= LOG_DEBUG) {
+			char text[INET6_ADDRSTRLEN];
+
+			inet_ntop(addrs[i].family, addrs[i].addr, text, sizeof(text));
+			log_debug("dns: learned %s from %s for %u s", text,
+				  qy->q.name, ttl);
+		}
 	}
 	return n;
 }
@@ -638,6 +646,11 @@ int dns_proxy_open(struct dns_proxy *p, const struct dns_proxy_config *cfg,
 	*p = (struct dns_proxy){ .cfg = *cfg };
 	p->udp4.src.fd = p->udp6.src.fd = p->tcp4.src.fd = p->tcp6.src.fd = -1;
 	p->ares_timer.src.fd = -1;
+	p->names = calloc(1, sizeof(*p->names));
+	if (!p->names) {
+		*ret_step = "allocate the DNS name table";
+		return -ENOMEM;
+	}
 
 	*ret_step = "bind the DNS proxy on loopback";
 	r = bind_listeners(p);
@@ -708,4 +721,6 @@ void dns_proxy_close(struct dns_proxy *p)
 	if (p->channels_ready)
 		ares_library_cleanup();
 	p->channels_ready = false;
+	free(p->names);
+	p->names = NULL;
 }

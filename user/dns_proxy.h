@@ -18,6 +18,7 @@
 #include "allow.h"
 #include "host.h"
 #include "loop.h"
+#include "names.h"
 
 #define DNS_DEFAULT_MIN_TTL	300	/* seconds; see docs/ARCHITECTURE.md */
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
@@ -66,6 +67,7 @@ struct dns_proxy {
 	unsigned int inflight;
 	bool channels_ready;
 	struct dns_stats stats;
+	struct names *names;		/* learned address -> name */
 };
 
 /* Bind the listening sockets on a free loopback port and set up c-ares.
