@@ -36,7 +36,7 @@
 #include "state.h"
 #include "util.h"
 
-#define PRIV_HINT	"run egret as root (or with CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)"
+#define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
 
 /* Everything an attempt owns, torn down in reverse by attempt_close(). */
 struct attempt {
@@ -83,8 +83,10 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	struct allow_maps maps;
 	int r;
 
+	/* Without privilege, gc cannot even read the records; the next step
+	 * says what is missing in one line. */
 	r = gc_stale_attempts();
-	if (r < 0)
+	if (r < 0 && r != -EACCES && r != -EPERM)
 		log_warn("gc: some stale attempts could not be removed; continuing");
 
 	r = resolve_cgroup_parent(o, parent, sizeof(parent));

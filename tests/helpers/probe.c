@@ -24,11 +24,32 @@
  *                 like a send with no address, yet the datagram goes to OTHER4
  *   probe hold SECONDS                        sleep (a process to kill or count)
  *
- * ADDR is IPv4, IPv6 or ::ffff:a.b.c.d (the last two use an AF_INET6 socket).
+ * By name, through the C library's resolver (getaddrinfo), so the attempt's
+ * DNS goes wherever /etc/resolv.conf says - and egret redirects it:
+ *   probe tcp-name NAME PORT PAYLOAD [4|6]    resolve NAME, then "tcp" to the
+ *                 FIRST address only (no fallback that could hide a denial)
+ *   probe resolve-connect NAMEFMT COUNT PORT [4|6]
+ *                 COUNT times: resolve a name, then at once connect() a UDP
+ *                 socket to its first address (the connect hook judges it;
+ *                 no datagram is sent). "%d" in NAMEFMT becomes 0..COUNT-1.
+ *                 "ok" only if all COUNT succeeded; else the first failure,
+ *                 with the failure count on stderr
  *
- * Prints exactly one line on stdout: "ok" or "err ENAME" (ENAME from
- * strerrorname_np, e.g. EPERM). Exit 0 on ok, 1 on a syscall error, 2 on
- * usage. Details for humans go to stderr.
+ * A raw DNS exchange, to see what a resolver sees:
+ *   probe dns udp|udp-connected|tcp SERVER NAME [TYPE]
+ *                 one query (TYPE: A (default), AAAA, or a number) to
+ *                 SERVER port 53. Prints "ok RCODE an=N[ tc][ from=S][ peer=S]":
+ *                 from= is the source recvfrom() reported (UDP), peer= what
+ *                 getpeername() says after connect() (udp-connected, tcp).
+ *                 S is a.b.c.d:53 or [v6]:53
+ *
+ * ADDR/SERVER is IPv4, IPv6 or ::ffff:a.b.c.d (the last two use an AF_INET6
+ * socket). [4|6] restricts getaddrinfo to one family (default: either).
+ *
+ * Prints exactly one line on stdout: "ok" (dns: "ok ..." as above) or
+ * "err ENAME" (ENAME from strerrorname_np, e.g. EPERM; for a failed lookup
+ * the getaddrinfo code, e.g. EAI_NONAME). Exit 0 on ok, 1 on a syscall or
+ * lookup error, 2 on usage. Details for humans go to stderr.
  *
  * "ok" for tcp means the peer read our payload and closed: the sink logs a
  * connection before closing it, so once probe prints ok the sink's log line
@@ -38,6 +59,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -48,6 +70,8 @@
 #include <unistd.h>
 
 #define TIMEOUT_S 5
+#define DNS_MSG_MAX 65535
+#define NAME_LEN 256
 
 struct target {
 	struct sockaddr_storage ss;
@@ -65,7 +89,10 @@ static int usage(void)
 		"       probe udp-unspec|udp6-v4addr ADDR4 PORT PAYLOAD\n"
 		"       probe udp-connected-sendto ADDR PORT OTHER OPORT PAYLOAD\n"
 		"       probe udp-connected-unspec ADDR4 PORT OTHER4 OPORT PAYLOAD\n"
-		"       probe hold SECONDS\n");
+		"       probe hold SECONDS\n"
+		"       probe tcp-name NAME PORT PAYLOAD [4|6]\n"
+		"       probe resolve-connect NAMEFMT COUNT PORT [4|6]\n"
+		"       probe dns udp|udp-connected|tcp SERVER NAME [A|AAAA|NUMBER]\n");
 	printf("usage\n");
 	return 2;
 }
@@ -87,6 +114,54 @@ static int ok(void)
 {
 	printf("ok\n");
 	return 0;
+}
+
+static const char *gai_name(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case EAI_NONAME: return "EAI_NONAME";
+	case EAI_AGAIN: return "EAI_AGAIN";
+	case EAI_FAIL: return "EAI_FAIL";
+	case EAI_NODATA: return "EAI_NODATA";
+	case EAI_ADDRFAMILY: return "EAI_ADDRFAMILY";
+	case EAI_FAMILY: return "EAI_FAMILY";
+	case EAI_SERVICE: return "EAI_SERVICE";
+	case EAI_MEMORY: return "EAI_MEMORY";
+	case EAI_SYSTEM: return "EAI_SYSTEM";
+	}
+	snprintf(buf, sizeof(buf), "EAI_%d", e);
+	return buf;
+}
+
+/* Report a failed lookup: "err EAI_...", exit status 1. */
+static int fail_gai(const char *name, int e)
+{
+	fprintf(stderr, "probe: getaddrinfo %s: %s\n", name, gai_strerror(e));
+	printf("err %s\n", gai_name(e));
+	return 1;
+}
+
+/* "a.b.c.d:port" or "[v6]:port". */
+static void format_sockaddr(const struct sockaddr_storage *ss, char *out,
+			    size_t outlen)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+		snprintf(out, outlen, "%s:%u", a, ntohs(sin->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, a, sizeof(a));
+		snprintf(out, outlen, "[%s]:%u", a, ntohs(sin6->sin6_port));
+	} else {
+		snprintf(out, outlen, "family%d", ss->ss_family);
+	}
 }
 
 static int parse_target(const char *addr, const char *port, struct target *t)
