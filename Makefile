@@ -24,7 +24,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
               -Iinclude -Ivmlinux -Ibpf
 
 USER_SRCS  := $(wildcard user/*.c)
-USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
+USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/embedded.o
 LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 BPF_HDRS   := $(wildcard bpf/lib/*.h) include/egret.h include/egret_match.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -61,6 +61,11 @@ $(OUT)/user/loader.o: $(OUT)/egret.skel.h
 $(OUT)/user/%.o: user/%.c $(wildcard user/*.h) include/egret.h include/egret_match.h | $(OUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+# Data compiled in: the registry catalog and the default policy.
+$(OUT)/user/embedded.o: user/embedded.S user/catalog.yaml user/default-policy.yaml | $(OUT)/user
+	$(call msg,AS,$@)
+	$(Q)$(CC) -c $< -o $@
 
 $(OUT)/egret: $(USER_OBJS)
 	$(call msg,LINK,$@)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "gc.h"
 #include "log.h"
 #include "run.h"
@@ -28,6 +29,7 @@ static const struct cmd {
 	const char *summary;
 } commands[] = {
 	{ "run", cmd_run, "run COMMAND with its network egress denied unless allowed" },
+	{ "check", cmd_check, "validate a policy and print a repo's effective allowlist" },
 	{ "gc", cmd_gc, "clean up attempts whose egret is gone" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },

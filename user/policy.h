@@ -1,24 +1,38 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * policy.h - the operator's policy: what one attempt may reach.
+ * policy.h - the operator's policy (docs/POLICY.md) and the effective
+ * allowlist of one attempt.
  *
- * Built from `--allow` flags and a YAML file (docs/POLICY.md). Parsers do
- * not log: they describe the first problem in the caller's buffer.
+ * A policy document has default settings and a section per repository.
+ * Resolving it for an attempt (repo, git remote) merges the repo's section
+ * onto the defaults - lists add, scalars override - and expands catalog
+ * names into hosts, giving a flat `struct policy`. Parsers do not log: they
+ * collect one diagnostic per problem with file:line:column.
  */
 #ifndef EGRET_POLICY_H
 #define EGRET_POLICY_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "catalog.h"
+#include "gitremote.h"
 #include "host.h"
 #include "spec.h"
+#include "yaml_util.h"
 
 /* Anything a policy makes us allocate has a limit. */
 #define POLICY_MAX_SPECS	4096
-#define POLICY_MAX_SPECS_TEXT	"4096"
-#define EGRET_PORT_SLOTS_TEXT	"8"	/* EGRET_PORT_SLOTS, for messages */
 #define POLICY_MAX_FILE_SIZE	(1024 * 1024)
+#define POLICY_MAX_REPOS	1024
+#define POLICY_MAX_NAMES	32	/* os_registries / ecosystems per section */
+#define POLICY_REPO_MAX		128
+#define POLICY_DEFAULT_PATH	"/etc/egret/policy.yaml"
 
+/* Marks an entry written without ports: it gets the effective `ports:`. */
+#define PORTS_FROM_POLICY	(EGRET_PORT_SLOTS + 1)
+
+/* The effective allowlist and settings of one attempt. */
 struct policy {
 	struct allow_spec *specs;	/* addresses and prefixes */
 	size_t nspecs;
@@ -26,27 +40,80 @@ struct policy {
 	struct host_rule *hosts;	/* names, learned through DNS */
 	size_t nhosts;
 	size_t hosts_cap;
+	char upstreams_csv[1024];	/* "" = /etc/resolv.conf */
+	long min_ttl;			/* -1: egret's default */
+	long max_entries;		/* -1: egret's default */
+	long max_cidrs;			/* -1: egret's default */
 };
 
+/* One section: the defaults, or a repository's additions. */
+struct policy_section {
+	struct policy lists;		/* hosts: and cidrs: as written */
+	char os[POLICY_MAX_NAMES][CATALOG_NAME_MAX];
+	size_t nos;
+	char eco[POLICY_MAX_NAMES][CATALOG_NAME_MAX];
+	size_t neco;
+	int git_remote;			/* -1 unset, 0, 1 */
+	bool ports_set;			/* `ports:` given (nports 0 = any) */
+	struct port_range ports[EGRET_PORT_SLOTS];
+	unsigned int nports;
+	bool loopback_set;		/* `loopback:` given */
+	bool loopback_any;
+	struct port_range loopback[EGRET_PORT_SLOTS];
+	unsigned int nloopback;		/* 0 with !loopback_any: none */
+};
+
+struct policy_repo {
+	char name[POLICY_REPO_MAX];	/* owner/name */
+	struct policy_section sec;
+};
+
+struct policy_doc {
+	char file[256];			/* for origins and messages */
+	struct policy_section base;
+	struct policy_repo *repos;
+	size_t nrepos;
+};
+
+void policy_init(struct policy *p);
 int policy_add_spec(struct policy *p, const struct allow_spec *spec);
 int policy_add_host(struct policy *p, const struct host_rule *host);
 
-/* `--allow TEXT`: an address spec or a host rule. */
+/* `--allow TEXT`: an address spec or a host rule, origin "--allow". */
 int policy_add_allow_text(struct policy *p, const char *text, char *err,
 			  size_t errlen);
 
-/* Parse YAML text (named @name in messages) and append its entries. */
-int policy_parse_yaml(struct policy *p, const char *text, size_t len,
-		      const char *name, char *err, size_t errlen);
+void policy_free(struct policy *p);
+
+/* Parse a document; every problem goes to @d. -EINVAL if there was any. */
+int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
+		     const char *name, const struct catalog *cat,
+		     struct diag *d);
 
 /*
- * Load the file at @path. Refused (-EPERM) unless it is a regular file
- * owned by root or by egret's own uid and not writable by group or others:
- * whoever can write the policy decides what the attempt reaches.
+ * Load @path. Refused (-EPERM) unless the file and its directory are owned
+ * by root or egret's uid and not writable by group or others (the policy
+ * decides what the attempt reaches; whoever can write it is the operator).
  */
-int policy_load_file(struct policy *p, const char *path, char *err,
-		     size_t errlen);
+int policy_doc_load_file(struct policy_doc *doc, const char *path,
+			 const struct catalog *cat, struct diag *d);
 
-void policy_free(struct policy *p);
+/* The built-in default policy (user/default-policy.yaml). */
+int policy_doc_load_default(struct policy_doc *doc, const struct catalog *cat,
+			    struct diag *d);
+
+/*
+ * The effective policy for @repo (NULL: defaults only) and @remote (NULL:
+ * none given), appended to @out. Unknown repo sections are not an error:
+ * the defaults apply. Returns 0 or -E2BIG (limits).
+ */
+int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
+		   const char *repo, const struct git_remote *remote,
+		   struct policy *out, struct diag *d);
+
+void policy_doc_free(struct policy_doc *doc);
+
+/* "owner/name" with [A-Za-z0-9._-] parts. */
+bool policy_repo_name_valid(const char *name);
 
 #endif

@@ -24,6 +24,7 @@
 #include "allow.h"
 #include "cgroup.h"
 #include "dns_proxy.h"
+#include "effective.h"
 #include "gc.h"
 #include "launch.h"
 #include "loader.h"
@@ -141,13 +142,14 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
 		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
-		.min_ttl = o->dns_min_ttl }, &step);
+		.min_ttl = (uint32_t)o->dns_min_ttl }, &step);
 	a->dns_open = true;
 	if (r < 0)
 		return log_error_errno(r, "%s", step);
 
 	r = loader_load(&a->ld, &(struct loader_opts){
-		.max_entries = o->max_entries, .max_cidrs = o->max_cidrs,
+		.max_entries = (__u32)o->max_entries,
+		.max_cidrs = (__u32)o->max_cidrs,
 		.dns_port = a->dns.port,
 		.dns_ip6_loopback = a->dns.ip6_loopback });
 	if (r < 0)
@@ -319,6 +321,10 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 
 	if (attempt_open(&a, o) < 0)
 		goto out;
+	/* Said once, and only when the attempt really starts. */
+	if (o->builtin_policy)
+		log_warn("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
+			 POLICY_DEFAULT_PATH);
 
 	r = launch_spawn(&(struct launch){ .argv = o->argv,
 					   .cgroup_fd = a.cgroup_fd,
@@ -355,6 +361,37 @@ out:
 	return status;
 }
 
+/*
+ * The policy file (or built-in default) resolved for --repo/--git-remote,
+ * plus --allow; then the settings: command line over policy over defaults.
+ */
+static int run_settle_policy(struct run_opts *o)
+{
+	bool builtin;
+	int r;
+
+	r = effective_policy(&(struct effective_in){
+		.policy_file = o->policy_file, .repo = o->repo,
+		.remote = o->has_remote ? &o->remote : NULL, .cli = &o->cli },
+		&o->policy, &builtin);
+	if (r < 0)
+		return r;
+	o->builtin_policy = builtin;
+	if (o->max_entries < 0)
+		o->max_entries = o->policy.max_entries > 0 ? o->policy.max_entries :
+							     EGRET_DEFAULT_MAX_ENTRIES;
+	if (o->max_cidrs < 0)
+		o->max_cidrs = o->policy.max_cidrs > 0 ? o->policy.max_cidrs :
+							 EGRET_DEFAULT_MAX_CIDRS;
+	if (o->dns_min_ttl < 0)
+		o->dns_min_ttl = o->policy.min_ttl >= 0 ? o->policy.min_ttl :
+							  DNS_DEFAULT_MIN_TTL;
+	if (!o->upstreams_csv[0])
+		snprintf(o->upstreams_csv, sizeof(o->upstreams_csv), "%s",
+			 o->policy.upstreams_csv);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o = {};
@@ -365,6 +402,11 @@ int cmd_run(int argc, char **argv)
 	if (r != 0) {
 		run_opts_free(&o);
 		return r > 0 ? 0 : EXIT_SETUP;
+	}
+	r = run_settle_policy(&o);
+	if (r < 0) {
+		run_opts_free(&o);
+		return r == -EINVAL ? EXIT_POLICY : EXIT_SETUP;
 	}
 	if (o.user) {
 		r = launch_user_parse(o.user, &user);

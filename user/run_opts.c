@@ -21,7 +21,10 @@ void run_usage(FILE *out)
 		"                        ADDR:PORTS, CIDR:PORTS, [V6ADDR]:PORTS, [V6CIDR]:PORTS,\n"
 		"                        HOST, HOST:PORTS, *.DOMAIN[:PORTS];\n"
 		"                        PORTS = 443,80,8000-8100; no ports = any port\n"
-		"  --policy FILE         YAML policy (docs/POLICY.md); root-owned, not g/o-writable\n"
+		"  --policy FILE         YAML policy (docs/POLICY.md; default " POLICY_DEFAULT_PATH ",\n"
+		"                        or the built-in default if that does not exist)\n"
+		"  --repo OWNER/NAME     the target repository: selects its repos: section\n"
+		"  --git-remote URL      the target repository's remote: its host is allowed\n"
 		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
 		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
 		"  --id ID               attempt id (default: random); names cgroup and pins\n"
@@ -36,21 +39,24 @@ void run_usage(FILE *out)
 		"  -q, --quiet           errors only\n"
 		"  -h, --help            this text\n\n"
 		"Exit status: COMMAND's; 128+N if it died of signal N; 126 cannot execute;\n"
-		"127 not found; 125 egret could not set up enforcement (COMMAND did not run).\n",
+		"127 not found; 125 egret could not set up enforcement (COMMAND did not run);\n"
+		"2 the policy was refused (COMMAND did not run).\n",
 		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS,
 		DNS_DEFAULT_MIN_TTL);
 }
 
-static int parse_u32(const char *text, __u32 min, __u32 max, __u32 *ret)
+static int parse_long(const char *text, long min, long max, long *ret)
 {
-	unsigned long v;
 	char *end;
+	long v;
 
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
+	if (text[0] < '0' || text[0] > '9')
 		return -EINVAL;
-	*ret = (__u32)v;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
 	return 0;
 }
 
@@ -58,7 +64,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 {
 	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
-	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL };
+	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -70,6 +76,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "max-cidrs", required_argument, NULL, OPT_MAX_CIDRS },
 		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
 		{ "dns-min-ttl", required_argument, NULL, OPT_DNS_MIN_TTL },
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "git-remote", required_argument, NULL, OPT_GIT_REMOTE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -78,15 +86,15 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	char err[256];
 	int c, verbosity = LOG_WARN;
 
-	o->max_entries = EGRET_DEFAULT_MAX_ENTRIES;
-	o->max_cidrs = EGRET_DEFAULT_MAX_CIDRS;
-	o->dns_min_ttl = DNS_DEFAULT_MIN_TTL;
+	policy_init(&o->cli);
+	policy_init(&o->policy);
+	o->max_entries = o->max_cidrs = o->dns_min_ttl = -1;
 	opterr = 0;
 	optind = 0;	/* full re-initialisation: parse may run more than once */
 	while ((c = getopt_long(argc, argv, "+:vqh", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_ALLOW:
-			if (policy_add_allow_text(&o->policy, optarg, err,
+			if (policy_add_allow_text(&o->cli, optarg, err,
 						  sizeof(err)) < 0) {
 				log_error("--allow %s: %s", optarg, err);
 				return -EINVAL;
@@ -111,7 +119,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		}
 		case OPT_DNS_MIN_TTL:
-			if (parse_u32(optarg, 0, 86400, &o->dns_min_ttl) < 0) {
+			if (parse_long(optarg, 0, 86400, &o->dns_min_ttl) < 0) {
 				log_error("--dns-min-ttl '%s': want seconds from 0 to 86400",
 					  optarg);
 				return -EINVAL;
@@ -119,6 +127,20 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_POLICY:
 			o->policy_file = optarg;
+			break;
+		case OPT_REPO:
+			if (!policy_repo_name_valid(optarg)) {
+				log_error("--repo '%s': want owner/name", optarg);
+				return -EINVAL;
+			}
+			o->repo = optarg;
+			break;
+		case OPT_GIT_REMOTE:
+			if (git_remote_parse(optarg, &o->remote, err, sizeof(err)) < 0) {
+				log_error("--git-remote %s: %s", optarg, err);
+				return -EINVAL;
+			}
+			o->has_remote = true;
 			break;
 		case OPT_USER:
 			o->user = optarg;
@@ -144,8 +166,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_MAX_ENTRIES:
 		case OPT_MAX_CIDRS:
-			if (parse_u32(optarg, 1, 1U << 24, c == OPT_MAX_ENTRIES ?
-				      &o->max_entries : &o->max_cidrs) < 0) {
+			if (parse_long(optarg, 1, 1L << 24, c == OPT_MAX_ENTRIES ?
+				       &o->max_entries : &o->max_cidrs) < 0) {
 				log_error("%s '%s': want a number from 1 to %u",
 					  c == OPT_MAX_ENTRIES ? "--max-entries" : "--max-cidrs",
 					  optarg, 1U << 24);
@@ -157,6 +179,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'q':
 			verbosity = LOG_ERR;
+			o->quiet = true;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -177,16 +200,11 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		return -EINVAL;
 	}
 	o->argv = argv + optind;
-
-	if (o->policy_file &&
-	    policy_load_file(&o->policy, o->policy_file, err, sizeof(err)) < 0) {
-		log_error("policy %s", err);
-		return -EINVAL;
-	}
 	return 0;
 }
 
 void run_opts_free(struct run_opts *o)
 {
+	policy_free(&o->cli);
 	policy_free(&o->policy);
 }

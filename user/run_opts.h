@@ -7,28 +7,37 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "gitremote.h"
 #include "policy.h"
 
 /* Exit status when egret itself fails before COMMAND runs (as env(1)). */
 #define EXIT_SETUP	125
 
 struct run_opts {
-	struct policy policy;
-	const char *policy_file;
+	struct policy cli;		/* --allow entries */
+	struct policy policy;		/* effective: policy file + cli (run.c) */
+	const char *policy_file;	/* NULL: POLICY_DEFAULT_PATH or built-in */
+	const char *repo;		/* owner/name, selects a repos: section */
+	struct git_remote remote;
+	bool has_remote;
 	const char *user;
 	const char *id;
 	const char *cgroup_parent;
 	bool allow_root;
-	__u32 max_entries;
-	__u32 max_cidrs;
-	__u32 dns_min_ttl;
-	char upstreams_csv[1024];	/* c-ares form; "" = resolv.conf */
+	bool quiet;
+	bool builtin_policy;		/* no policy file: the built-in default */
+	/* -1 until set on the command line; then the policy, then defaults */
+	long max_entries;
+	long max_cidrs;
+	long dns_min_ttl;
+	char upstreams_csv[1024];	/* "" = the policy's, else resolv.conf */
 	char **argv;
 };
 
 /*
- * Parse `run`'s arguments (argv[0] is "run") into @o, loading --policy.
- * Returns 0, 1 when --help was printed, or -EINVAL after logging one line.
+ * Parse `run`'s arguments (argv[0] is "run") into @o. The policy file is
+ * read later (effective.h). Returns 0, 1 when --help was printed, or
+ * -EINVAL after logging one line.
  */
 int run_opts_parse(int argc, char **argv, struct run_opts *o);
 

@@ -22,6 +22,7 @@ struct allow_spec {
 	unsigned int prefixlen;	/* 32 or 128 for one address */
 	unsigned int nports;	/* 0 = any port */
 	struct port_range ports[EGRET_PORT_SLOTS];
+	char origin[48];	/* where it came from: "--allow", "cidrs", ... */
 };
 
 /*

@@ -37,19 +37,19 @@ static void allows_and_command(void **state)
 	assert_int_equal(PARSE(&o, "--allow", "203.0.113.1",
 			       "--allow=10.0.0.0/8:443", "--allow",
 			       "[2001:db8::1]:80", "--", "curl", "-s", "x"), 0);
-	assert_int_equal(o.policy.nspecs, 3);
-	assert_int_equal(spec_format(&o.policy.specs[0], buf, sizeof(buf)), 0);
+	assert_int_equal(o.cli.nspecs, 3);
+	assert_int_equal(spec_format(&o.cli.specs[0], buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "203.0.113.1");
-	assert_int_equal(spec_format(&o.policy.specs[1], buf, sizeof(buf)), 0);
+	assert_int_equal(spec_format(&o.cli.specs[1], buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "10.0.0.0/8:443");
-	assert_int_equal(spec_format(&o.policy.specs[2], buf, sizeof(buf)), 0);
+	assert_int_equal(spec_format(&o.cli.specs[2], buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "[2001:db8::1]:80");
 	assert_string_equal(o.argv[0], "curl");
 	assert_string_equal(o.argv[2], "x");
 	assert_null(o.argv[3]);
-	/* Defaults when not given. */
-	assert_int_equal(o.max_entries, EGRET_DEFAULT_MAX_ENTRIES);
-	assert_int_equal(o.max_cidrs, EGRET_DEFAULT_MAX_CIDRS);
+	/* Not given: -1, so the policy, then the defaults, apply. */
+	assert_int_equal(o.max_entries, -1);
+	assert_int_equal(o.max_cidrs, -1);
 	assert_null(o.id);
 	assert_null(o.user);
 	assert_false(o.allow_root);
@@ -58,15 +58,15 @@ static void allows_and_command(void **state)
 	/* Hostnames are host rules; a wildcard over a whole TLD is refused. */
 	assert_int_equal(PARSE(&o, "--allow", "Example.COM.", "--allow",
 			       "*.githubusercontent.com:443", "--", "true"), 0);
-	assert_int_equal(o.policy.nspecs, 0);
-	assert_int_equal(o.policy.nhosts, 2);
-	assert_string_equal(o.policy.hosts[0].name, "example.com");
-	assert_false(o.policy.hosts[0].wildcard);
-	assert_int_equal(o.policy.hosts[0].nports, 0);
-	assert_string_equal(o.policy.hosts[1].name, "githubusercontent.com");
-	assert_true(o.policy.hosts[1].wildcard);
-	assert_int_equal(o.policy.hosts[1].nports, 1);
-	assert_int_equal(o.policy.hosts[1].ports[0].lo, 443);
+	assert_int_equal(o.cli.nspecs, 0);
+	assert_int_equal(o.cli.nhosts, 2);
+	assert_string_equal(o.cli.hosts[0].name, "example.com");
+	assert_false(o.cli.hosts[0].wildcard);
+	assert_int_equal(o.cli.hosts[0].nports, 0);
+	assert_string_equal(o.cli.hosts[1].name, "githubusercontent.com");
+	assert_true(o.cli.hosts[1].wildcard);
+	assert_int_equal(o.cli.hosts[1].nports, 1);
+	assert_int_equal(o.cli.hosts[1].ports[0].lo, 443);
 	run_opts_free(&o);
 	assert_int_equal(PARSE_RC("--allow", "*.com", "--", "true"), -EINVAL);
 	assert_int_equal(PARSE_RC("--allow", "exa mple.com", "--", "true"), -EINVAL);
@@ -85,7 +85,7 @@ static void plain_options(void **state)
 	assert_string_equal(o.id, "build-42");
 	assert_string_equal(o.cgroup_parent, "/sys/fs/cgroup/ci");
 	assert_string_equal(o.argv[0], "true");
-	assert_int_equal(o.policy.nspecs, 0);
+	assert_int_equal(o.cli.nspecs, 0);
 	run_opts_free(&o);
 }
 
@@ -159,7 +159,7 @@ static void command_options_not_parsed(void **state)
 
 	assert_int_equal(PARSE(&o, "--allow", "1.2.3.4", "--", "sh", "-c", "x",
 			       "--allow"), 0);
-	assert_int_equal(o.policy.nspecs, 1);
+	assert_int_equal(o.cli.nspecs, 1);
 	assert_string_equal(o.argv[0], "sh");
 	assert_string_equal(o.argv[1], "-c");
 	assert_string_equal(o.argv[3], "--allow");
@@ -198,11 +198,26 @@ static void help(void **state)
 	assert_int_equal(r2, 1);
 }
 
-static void policy_file_errors(void **state)
+/* --repo and --git-remote are checked while parsing; the policy file is
+ * read later (effective.c), so naming one is not an error here. */
+static void repo_and_remote(void **state)
 {
-	assert_int_equal(PARSE_RC("--policy", "/nonexistent/egret.yaml", "true"),
-			 -EINVAL);
-	assert_int_equal(PARSE_RC("--policy", "/tmp", "true"), -EINVAL);
+	struct run_opts o;
+
+	assert_int_equal(PARSE(&o, "--repo", "owner/name", "--git-remote",
+			       "git@github.com:owner/name.git", "--policy",
+			       "/nonexistent/egret.yaml", "--", "true"), 0);
+	assert_string_equal(o.repo, "owner/name");
+	assert_true(o.has_remote);
+	assert_string_equal(o.remote.host, "github.com");
+	assert_int_equal(o.remote.port, 22);
+	assert_string_equal(o.policy_file, "/nonexistent/egret.yaml");
+	run_opts_free(&o);
+
+	assert_int_equal(PARSE_RC("--repo", "no-slash", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--repo", "a/b/c", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--git-remote", "/srv/git/repo", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--git-remote", "file:///srv/repo", "--", "true"), -EINVAL);
 }
 
 int main(void)
@@ -217,7 +232,7 @@ int main(void)
 		cmocka_unit_test(unknown_option),
 		cmocka_unit_test(command_options_not_parsed),
 		cmocka_unit_test(help),
-		cmocka_unit_test(policy_file_errors),
+		cmocka_unit_test(repo_and_remote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

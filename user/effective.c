@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "effective.h"
+#include "log.h"
+#include "util.h"
+
+static void log_diags(const struct diag *d)
+{
+	for (int i = 0; i < d->n; i++)
+		log_error("%s", d->msg[i]);
+	if (d->dropped)
+		log_error("%s: %d more problems not shown", d->file, d->dropped);
+}
+
+int effective_policy(const struct effective_in *in, struct policy *out,
+		     bool *ret_builtin)
+{
+	_cleanup_free_ struct catalog *cat = NULL;
+	struct policy_doc doc = {};
+	struct diag d = { .file = "policy" };
+	const char *path = in->policy_file ? in->policy_file : POLICY_DEFAULT_PATH;
+	char err[256];
+	int r;
+
+	*ret_builtin = false;
+	cat = calloc(1, sizeof(*cat));
+	if (!cat)
+		return -ENOMEM;
+	r = catalog_load(cat, err, sizeof(err));
+	if (r < 0) {
+		log_error("built-in catalog: %s", err);
+		return r;
+	}
+
+	if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {
+		*ret_builtin = true;
+		r = policy_doc_load_default(&doc, cat, &d);
+	} else {
+		r = policy_doc_load_file(&doc, path, cat, &d);
+	}
+	if (r == 0)
+		r = policy_resolve(&doc, cat, in->repo, in->remote, out, &d);
+	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nspecs; i++)
+		r = policy_add_spec(out, &in->cli->specs[i]);
+	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nhosts; i++)
+		r = policy_add_host(out, &in->cli->hosts[i]);
+	if (r < 0 && d.n == 0)
+		diag_add(&d, NULL, "%s", strerror(-r));
+	if (r < 0)
+		log_diags(&d);
+	policy_doc_free(&doc);
+	return r < 0 ? -EINVAL : 0;
+}
