@@ -241,6 +241,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 		if (r < 0) {
 			log_warn("dns: %s: %s: SERVFAIL", qy->q.name,
 				 r == -EBADMSG ? "malformed upstream answer" :
+				 r == -E2BIG ? "more addresses than egret learns from one answer" :
 				 "allow map full (raise --max-entries)");
 			goto servfail;
 		}

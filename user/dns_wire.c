@@ -187,12 +187,15 @@ int dns_collect_addrs(const uint8_t *msg, size_t len,
 		}
 	} while (grew && nchain <= MAX_CNAME_HOPS);
 
-	for (i = 0; i < ancount && found < max; i++) {
+	for (i = 0; i < ancount; i++) {
 		const struct rr_view *rr = &rrs[i];
 		struct dns_addr *a = &ret[found];
 
 		if (!name_in(chain, nchain, rr->owner))
 			continue;
+		if ((rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
+		    found == max)
+			return -E2BIG;
 		if (rr->type == DNS_TYPE_A && rr->rdlen == 4)
 			a->family = AF_INET;
 		else if (rr->type == DNS_TYPE_AAAA && rr->rdlen == 16)

@@ -18,7 +18,7 @@
 #define DNS_NAME_MAX		253	/* presentation form, no trailing dot */
 #define DNS_MAX_MSG		65535
 #define DNS_MAX_ANSWER_RRS	128	/* more answer records: refuse */
-#define DNS_MAX_ADDRS		64	/* addresses learned from one answer */
+#define DNS_MAX_ADDRS		DNS_MAX_ANSWER_RRS	/* every address of an answer */
 
 enum {
 	DNS_TYPE_A = 1,
@@ -70,8 +70,9 @@ int dns_read_name(const uint8_t *msg, size_t len, size_t off, char *out,
 /*
  * From an answer to @q, collect the A and AAAA records owned by the queried
  * name or by a name its CNAME chain (in the answer section) leads to.
- * Returns the number of addresses (0..DNS_MAX_ADDRS) or -EBADMSG; an
- * answer whose question is not @q's is -EBADMSG too.
+ * Returns the number of addresses (0..@max) or -EBADMSG; an answer whose
+ * question is not @q's is -EBADMSG too. More addresses than @max is -E2BIG:
+ * never a partial list, since the caller releases the whole answer.
  */
 int dns_collect_addrs(const uint8_t *msg, size_t len,
 		      const struct dns_question *q, struct dns_addr *ret,

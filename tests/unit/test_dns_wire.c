@@ -248,8 +248,9 @@ static void collect_a_and_cname_chain(void **state)
 	assert_int_equal(addrs[0].ttl, 60);
 	assert_memory_equal(addrs[1].addr, a2, 4);
 	assert_int_equal(addrs[1].ttl, 30);
-	/* @max bounds the output. */
-	assert_int_equal(dns_collect_addrs(m.b, m.len, &q, addrs, 1), 1);
+	/* More addresses than @max: refused whole, never a partial list. */
+	assert_int_equal(dns_collect_addrs(m.b, m.len, &q, addrs, 1), -E2BIG);
+	assert_int_equal(dns_collect_addrs(m.b, m.len, &q, addrs, 2), 2);
 }
 
 static void collect_aaaa_and_classes(void **state)
