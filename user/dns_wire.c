@@ -136,7 +136,7 @@ int dns_collect_addrs(const uint8_t *msg, size_t len,
 		return -EBADMSG;
 	ancount = get16(msg + 6);
 	if (ancount > DNS_MAX_ANSWER_RRS)
-		return -EBADMSG;
+		return -E2BIG;	/* well-formed perhaps, but more than we vet */
 	r = dns_read_name(msg, len, DNS_HEADER_LEN, qname, &pos);
 	if (r < 0)
 		return r;

@@ -36,13 +36,16 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 		return r;
 	}
 
-	if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {
+	if (in->policy_file && !strcmp(in->policy_file, "none")) {
+		/* Only the command line: no file, no built-in default. */
+		r = 0;
+	} else if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {
 		*ret_builtin = true;
 		r = policy_doc_load_default(&doc, cat, &d);
 	} else {
 		r = policy_doc_load_file(&doc, path, cat, &d);
 	}
-	if (r == 0)
+	if (r == 0 && doc.repos)
 		r = policy_resolve(&doc, cat, in->repo, in->remote, out, &d);
 	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nspecs; i++)
 		r = policy_add_spec(out, &in->cli->specs[i]);

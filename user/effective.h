@@ -19,7 +19,8 @@
 #define EXIT_POLICY	2
 
 struct effective_in {
-	const char *policy_file;	/* NULL: POLICY_DEFAULT_PATH, else built-in */
+	const char *policy_file;	/* NULL: POLICY_DEFAULT_PATH, else built-in;
+					 * "none": the command line alone */
 	const char *repo;		/* NULL: defaults only */
 	const struct git_remote *remote;	/* NULL: none */
 	const struct policy *cli;	/* --allow entries, or NULL */

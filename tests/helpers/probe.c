@@ -34,19 +34,26 @@
  *                 no datagram is sent). "%d" in NAMEFMT becomes 0..COUNT-1.
  *                 "ok" only if all COUNT succeeded; else the first failure,
  *                 with the failure count on stderr
+ *   probe connect-all NAME PORT [4|6]
+ *                 resolve NAME once, then connect() a UDP socket to EVERY
+ *                 address it gave. Prints "ok N" (N addresses, all
+ *                 succeeded), else the first failure, with counts on stderr
  *
  * A raw DNS exchange, to see what a resolver sees:
- *   probe dns udp|udp-connected|tcp SERVER NAME [TYPE]
+ *   probe dns HOW SERVER NAME [TYPE]
  *                 one query (TYPE: A (default), AAAA, or a number) to
- *                 SERVER port 53. Prints "ok RCODE an=N[ tc][ from=S][ peer=S]":
- *                 from= is the source recvfrom() reported (UDP), peer= what
- *                 getpeername() says after connect() (udp-connected, tcp).
- *                 S is a.b.c.d:53 or [v6]:53
+ *                 SERVER port 53. HOW: udp (sendto), udp-connected,
+ *                 udp-unspec (sendto a sockaddr_in of family AF_UNSPEC,
+ *                 IPv4 only), tcp, tcp-fastopen (sendto(MSG_FASTOPEN)).
+ *                 Prints "ok RCODE an=N[ tc][ from=S][ peer=S]": from= is
+ *                 the source recvfrom() reported (UDP), peer= what
+ *                 getpeername() says (udp-connected, tcp*). S is
+ *                 a.b.c.d:53 or [v6]:53
  *
  * ADDR/SERVER is IPv4, IPv6 or ::ffff:a.b.c.d (the last two use an AF_INET6
  * socket). [4|6] restricts getaddrinfo to one family (default: either).
  *
- * Prints exactly one line on stdout: "ok" (dns: "ok ..." as above) or
+ * Prints exactly one line on stdout: "ok" (dns, connect-all: "ok ..." as above) or
  * "err ENAME" (ENAME from strerrorname_np, e.g. EPERM; for a failed lookup
  * the getaddrinfo code, e.g. EAI_NONAME). Exit 0 on ok, 1 on a syscall or
  * lookup error, 2 on usage. Details for humans go to stderr.
@@ -62,6 +69,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +79,8 @@
 
 #define TIMEOUT_S 5
 #define DNS_MSG_MAX 65535
-#define NAME_LEN 256
+#define NAME_LEN 256	/* a DNS name, with room */
+#define ADDR_LEN 64	/* "[v6]:port" */
 
 struct target {
 	struct sockaddr_storage ss;
@@ -92,7 +101,9 @@ static int usage(void)
 		"       probe hold SECONDS\n"
 		"       probe tcp-name NAME PORT PAYLOAD [4|6]\n"
 		"       probe resolve-connect NAMEFMT COUNT PORT [4|6]\n"
-		"       probe dns udp|udp-connected|tcp SERVER NAME [A|AAAA|NUMBER]\n");
+		"       probe connect-all NAME PORT [4|6]\n"
+		"       probe dns udp|udp-connected|udp-unspec|tcp|tcp-fastopen SERVER NAME\n"
+		"                 [A|AAAA|NUMBER]\n");
 	printf("usage\n");
 	return 2;
 }
@@ -330,10 +341,322 @@ static int do_udp(const struct target *t, const char *mode, const char *payload,
 	return ok();
 }
 
+/* "4" / "6" / absent -> the getaddrinfo family; -1 on anything else. */
+static int parse_family(int argc, char **argv, int i)
+{
+	if (argc <= i)
+		return AF_UNSPEC;
+	if (!strcmp(argv[i], "4"))
+		return AF_INET;
+	if (!strcmp(argv[i], "6"))
+		return AF_INET6;
+	return -1;
+}
+
+/* The first address getaddrinfo gives for NAME, as a target. */
+static int resolve_first(const char *name, const char *port, int family,
+			 int socktype, struct target *t)
+{
+	struct addrinfo hints = { .ai_family = family, .ai_socktype = socktype };
+	struct addrinfo *res;
+	int e;
+
+	e = getaddrinfo(name, port, &hints, &res);
+	if (e)
+		return e;
+	memset(t, 0, sizeof(*t));
+	memcpy(&t->ss, res->ai_addr, res->ai_addrlen);
+	t->len = res->ai_addrlen;
+	t->family = res->ai_family;
+	t->mapped = res->ai_family == AF_INET6 &&
+		IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int do_tcp_name(const char *name, const char *port, const char *payload,
+		       int family)
+{
+	struct target t;
+	char where[ADDR_LEN];
+	int e;
+
+	e = resolve_first(name, port, family, SOCK_STREAM, &t);
+	if (e)
+		return fail_gai(name, e);
+	format_sockaddr(&t.ss, where, sizeof(where));
+	fprintf(stderr, "probe: %s is %s\n", name, where);
+	return do_tcp(&t, payload, 0);
+}
+
+/* Expand the one "%d" in @fmt (no other conversion is honoured). */
+static void expand_name(const char *fmt, long i, char *out, size_t outlen)
+{
+	const char *pct = strstr(fmt, "%d");
+
+	if (!pct)
+		snprintf(out, outlen, "%s", fmt);
+	else
+		snprintf(out, outlen, "%.*s%ld%s", (int)(pct - fmt), fmt, i, pct + 2);
+}
+
+/*
+ * Resolve, then connect() at once, COUNT times. Each failure is counted;
+ * the first is reported. A UDP connect() runs the same cgroup connect hook
+ * as TCP but sends nothing, so this needs no listener and is fast.
+ */
+static int do_resolve_connect(const char *fmt, long count, const char *port,
+			      int family)
+{
+	char name[NAME_LEN], where[ADDR_LEN], first[2 * NAME_LEN] = "";
+	const char *first_err = NULL;
+	long i, failed = 0;
+	struct target t;
+	int e, fd, err;
+
+	for (i = 0; i < count; i++) {
+		expand_name(fmt, i, name, sizeof(name));
+		e = resolve_first(name, port, family, SOCK_DGRAM, &t);
+		if (e) {
+			if (!failed++) {
+				first_err = gai_name(e);
+				snprintf(first, sizeof(first), "%s: %s", name,
+					 gai_strerror(e));
+			}
+			continue;
+		}
+		fd = socket(t.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return fail("socket", errno);
+		if (connect(fd, (const struct sockaddr *)&t.ss, t.len) < 0 &&
+		    !failed++) {
+			err = errno;
+			first_err = strerrorname_np(err);
+			format_sockaddr(&t.ss, where, sizeof(where));
+			snprintf(first, sizeof(first), "%s at %s: %s", name,
+				 where, strerror(err));
+		}
+		close(fd);
+	}
+	if (!failed)
+		return ok();
+	fprintf(stderr, "probe: %ld of %ld failed; first: %s\n", failed, count,
+		first);
+	printf("err %s\n", first_err ? first_err : "unknown");
+	return 1;
+}
+
+/* Every address of one answer must be reachable, not just the first. */
+static int do_connect_all(const char *name, const char *port, int family)
+{
+	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_DGRAM };
+	char where[ADDR_LEN], first[NAME_LEN] = "";
+	const char *first_err = NULL;
+	struct addrinfo *res, *ai;
+	long n = 0, failed = 0;
+	int e, fd, err;
+
+	e = getaddrinfo(name, port, &hints, &res);
+	if (e)
+		return fail_gai(name, e);
+	for (ai = res; ai; ai = ai->ai_next, n++) {
+		fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return fail("socket", errno);
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && !failed++) {
+			err = errno;
+			first_err = strerrorname_np(err);
+			format_sockaddr((struct sockaddr_storage *)ai->ai_addr,
+					where, sizeof(where));
+			snprintf(first, sizeof(first), "%s: %s", where, strerror(err));
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
+	if (!failed) {
+		printf("ok %ld\n", n);
+		return 0;
+	}
+	fprintf(stderr, "probe: %s: %ld of %ld addresses failed; first: %s\n",
+		name, failed, n, first);
+	printf("err %s\n", first_err ? first_err : "unknown");
+	return 1;
+}
+
+static const char *rcode_name(unsigned int rcode)
+{
+	static const char *names[] = { "NOERROR", "FORMERR", "SERVFAIL",
+				       "NXDOMAIN", "NOTIMP", "REFUSED" };
+	static char buf[16];
+
+	if (rcode < sizeof(names) / sizeof(names[0]))
+		return names[rcode];
+	snprintf(buf, sizeof(buf), "RCODE%u", rcode);
+	return buf;
+}
+
+/* A standard query, recursion desired: header, QNAME, QTYPE, QCLASS IN. */
+static int dns_build_query(const char *name, unsigned int type, uint16_t id,
+			   unsigned char *out, size_t outlen)
+{
+	size_t n = 12, lablen;
+	const char *p = name, *dot;
+
+	if (outlen < 12 + strlen(name) + 2 + 4)
+		return -1;
+	memset(out, 0, 12);
+	out[0] = (unsigned char)(id >> 8);
+	out[1] = (unsigned char)id;
+	out[2] = 0x01;		/* RD */
+	out[5] = 1;		/* QDCOUNT */
+	while (*p) {
+		dot = strchr(p, '.');
+		lablen = dot ? (size_t)(dot - p) : strlen(p);
+		if (lablen == 0 || lablen > 63)
+			return -1;
+		out[n++] = (unsigned char)lablen;
+		memcpy(out + n, p, lablen);
+		n += lablen;
+		p += lablen;
+		if (*p == '.')
+			p++;
+	}
+	out[n++] = 0;
+	out[n++] = (unsigned char)(type >> 8);
+	out[n++] = (unsigned char)type;
+	out[n++] = 0;
+	out[n++] = 1;		/* IN */
+	return (int)n;
+}
+
+/* Read exactly @len bytes from a stream socket (SO_RCVTIMEO bounds it). */
+static int recv_all(int fd, unsigned char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = recv(fd, buf + got, len - got, 0);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static int do_dns(const char *how, const struct target *t, const char *name,
+		  unsigned int type)
+{
+	static unsigned char q[2 + 512], a[2 + DNS_MSG_MAX];
+	struct sockaddr_storage from = { 0 }, peer = { 0 };
+	socklen_t fromlen = sizeof(from), peerlen = sizeof(peer);
+	char sfrom[ADDR_LEN] = "", speer[ADDR_LEN] = "";
+	int fastopen = !strcmp(how, "tcp-fastopen");
+	int tcp = fastopen || !strcmp(how, "tcp");
+	int connected = !strcmp(how, "udp-connected");
+	uint16_t id = (uint16_t)(getpid() ^ 0x5a5a);
+	struct sockaddr_in odd;
+	int qlen, fd, r;
+	ssize_t alen;
+
+	qlen = dns_build_query(name, type, id, q + 2, sizeof(q) - 2);
+	if (qlen < 0) {
+		fprintf(stderr, "probe: cannot encode '%s'\n", name);
+		return usage();
+	}
+	q[0] = (unsigned char)(qlen >> 8);	/* TCP's length prefix */
+	q[1] = (unsigned char)qlen;
+	fd = socket(t->family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket", errno);
+	set_timeouts(fd);
+	if (fastopen) {
+		/* Connects and sends in one call (SO_SNDTIMEO bounds it). */
+		if (sendto(fd, q, (size_t)qlen + 2, MSG_FASTOPEN | MSG_NOSIGNAL,
+			   (const struct sockaddr *)&t->ss, t->len) < 0)
+			return fail("sendto(MSG_FASTOPEN)", errno);
+	} else if (tcp) {
+		r = connect_bounded(fd, t);
+		if (r < 0)
+			return fail("connect", -r);
+		if (send(fd, q, (size_t)qlen + 2, MSG_NOSIGNAL) < 0)
+			return fail("send", errno);
+	} else if (connected) {
+		if (connect(fd, (const struct sockaddr *)&t->ss, t->len) < 0)
+			return fail("connect", errno);
+		if (send(fd, q + 2, (size_t)qlen, 0) < 0)
+			return fail("send", errno);
+	} else if (!strcmp(how, "udp-unspec")) {
+		memcpy(&odd, &t->ss, sizeof(odd));
+		odd.sin_family = AF_UNSPEC;
+		if (sendto(fd, q + 2, (size_t)qlen, 0, (struct sockaddr *)&odd,
+			   sizeof(odd)) < 0)
+			return fail("sendto", errno);
+	} else {
+		if (sendto(fd, q + 2, (size_t)qlen, 0,
+			   (const struct sockaddr *)&t->ss, t->len) < 0)
+			return fail("sendto", errno);
+	}
+	if (tcp || connected) {
+		if (getpeername(fd, (struct sockaddr *)&peer, &peerlen) < 0)
+			return fail("getpeername", errno);
+		format_sockaddr(&peer, speer, sizeof(speer));
+	}
+	if (tcp) {
+		r = recv_all(fd, a, 2);
+		if (r == 0)
+			r = recv_all(fd, a + 2, (size_t)a[0] << 8 | a[1]);
+		if (r < 0)
+			return fail("recv", -r);
+		alen = (ssize_t)((size_t)a[0] << 8 | a[1]);
+		memmove(a, a + 2, (size_t)alen);
+	} else {
+		alen = recvfrom(fd, a, sizeof(a), 0, (struct sockaddr *)&from,
+				&fromlen);
+		if (alen < 0)
+			return fail("recvfrom", errno == EAGAIN ? ETIMEDOUT : errno);
+		format_sockaddr(&from, sfrom, sizeof(sfrom));
+	}
+	close(fd);
+	if (alen < 12 || a[0] != q[2] || a[1] != q[3] || !(a[2] & 0x80)) {
+		fprintf(stderr, "probe: not an answer to our query (%zd bytes)\n", alen);
+		printf("err EBADMSG\n");
+		return 1;
+	}
+	printf("ok %s an=%u%s%s%s%s%s\n", rcode_name(a[3] & 0x0f),
+	       (unsigned int)a[6] << 8 | a[7], a[2] & 0x02 ? " tc" : "",
+	       sfrom[0] ? " from=" : "", sfrom, speer[0] ? " peer=" : "", speer);
+	return 0;
+}
+
+static int parse_qtype(const char *s, unsigned int *ret)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(s, "A"))
+		*ret = 1;
+	else if (!strcmp(s, "AAAA"))
+		*ret = 28;
+	else {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || *end || end == s || v < 1 || v > 65535)
+			return -1;
+		*ret = (unsigned int)v;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct target t, other;
 	const char *mode;
+	unsigned int qtype = 1;
+	int family;
+	long count;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
@@ -344,6 +667,35 @@ int main(int argc, char **argv)
 			return usage();
 		sleep((unsigned int)atoi(argv[2]));
 		return ok();
+	}
+	if (!strcmp(mode, "tcp-name") && (argc == 5 || argc == 6)) {
+		family = parse_family(argc, argv, 5);
+		if (family < 0)
+			return usage();
+		return do_tcp_name(argv[2], argv[3], argv[4], family);
+	}
+	if (!strcmp(mode, "resolve-connect") && (argc == 5 || argc == 6)) {
+		family = parse_family(argc, argv, 5);
+		count = atol(argv[3]);
+		if (family < 0 || count < 1 || count > 100000)
+			return usage();
+		return do_resolve_connect(argv[2], count, argv[4], family);
+	}
+	if (!strcmp(mode, "connect-all") && (argc == 4 || argc == 5)) {
+		family = parse_family(argc, argv, 4);
+		if (family < 0)
+			return usage();
+		return do_connect_all(argv[2], argv[3], family);
+	}
+	if (!strcmp(mode, "dns") && (argc == 5 || argc == 6)) {
+		if ((strcmp(argv[2], "udp") && strcmp(argv[2], "udp-connected") &&
+		     strcmp(argv[2], "udp-unspec") && strcmp(argv[2], "tcp") &&
+		     strcmp(argv[2], "tcp-fastopen")) ||
+		    parse_target(argv[3], "53", &t) < 0 ||
+		    (!strcmp(argv[2], "udp-unspec") && t.family != AF_INET) ||
+		    (argc == 6 && parse_qtype(argv[5], &qtype) < 0))
+			return usage();
+		return do_dns(argv[2], &t, argv[4], qtype);
 	}
 	if (argc < 4 || parse_target(argv[2], argv[3], &t) < 0)
 		return usage();

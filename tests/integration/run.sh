@@ -7,9 +7,9 @@
 # (or those whose name matches REGEX) and ends with one line:
 # "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
 #
-# Needs root, cgroup v2, BPF and network namespaces. Without them it skips
-# (exit 0) - except with CI=true, where a skip is a failure. VERBOSE=1 shows
-# the output of passing tests too.
+# Needs root, cgroup v2, BPF, network namespaces, dnsmasq, dig and curl.
+# Without them it skips (exit 0) - except with CI=true, where a skip is a
+# failure. VERBOSE=1 shows the output of passing tests too.
 #
 # Evidence rule: a flow counts as denied only if the probe inside the attempt
 # saw the specific errno (EPERM) AND the world's sink never logged the probe's
@@ -56,6 +56,9 @@ preflight_problem() {
 		echo "bpf() unusable (bpftool prog list failed)"; return
 	fi
 	command -v nsenter >/dev/null || { echo "nsenter missing"; return; }
+	command -v dnsmasq >/dev/null || { echo "dnsmasq missing (package dnsmasq-base)"; return; }
+	command -v dig >/dev/null || { echo "dig missing (package bind9-dnsutils)"; return; }
+	command -v curl >/dev/null || { echo "curl missing"; return; }
 	id nobody >/dev/null 2>&1 || { echo "no user nobody"; return; }
 	if ! ip netns add "egw-$$-pf" 2>/dev/null; then
 		echo "cannot create network namespaces"; return
@@ -93,8 +96,11 @@ test_tidy() {
 
 # attempt ARGS...: `egret run ARGS` in the client ns (bounded); sets RC, OUT
 # (COMMAND's stdout) and ERR (egret's and COMMAND's stderr).
+# `--policy none` first: an operator's /etc/egret/policy.yaml (or the
+# built-in default) must not change what a test allows; a test's own
+# --policy comes later and wins.
 attempt() {
-	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run "$@" >"$TDIR/out" 2>"$TDIR/err"
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none "$@" >"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
 	OUT=$(cat "$TDIR/out")
 	ERR=$(cat "$TDIR/err")
@@ -136,9 +142,10 @@ assert_attempt_live() {	# ID
 	assert_exists "$STATE_ROOT/$1" "state file of live attempt $1"
 }
 
-# Exit 125, exactly one stderr line, and COMMAND never ran (no marker).
-assert_refused() {	# WHAT MARKER
-	[ "$RC" = 125 ] || fail "$1: want exit 125 $(said)"
+# Exit 125 (or CODE: 2 for a refused policy), exactly one stderr line, and
+# COMMAND never ran (no marker).
+assert_refused() {	# WHAT MARKER [CODE]
+	[ "$RC" = "${3:-125}" ] || fail "$1: want exit ${3:-125} $(said)"
 	[ -s "$TDIR/err" ] && [ "$(wc -l <"$TDIR/err")" = 1 ] ||
 		fail "$1: want exactly one stderr line $(said)"
 	assert_absent "$2" "$1: COMMAND ran anyway, marker"
@@ -202,6 +209,15 @@ write_script() {
 	echo "$TDIR/$1"
 }
 
+# A policy file's path: in $TDIR/etc, root-owned 0755, because egret
+# refuses a policy whose file or directory others can write ($TDIR itself
+# is world-writable for the unprivileged COMMAND).
+# Usage: path=$(policy_path NAME); cat >"$path" <<'EOF' ... EOF
+policy_path() {
+	[ -d "$TDIR/etc" ] || mkdir -m 0755 "$TDIR/etc"
+	echo "$TDIR/etc/$1"
+}
+
 # === the tests ===============================================================
 
 # shellcheck source=tests/integration/test_flows.sh
@@ -210,6 +226,8 @@ write_script() {
 . "$HERE/test_lifecycle.sh"
 # shellcheck source=tests/integration/test_crash.sh
 . "$HERE/test_crash.sh"
+# shellcheck source=tests/integration/test_dns.sh
+. "$HERE/test_dns.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -220,6 +238,13 @@ TESTS=(
 	t_escape t_leftover_killed
 	# test_crash.sh
 	t_kill9 t_gc_on_run t_concurrent
+	# test_dns.sh
+	t_dns_allowed_name t_dns_denied_name t_dns_learned_per_attempt
+	t_dns_answer_kinds t_dns_any_resolver t_dns_no_bypass t_dns_tunnel
+	t_dns_expiry t_dns_no_race t_dns_map_full t_dns_too_many_records
+	t_dns_https_type
+	t_dns_wildcard t_dns_host_ports t_dns_policy t_dns_miner_unaffected
+	t_dns_upstream_down t_dns_refused
 )
 
 # === main ====================================================================
@@ -262,8 +287,11 @@ main() {
 		exit 1
 	fi
 	SINK_LOG=$WORLD_LOG
-	# On any exit (also Ctrl-C mid-test) remove our attempts, then the world.
-	trap 'test_tidy >/dev/null 2>&1; world_down' EXIT
+	# On any exit (also Ctrl-C mid-test) remove our attempts, then the world
+	# (which kills any egret still in it); then `egret gc` removes what
+	# those egrets left: attempts without --id have random ids tidy
+	# cannot recognise.
+	trap 'test_tidy >/dev/null 2>&1; world_down; timeout 30 "$EGRET" gc >/dev/null 2>&1' EXIT
 	trap 'exit 130' INT TERM
 
 	for t in "${TESTS[@]}"; do

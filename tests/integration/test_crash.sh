@@ -23,7 +23,7 @@ exec "$P" hold 60
 EOF
 )
 	tden=$(token den) tudp=$(token denudp) tok=$(token ok)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" "$P" "$tden" "$tudp" "$tok" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
 	wait_for_file "$TDIR/pid" 15
@@ -59,7 +59,7 @@ EOF
 # An egret killed with SIGKILL is cleaned up by the next `egret run` too.
 t_gc_on_run() {
 	local id="$ID_PREFIX-gcr" epid left
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
 		-- sh -c 'echo $$ >"$1/pid"; exec "$2" hold 60' sh "$TDIR" "$P" \
 		>"$TDIR/egret.out" 2>&1 &
 	epid=$!
@@ -93,11 +93,11 @@ done
 EOF
 )
 	tk=$(token conc)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$ID_PREFIX-a" --user nobody \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-a" --user nobody \
 		--allow 203.0.113.10:80 -- sh "$script" "$TDIR" "$P" a "$tk" \
 		>"$TDIR/a.out" 2>&1 &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$ID_PREFIX-b" --user nobody \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-b" --user nobody \
 		--allow 203.0.113.11:80 -- sh "$script" "$TDIR" "$P" b "$tk" \
 		>"$TDIR/b.out" 2>&1 &
 	pb=$!

@@ -37,7 +37,7 @@ exit 0
 EOF
 )
 	tin1=$(token in1) tin2=$(token in2) tout=$(token out)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$ID_PREFIX-out" --user nobody \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-out" --user nobody \
 		--allow 203.0.113.10:80 -- sh "$script" "$TDIR" "$P" "$tin1" "$tin2" \
 		>"$TDIR/egret.out" 2>&1 &
 	epid=$!
@@ -113,10 +113,12 @@ t_allow_specs() {
 
 # --policy FILE: the YAML twin of --allow.
 t_policy() {
-	cat >"$TDIR/policy.yaml" <<'EOF'
+	local policy
+	policy=$(policy_path policy.yaml)
+	cat >"$policy" <<'EOF'
 cidrs: ["203.0.113.10:80", {cidr: "2001:db8:2::/64", ports: [443]}]
 EOF
-	ALLOW=(--policy "$TDIR/policy.yaml")
+	ALLOW=(--policy "$policy")
 	expect_allowed tcp 203.0.113.10 80
 	expect_denied tcp 203.0.113.10 443
 	expect_denied tcp 203.0.113.11 80

@@ -60,7 +60,7 @@ i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 exit 3
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
 	wait_for_file "$TDIR/ready" 15
@@ -75,7 +75,7 @@ EOF
 	# script start with SIGINT ignored, hence env --default-signal.
 	for sig in HUP:129 INT:130 TERM:143; do
 		want=${sig#*:} sig=${sig%:*}
-		"${WORLD_IN_CLIENT[@]}" env --default-signal=INT "$EGRET" run --id "$id" \
+		"${WORLD_IN_CLIENT[@]}" env --default-signal=INT "$EGRET" run --policy none --id "$id" \
 			--user nobody --allow 203.0.113.10:80 -- "$P" hold 30 \
 			>"$TDIR/egret.out" 2>&1 &
 		epid=$!
@@ -100,7 +100,7 @@ t_user() {
 
 # 7. Fail closed: egret refuses (125, one stderr line) and COMMAND never runs.
 t_fail_closed() {
-	local id="$ID_PREFIX-fc" m="$TDIR/marker" spec v1
+	local id="$ID_PREFIX-fc" m="$TDIR/marker" spec v1 pol
 	local cmd=(sh -c 'touch "$1"' sh "$m")
 
 	# Control: the marker mechanism works when egret does run COMMAND.
@@ -131,20 +131,29 @@ t_fail_closed() {
 		attempt --id "$id" --user nobody --allow "$spec" -- "${cmd[@]}"
 		assert_refused "--allow '$spec'" "$m"
 	done
-	printf 'cidrs: ["203.0.113.10:80", {cidr: \n' >"$TDIR/bad.yaml"
-	attempt --id "$id" --user nobody --policy "$TDIR/bad.yaml" -- "${cmd[@]}"
-	assert_refused "malformed --policy" "$m"
-	attempt --id "$id" --user nobody --policy "$TDIR/none.yaml" -- "${cmd[@]}"
-	assert_refused "missing --policy file" "$m"
+	# Policy files live in a root-owned 0755 directory (policy_path), so
+	# each is refused for its own fault, not for the directory's. A
+	# refused policy exits 2 (README), not 125.
+	pol=$(policy_path bad.yaml)
+	printf 'cidrs: ["203.0.113.10:80", {cidr: \n' >"$pol"
+	attempt --id "$id" --user nobody --policy "$pol" -- "${cmd[@]}"
+	assert_refused "malformed --policy" "$m" 2
+	attempt --id "$id" --user nobody --policy "$(policy_path none.yaml)" -- "${cmd[@]}"
+	assert_refused "missing --policy file" "$m" 2
 	# --help: the policy must be root-owned and not group/other-writable.
-	echo 'cidrs: ["203.0.113.10:80"]' >"$TDIR/open.yaml"
-	chmod 666 "$TDIR/open.yaml"
-	attempt --id "$id" --user nobody --policy "$TDIR/open.yaml" -- "${cmd[@]}"
-	assert_refused "world-writable --policy" "$m"
-	chmod 644 "$TDIR/open.yaml"
-	chown nobody "$TDIR/open.yaml"
-	attempt --id "$id" --user nobody --policy "$TDIR/open.yaml" -- "${cmd[@]}"
-	assert_refused "--policy owned by nobody" "$m"
+	pol=$(policy_path open.yaml)
+	echo 'cidrs: ["203.0.113.10:80"]' >"$pol"
+	chmod 666 "$pol"
+	attempt --id "$id" --user nobody --policy "$pol" -- "${cmd[@]}"
+	assert_refused "world-writable --policy" "$m" 2
+	chmod 644 "$pol"
+	chown nobody "$pol"
+	attempt --id "$id" --user nobody --policy "$pol" -- "${cmd[@]}"
+	assert_refused "--policy owned by nobody" "$m" 2
+	# ... and so must its directory (whoever can write it can swap the file).
+	echo 'cidrs: ["203.0.113.10:80"]' >"$TDIR/in-open-dir.yaml"
+	attempt --id "$id" --user nobody --policy "$TDIR/in-open-dir.yaml" -- "${cmd[@]}"
+	assert_refused "--policy in a world-writable directory" "$m" 2
 	attempt --id "$id" --user egret-test-no-such-user --allow 203.0.113.10:80 -- "${cmd[@]}"
 	assert_refused "unknown --user" "$m"
 	attempt --id "$id" --egret-test-bogus-flag --user nobody -- "${cmd[@]}"
@@ -196,7 +205,7 @@ exit 0
 EOF
 )
 	tok=$(token esc)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" "$P" "$CG2" "$id" "$tok" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
 	wait_for_file "$TDIR/tampered" 15

@@ -5,7 +5,9 @@
 #
 #   client ns  egw-<pid>-c           world ns  egw-<pid>-w
 #   lo (up, 127.0.0.1, ::1)          lo: 203.0.113.10 203.0.113.11 198.51.100.7
+#                                        203.0.113.100 203.0.113.199
 #                                        2001:db8:2::10 2001:db8:2::11
+#                                        DNS: 198.51.100.53 2001:db8:2::53
 #   veth 192.0.2.2/24  <---------->  veth 192.0.2.1/24
 #        2001:db8:1::2/64                 2001:db8:1::1/64
 #
@@ -18,11 +20,32 @@
 # the client ns listens on loopback (TCP+UDP 127.0.0.1:8081 and [::1]:8081)
 # logging to $WORLD_LO_LOG, for the loopback tests.
 #
-# Needs: root, iproute2, nsenter, $HELPERS (dir with the built sink).
+# A DNS server (dnsmasq) in the world answers on $WORLD_DNS4 / $WORLD_DNS6
+# port 53, UDP and TCP, for the names below only (no upstream of its own),
+# and logs every query it receives to $WORLD_DNS_LOG: the proof of what
+# reached it. TTL 600 unless noted.
+#
+#   github.com          A 203.0.113.10, AAAA 2001:db8:2::10
+#   www.github.com      CNAME github.com
+#   registry.npmjs.org  A 203.0.113.11
+#   cdn.example.net     CNAME edge.example.net CNAME origin.example.net
+#                       A 198.51.100.7, AAAA 2001:db8:2::11
+#   example.net         A 203.0.113.11
+#   denied.test         A 198.51.100.7     evil.test  A 203.0.113.11
+#   short.test          A 203.0.113.11, TTL 1 (expiry)
+#   *.tunnel.test       A 198.51.100.7 (any label: a tunnel would get answers)
+#   many.test           100 A records 203.0.113.100-199: over 512 bytes and
+#                       over EDNS's 1232, so a UDP answer is truncated (TC)
+#   huge.test           129 A records 198.51.100.100-228 (no listener): one
+#                       more than egret takes from one answer
+#   r0..r999.race.test  AAAA 2001:db8:2::1:0 + N (distinct, no listener)
+#
+# Needs: root, iproute2, nsenter, dnsmasq (package dnsmasq-base), dig
+# (bind9-dnsutils), $HELPERS (dir with the built sink and probe).
 # world_up installs an EXIT trap calling world_down; a caller with its own
 # cleanup should set its trap after world_up and call world_down from it.
 
-WORLD_V4_ADDRS="203.0.113.10 203.0.113.11 198.51.100.7"
+WORLD_V4_ADDRS="203.0.113.10 203.0.113.11 198.51.100.7 203.0.113.100 203.0.113.199"
 WORLD_V6_ADDRS="2001:db8:2::10 2001:db8:2::11"
 WORLD_TCP_PORTS="80 443 8080"
 WORLD_UDP_PORTS="5353 9999"
@@ -34,6 +57,12 @@ WORLD_DIR=""		# temp dir holding the logs
 WORLD_LOG=""
 WORLD_LO_LOG=""
 WORLD_SINK_PIDS=""
+WORLD_DNS4=198.51.100.53	# the world's resolver (also on TCP)
+WORLD_DNS6=2001:db8:2::53
+WORLD_DNS=$WORLD_DNS4		# what tests pass as egret's --dns-upstream
+WORLD_DNS_LOG=""		# dnsmasq's query log
+WORLD_DNS_PID=""
+WORLD_RACE_NAMES=1000		# r0..r999.race.test
 
 # The prefix that runs a command inside the client namespace while keeping
 # this mount namespace (ip netns exec would remount /sys and hide cgroupfs
@@ -69,6 +98,65 @@ _world_start_sink() {
 	return 1
 }
 
+# Write dnsmasq's records (see the table at the top) into $WORLD_DIR.
+_world_dns_config() {
+	local i
+	{
+		echo "host-record=github.com,203.0.113.10,2001:db8:2::10"
+		echo "cname=www.github.com,github.com"
+		echo "host-record=registry.npmjs.org,203.0.113.11"
+		echo "cname=cdn.example.net,edge.example.net"
+		echo "cname=edge.example.net,origin.example.net"
+		echo "host-record=origin.example.net,198.51.100.7,2001:db8:2::11"
+		echo "host-record=example.net,203.0.113.11"
+		echo "host-record=denied.test,198.51.100.7"
+		echo "host-record=evil.test,203.0.113.11"
+		echo "host-record=short.test,203.0.113.11,1"
+		echo "address=/tunnel.test/198.51.100.7"
+		for i in $(seq 100 199); do
+			echo "host-record=many.test,203.0.113.$i"
+		done
+		for i in $(seq 100 228); do
+			echo "host-record=huge.test,198.51.100.$i"
+		done
+	} >"$WORLD_DIR/dnsmasq.conf"
+	for ((i = 0; i < WORLD_RACE_NAMES; i++)); do
+		printf '2001:db8:2::1:%x r%d.race.test\n' "$i" "$i"
+	done >"$WORLD_DIR/race.hosts"
+}
+
+# Start dnsmasq in the world, bound to its two addresses only, and wait
+# until it answers on both (from the client ns, no egret involved).
+_world_start_dns() {
+	local _
+	_world_dns_config
+	: >"$WORLD_DNS_LOG"
+	# nsenter execs dnsmasq in place (not world_exec_world: a function
+	# runs in a forked subshell), so $! is dnsmasq's pid. It stays in
+	# the foreground; for each TCP connection it forks a child.
+	nsenter --net="/run/netns/$WORLD_NS" -- \
+		dnsmasq --keep-in-foreground --conf-file="$WORLD_DIR/dnsmasq.conf" \
+		--addn-hosts="$WORLD_DIR/race.hosts" --no-resolv --no-hosts \
+		--user=root --pid-file= --bind-interfaces \
+		--listen-address="$WORLD_DNS4" --listen-address="$WORLD_DNS6" \
+		--local-ttl=600 --log-queries --log-facility="$WORLD_DNS_LOG" \
+		2>>"$WORLD_DIR/dnsmasq.err" &
+	WORLD_DNS_PID=$!
+	for _ in $(seq 50); do
+		if [ "$(world_exec_client dig +short +time=1 +tries=1 \
+			@"$WORLD_DNS4" github.com A 2>/dev/null)" = 203.0.113.10 ] &&
+		   [ "$(world_exec_client dig +short +time=1 +tries=1 \
+			@"$WORLD_DNS6" github.com AAAA 2>/dev/null)" = 2001:db8:2::10 ]; then
+			return 0
+		fi
+		kill -0 "$WORLD_DNS_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "world: dnsmasq did not start:" >&2
+	cat "$WORLD_DIR/dnsmasq.err" "$WORLD_DNS_LOG" >&2
+	return 1
+}
+
 world_up() {
 	local a p specs=""
 
@@ -77,6 +165,7 @@ world_up() {
 	chmod 755 "$WORLD_DIR"
 	WORLD_LOG="$WORLD_DIR/world.log"
 	WORLD_LO_LOG="$WORLD_DIR/client-lo.log"
+	WORLD_DNS_LOG="$WORLD_DIR/dns.log"
 
 	ip netns add "$WORLD_CLIENT" || return 1
 	ip netns add "$WORLD_NS" || return 1
@@ -106,6 +195,8 @@ world_up() {
 		ip -6 addr add 2001:db8:1::1/64 dev egw$$w nodad
 		for a in $WORLD_V4_ADDRS; do ip addr add \$a/32 dev lo; done
 		for a in $WORLD_V6_ADDRS; do ip -6 addr add \$a/128 dev lo nodad; done
+		ip addr add $WORLD_DNS4/32 dev lo
+		ip -6 addr add $WORLD_DNS6/128 dev lo nodad
 	" || return 1
 
 	for a in $WORLD_V4_ADDRS; do
@@ -121,6 +212,8 @@ world_up() {
 	_world_start_sink "$WORLD_CLIENT" "$WORLD_LO_LOG" \
 		"tcp:127.0.0.1:$WORLD_LO_PORT" "udp:127.0.0.1:$WORLD_LO_PORT" \
 		"tcp:[::1]:$WORLD_LO_PORT" "udp:[::1]:$WORLD_LO_PORT" || return 1
+
+	_world_start_dns || return 1
 
 	# Prove the plumbing before any test relies on it: v4 and v6 reach
 	# the world from the client ns (no egret involved).
@@ -143,12 +236,13 @@ world_down() {
 				kill -KILL "$pid"
 			done
 		done
-		for pid in $WORLD_SINK_PIDS; do
+		for pid in $WORLD_SINK_PIDS $WORLD_DNS_PID; do
 			kill -KILL "$pid"
 			wait "$pid"
 		done
 	} 2>/dev/null
 	WORLD_SINK_PIDS=""
+	WORLD_DNS_PID=""
 	for ns in "$WORLD_CLIENT" "$WORLD_NS"; do
 		[ -e "/run/netns/$ns" ] && ip netns del "$ns"
 	done
@@ -189,4 +283,46 @@ world_barrier() {
 	world_exec_client "$HELPERS/probe" "$proto" "$addr" "$port" "$token" \
 		>/dev/null || return 1
 	world_sink_wait "$token" "${5:-$WORLD_LOG}"
+}
+
+# --- the world's DNS log -----------------------------------------------------
+# dnsmasq logs one line per query it received:
+#   Nov 30 06:11:10 dnsmasq[9706]: query[A] cdn.example.net from 192.0.2.2
+# (a TCP query is logged by the child dnsmasq forks for the connection).
+
+# How many queries for NAME (any type; names compare case-insensitively)
+# reached the world. Usage: world_dns_count NAME
+world_dns_count() {
+	awk -v want="$1" '$5 ~ /^query\[/ && tolower($6) == tolower(want) { n++ }
+		END { print n + 0 }' "$WORLD_DNS_LOG"
+}
+
+# How many queries for names ending in .SUFFIX (or SUFFIX itself) reached
+# the world. Usage: world_dns_count_under SUFFIX
+world_dns_count_under() {
+	awk -v want="$1" '$5 ~ /^query\[/ {
+		name = tolower($6); w = tolower(want)
+		if (name == w || substr(name, length(name) - length(w)) == "." w) n++
+	} END { print n + 0 }' "$WORLD_DNS_LOG"
+}
+
+# How many queries for NAME reached the world over TCP: those dnsmasq's
+# per-connection children logged. Usage: world_dns_count_tcp NAME
+world_dns_count_tcp() {
+	awk -v want="$1" -v main="dnsmasq[$WORLD_DNS_PID]:" \
+		'$5 ~ /^query\[/ && tolower($6) == tolower(want) && $4 != main { n++ }
+		END { print n + 0 }' "$WORLD_DNS_LOG"
+}
+
+# A barrier before asserting that a query did NOT reach the world: ask for
+# TOKEN.barrier.test from outside any egret cgroup and wait until dnsmasq
+# logged it. Usage: world_dns_barrier TOKEN
+world_dns_barrier() {
+	local name="$1.barrier.test" _
+	world_exec_client dig +time=2 +tries=1 @"$WORLD_DNS" "$name" >/dev/null 2>&1
+	for _ in $(seq 50); do
+		[ "$(world_dns_count "$name")" -gt 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
