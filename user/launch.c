@@ -17,6 +17,7 @@
 #include <linux/securebits.h>
 
 #include "launch.h"
+#include "seccomp.h"
 #include "util.h"
 
 const char *launch_step_name(int step)
@@ -31,6 +32,7 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_UID] = "set user id",
 		[LAUNCH_STEP_CAPS] = "drop capabilities",
 		[LAUNCH_STEP_NNP] = "set no_new_privs",
+		[LAUNCH_STEP_SECCOMP] = "install the seccomp filter",
 		[LAUNCH_STEP_FDS] = "close inherited file descriptors",
 		[LAUNCH_STEP_EXEC] = "execute command",
 	};
@@ -150,7 +152,7 @@ static int last_cap(void)
 static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 {
 	sigset_t none;
-	int cap, top = last_cap();
+	int cap, r, top = last_cap();
 
 	sigemptyset(&none);
 	for (int sig = 1; sig < NSIG; sig++)
@@ -185,6 +187,9 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		child_fail(pipe_fd, LAUNCH_STEP_CAPS, errno, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_NNP, errno, 125);
+	r = seccomp_install();
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_SECCOMP, -r, 125);
 
 	/* Only 0-2 cross into COMMAND (the error pipe is close-on-exec). */
 	if ((pipe_fd > 3 && close_range(3, (unsigned)pipe_fd - 1, 0) < 0) ||
