@@ -13,6 +13,8 @@
 #include "egret_match.h"
 #include "lib/allow.h"
 #include "lib/dns.h"
+#include "lib/socket.h"
+#include "lib/egress.h"
 
 /* Verdicts of cgroup sock_addr programs: 0 makes the syscall fail EPERM. */
 #define SYS_REJECT	0
@@ -99,16 +101,39 @@ static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx)
 	return sock6_judge_ctx(ctx);
 }
 
+/* An allowed connect: the socket remembers where, for the backstop. */
 SEC("cgroup/connect4")
 int egret_connect4(struct bpf_sock_addr *ctx)
 {
-	return sock4_connect_or_send(ctx);
+	int verdict = sock4_connect_or_send(ctx);
+	__u32 addr[4] = { ctx->user_ip4 };	/* the proxy's after a redirect */
+
+	if (verdict == SYS_PROCEED)
+		conn_remember(ctx, 4, addr, (__u16)ctx->user_port);
+	return verdict;
 }
 
 SEC("cgroup/connect6")
 int egret_connect6(struct bpf_sock_addr *ctx)
 {
-	return sock6_connect_or_send(ctx);
+	__u32 addr[4];
+	int verdict = sock6_connect_or_send(ctx);
+
+	if (verdict != SYS_PROCEED)
+		return verdict;
+	/* After a DNS redirect these are the proxy's: fine, it passes too. */
+	addr[0] = ctx->user_ip6[0];
+	addr[1] = ctx->user_ip6[1];
+	addr[2] = ctx->user_ip6[2];
+	addr[3] = ctx->user_ip6[3];
+	if (egret_is_v4mapped(addr)) {
+		__u32 v4[4] = { addr[3] };
+
+		conn_remember(ctx, 4, v4, (__u16)ctx->user_port);
+	} else {
+		conn_remember(ctx, 6, addr, (__u16)ctx->user_port);
+	}
+	return verdict;
 }
 
 /*
@@ -170,4 +195,33 @@ int egret_getpeer6(struct bpf_sock_addr *ctx)
 {
 	dns_restore6(ctx);
 	return 1;
+}
+
+/* Only socket kinds the hooks enforce: no raw, ping, SCTP or UDP-Lite. */
+SEC("cgroup/sock_create")
+int egret_socket(struct bpf_sock *ctx)
+{
+	if (ctx->family != AF_INET && ctx->family != AF_INET6)
+		return SYS_PROCEED;	/* only inet sockets reach this hook */
+	return socket_type_enforced(ctx->type, ctx->protocol) ?
+		       SYS_PROCEED : SYS_REJECT;
+}
+
+/* No source routes or routing headers: they redirect past the verdict. */
+SEC("cgroup/setsockopt")
+int egret_sockopt(struct bpf_sockopt *ctx)
+{
+	return sockopt_redirects(ctx->level, ctx->optname) ? SYS_REJECT :
+							     SYS_PROCEED;
+}
+
+/* The backstop: every packet of the attempt's sockets, on the wire. */
+SEC("cgroup_skb/egress")
+int egret_egress(struct __sk_buff *skb)
+{
+	if (skb->protocol == bpf_htons(ETH_P_IP_))
+		return egress4(skb);
+	if (skb->protocol == bpf_htons(ETH_P_IPV6_))
+		return egress6(skb);
+	return SKB_DROP;
 }

@@ -75,6 +75,17 @@ struct egret_dns_orig {
 	__u16 valid;
 };
 
+/* egret_conn: per socket, the destination its connect() was allowed to
+ * (BPF_MAP_TYPE_SK_STORAGE, written by connect4/6). The egress backstop
+ * lets that flow's packets pass even after the allow entry expires:
+ * established connections are not cut. */
+struct egret_conn {
+	__u32 addr[4];		/* network order; IPv4 in addr[0] */
+	__u16 port_be;		/* network order */
+	__u8 family;		/* 4 or 6 (the wire family) */
+	__u8 valid;
+};
+
 /* Why a destination was judged the way it was (events use these later). */
 enum egret_reason {
 	EGRET_REASON_ALLOWED = 0,
@@ -103,5 +114,6 @@ _Static_assert(sizeof(struct egret_allow) == 136, "egret_allow layout");
 _Static_assert(sizeof(struct egret_lpm_key4) == 8, "egret_lpm_key4 layout");
 _Static_assert(sizeof(struct egret_lpm_key6) == 20, "egret_lpm_key6 layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
+_Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
 
 #endif /* EGRET_H */

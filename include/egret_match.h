@@ -71,13 +71,18 @@ EGRET_INLINE enum egret_addr_class egret_classify6(const __u32 addr[4])
 	return EGRET_ADDR_NORMAL;
 }
 
+/* egret_allow_match @port: any live rule will do (a packet without ports,
+ * such as a later IP fragment). */
+#define EGRET_PORT_ANY	0x10000U
+
 /*
- * Judge @port (host order) at boot-clock time @now against one allow entry.
- * A special address needs an entry flagged EGRET_ALLOW_SPECIAL. Returns
- * EGRET_REASON_ALLOWED or the most specific reason for a denial.
+ * Judge @port (host order, or EGRET_PORT_ANY) at boot-clock time @now
+ * against one allow entry. A special address needs an entry flagged
+ * EGRET_ALLOW_SPECIAL. Returns EGRET_REASON_ALLOWED or the most specific
+ * reason for a denial.
  */
 EGRET_INLINE enum egret_reason
-egret_allow_match(const struct egret_allow *allow, __u16 port, __u64 now,
+egret_allow_match(const struct egret_allow *allow, __u32 port, __u64 now,
 		  int special)
 {
 	enum egret_reason reason = EGRET_REASON_PORT;
@@ -91,7 +96,8 @@ egret_allow_match(const struct egret_allow *allow, __u16 port, __u64 now,
 
 		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
 			continue;
-		if (port < rule->port_lo || port > rule->port_hi)
+		if (port != EGRET_PORT_ANY &&
+		    (port < rule->port_lo || port > rule->port_hi))
 			continue;
 		if (rule->expires_ns != EGRET_EXPIRES_NEVER &&
 		    rule->expires_ns <= now) {

@@ -20,7 +20,7 @@ struct loader_opts {
 	bool dns_ip6_loopback;	/* proxy on ::1; else ::ffff:127.0.0.1 */
 };
 
-#define LOADER_MAX_LINKS 8
+#define LOADER_MAX_LINKS 16
 
 struct loader {
 	struct egret_bpf *skel;

@@ -44,7 +44,7 @@ struct {
 } egret_cidr6 SEC(".maps");
 
 static __always_inline enum egret_reason
-allow4_judge(__u32 addr, __u16 port)
+allow4_judge(__u32 addr, __u32 port)
 {
 	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
 	struct egret_key4 key = { .addr = addr };
@@ -74,7 +74,7 @@ allow4_judge(__u32 addr, __u16 port)
 }
 
 static __always_inline enum egret_reason
-allow6_judge(const __u32 addr[4], __u16 port)
+allow6_judge(const __u32 addr[4], __u32 port)
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = 128 };
 	struct egret_key6 key = {};
@@ -108,6 +108,17 @@ allow6_judge(const __u32 addr[4], __u16 port)
 	    cidr == EGRET_REASON_NO_ENTRY)
 		return EGRET_REASON_SPECIAL;
 	return egret_reason_pick(exact, cidr);
+}
+
+/* Some live rule on the address, whatever the port (IP fragments). */
+static __always_inline int allow4_any_port(__u32 addr)
+{
+	return allow4_judge(addr, EGRET_PORT_ANY) == EGRET_REASON_ALLOWED;
+}
+
+static __always_inline int allow6_any_port(const __u32 addr[4])
+{
+	return allow6_judge(addr, EGRET_PORT_ANY) == EGRET_REASON_ALLOWED;
 }
 
 #endif /* EGRET_BPF_ALLOW_H */

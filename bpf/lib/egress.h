@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * egress.h - the backstop: every packet leaving a socket of the attempt is
+ * judged again, whatever path made it.
+ *
+ * The connect/sendmsg hooks judge addresses handed to system calls; this
+ * judges the packet on the wire. It catches what the hooks cannot see: a
+ * routing header or IP options added through ancillary data, replies of a
+ * listener inside the attempt (a listener is a channel too), anything a
+ * future kernel path sends without those hooks. A packet passes if
+ *  1. it belongs to a connection whose connect() was allowed (the socket
+ *     remembers where: established flows outlive their allow entry), or
+ *  2. it goes to egret's DNS proxy, or
+ *  3. its destination address and port are allowed now, or
+ *  4. it goes from loopback to loopback from an allowed address and port
+ *     (a server inside the attempt answering a client the policy let in);
+ * and it carries no IPv4 options and no IPv6 routing header.
+ */
+#ifndef EGRET_BPF_EGRESS_H
+#define EGRET_BPF_EGRESS_H
+
+#define ETH_P_IP_	0x0800
+#define ETH_P_IPV6_	0x86DD
+#define NEXTHDR_HOP	0
+#define NEXTHDR_TCP	6
+#define NEXTHDR_UDP	17
+#define NEXTHDR_ROUTING	43
+#define NEXTHDR_FRAGMENT 44
+#define NEXTHDR_DEST	60
+#define IPV6_EXT_MAX	6	/* extension headers walked before giving up */
+
+#define SKB_DROP	0
+#define SKB_PASS	1
+
+/* Where each socket of the attempt was allowed to connect. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct egret_conn);
+} egret_conn SEC(".maps");
+
+/* connect4/6 verdict "allowed": remember the destination on the socket. */
+static __always_inline void conn_remember(struct bpf_sock_addr *ctx, int family,
+					  const __u32 addr[4], __u16 port_be)
+{
+	struct bpf_sock *sk = ctx->sk;
+	struct egret_conn *c;
+
+	if (!sk)
+		return;
+	c = bpf_sk_storage_get(&egret_conn, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!c)
+		return;		/* the backstop then judges by the maps */
+	c->addr[0] = addr[0];
+	c->addr[1] = addr[1];
+	c->addr[2] = addr[2];
+	c->addr[3] = addr[3];
+	c->port_be = port_be;
+	c->family = (__u8)family;
+	c->valid = 1;
+}
+
+static __always_inline int conn_matches(struct __sk_buff *skb, int family,
+					const __u32 dst[4], __u16 dport_be)
+{
+	struct bpf_sock *sk = skb->sk;
+	struct egret_conn *c;
+
+	if (!sk)
+		return 0;
+	sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return 0;
+	c = bpf_sk_storage_get(&egret_conn, sk, 0, 0);
+	if (!c || !c->valid || c->family != family || c->port_be != dport_be)
+		return 0;
+	if (family == 4)
+		return c->addr[0] == dst[0];
+	return c->addr[0] == dst[0] && c->addr[1] == dst[1] &&
+	       c->addr[2] == dst[2] && c->addr[3] == dst[3];
+}
+
+/* The L4 ports at @off, or 0 when this is not a first fragment. */
+static __always_inline int load_ports(struct __sk_buff *skb, __u32 off,
+				      __u16 *sport_be, __u16 *dport_be)
+{
+	__u16 ports[2];
+
+	if (bpf_skb_load_bytes(skb, off, ports, sizeof(ports)) < 0)
+		return -1;
+	*sport_be = ports[0];
+	*dport_be = ports[1];
+	return 0;
+}
+
+static __always_inline int egress4(struct __sk_buff *skb)
+{
+	struct iphdr iph;
+	__u16 sport = 0, dport = 0;
+	__u32 dst[4] = {}, src;
+
+	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
+		return SKB_DROP;
+	if (iph.ihl != 5)
+		return SKB_DROP;	/* options: source routes and the like */
+	if (iph.protocol != NEXTHDR_TCP && iph.protocol != NEXTHDR_UDP)
+		return SKB_DROP;
+	/* A later fragment has no ports: judge it by its first's address. */
+	if (!(iph.frag_off & bpf_htons(0x1fff)) &&
+	    load_ports(skb, sizeof(iph), &sport, &dport) < 0)
+		return SKB_DROP;
+	dst[0] = iph.daddr;
+	src = iph.saddr;
+
+	if (dport && conn_matches(skb, 4, dst, dport))
+		return SKB_PASS;
+	if (dport && dns_is_proxy4(dst[0], dport))
+		return SKB_PASS;
+	if (dport ? allow4_judge(dst[0], bpf_ntohs(dport)) == EGRET_REASON_ALLOWED :
+		    allow4_any_port(dst[0]))
+		return SKB_PASS;
+	if (sport && egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
+	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
+	    allow4_judge(src, bpf_ntohs(sport)) == EGRET_REASON_ALLOWED)
+		return SKB_PASS;
+	return SKB_DROP;
+}
+
+static __always_inline int egress6(struct __sk_buff *skb)
+{
+	struct ipv6hdr ip6;
+	__u16 sport = 0, dport = 0;
+	__u32 dst[4], src[4], off = sizeof(ip6);
+	__u8 next;
+	int i, first = 1;
+
+	if (bpf_skb_load_bytes(skb, 0, &ip6, sizeof(ip6)) < 0)
+		return SKB_DROP;
+	next = ip6.nexthdr;
+	/* Walk the extension headers: a routing header is refused, others
+	 * (hop-by-hop, destination options, fragment) are stepped over. */
+	for (i = 0; i < IPV6_EXT_MAX; i++) {
+		__u8 ext[8];
+
+		if (next == NEXTHDR_TCP || next == NEXTHDR_UDP)
+			break;
+		if (next != NEXTHDR_HOP && next != NEXTHDR_DEST &&
+		    next != NEXTHDR_FRAGMENT)
+			return SKB_DROP;	/* routing, or anything unknown */
+		if (bpf_skb_load_bytes(skb, off, ext, sizeof(ext)) < 0)
+			return SKB_DROP;
+		if (next == NEXTHDR_FRAGMENT) {
+			if ((ext[2] << 8 | ext[3]) & 0xfff8)
+				first = 0;	/* offset != 0: no ports here */
+			off += 8;
+		} else {
+			off += ((__u32)ext[1] + 1) * 8;
+		}
+		next = ext[0];
+	}
+	if (next != NEXTHDR_TCP && next != NEXTHDR_UDP)
+		return SKB_DROP;
+	if (first && load_ports(skb, off, &sport, &dport) < 0)
+		return SKB_DROP;
+	__builtin_memcpy(dst, &ip6.daddr, sizeof(dst));
+	__builtin_memcpy(src, &ip6.saddr, sizeof(src));
+
+	if (dport && conn_matches(skb, 6, dst, dport))
+		return SKB_PASS;
+	if (dport && dns_is_proxy6(dst, dport))
+		return SKB_PASS;
+	if (dport ? allow6_judge(dst, bpf_ntohs(dport)) == EGRET_REASON_ALLOWED :
+		    allow6_any_port(dst))
+		return SKB_PASS;
+	if (sport && egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
+	    egret_classify6(src) == EGRET_ADDR_LOOPBACK &&
+	    allow6_judge(src, bpf_ntohs(sport)) == EGRET_REASON_ALLOWED)
+		return SKB_PASS;
+	return SKB_DROP;
+}
+
+#endif /* EGRET_BPF_EGRESS_H */
