@@ -9,10 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/magic.h>
 #include <linux/sched.h>
 #include <linux/securebits.h>
 
@@ -115,6 +119,40 @@ int launch_user_parse(const char *text, struct launch_user *ret)
 	return 0;
 }
 
+int launch_keep_fd_check(int fd, char *err, size_t errlen)
+{
+	char link[64], target[128];
+	struct statfs sfs;
+	struct stat st;
+	socklen_t len = sizeof(int);
+	int domain;
+	ssize_t n;
+
+	if (fd <= 2 || fcntl(fd, F_GETFD) < 0) {
+		snprintf(err, errlen, "fd %d is not open (or is 0-2, always passed)", fd);
+		return -EBADF;
+	}
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0) {
+		snprintf(err, errlen, "fd %d: %s", fd, strerror(errno));
+		return -EBADF;
+	}
+	if (S_ISSOCK(st.st_mode) &&
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+	    (domain == AF_INET || domain == AF_INET6)) {
+		snprintf(err, errlen, "fd %d is an inet socket made outside the attempt: egret's programs would not judge it", fd);
+		return -EPERM;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	if (sfs.f_type == BPF_FS_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC ||
+	    sfs.f_type == CGROUP_SUPER_MAGIC || !strncmp(target, "anon_inode:bpf", 14)) {
+		snprintf(err, errlen, "fd %d is a handle on BPF or cgroups (%s)", fd, target);
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* Runs in the child: report where we failed, then die without atexit. */
 static _Noreturn void child_fail(int pipe_fd, int step, int err, int code)
 {
@@ -146,6 +184,39 @@ static int last_cap(void)
 	n = (int)read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	return n > 0 ? atoi(buf) : 63;
+}
+
+/*
+ * Only 0-2 and the --keep-fd fds cross into COMMAND; the error pipe is
+ * close-on-exec. Closes the gaps between the kept fds.
+ */
+static int close_inherited(const struct launch *l, int pipe_fd)
+{
+	int keep[LAUNCH_MAX_KEEP_FDS + 1], n = 0, i, j;
+	unsigned int from = 3;
+
+	/* The fds to keep, ascending: --keep-fd's and the error pipe. */
+	for (i = 0; i < l->nkeep_fds; i++)
+		keep[n++] = l->keep_fds[i];
+	keep[n++] = pipe_fd;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)keep[i];
+
+		if (k > from && close_range(from, k - 1, 0) < 0)
+			return -1;
+		/* The pipe stays close-on-exec; kept fds survive exec. */
+		if (keep[i] != pipe_fd && fcntl(keep[i], F_SETFD, 0) < 0)
+			return -1;
+		from = k + 1;
+	}
+	return close_range(from, ~0U, 0);
 }
 
 /* The child between clone3 and exec: only async-signal-safe calls. */
@@ -191,9 +262,7 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 	if (r < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_SECCOMP, -r, 125);
 
-	/* Only 0-2 cross into COMMAND (the error pipe is close-on-exec). */
-	if ((pipe_fd > 3 && close_range(3, (unsigned)pipe_fd - 1, 0) < 0) ||
-	    close_range((unsigned)pipe_fd + 1, ~0U, 0) < 0)
+	if (close_inherited(l, pipe_fd) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_FDS, errno, 125);
 
 	execvp(l->argv[0], l->argv);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #define LAUNCH_MAX_GROUPS 64
@@ -22,10 +23,14 @@ struct launch_user {
 	int ngroups;
 };
 
+#define LAUNCH_MAX_KEEP_FDS 16
+
 struct launch {
 	char *const *argv;
 	int cgroup_fd;
 	struct launch_user user;
+	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
+	int nkeep_fds;
 };
 
 /* What stopped the child before exec, reported through a pipe. */
@@ -62,6 +67,15 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 
 /* "USER[:GROUP]" (names or numbers) -> credentials with supplementary groups. */
 int launch_user_parse(const char *text, struct launch_user *ret);
+
+/*
+ * May the launcher hand fd @fd (--keep-fd) to COMMAND? Refused: fds that
+ * are not open, inet sockets (created outside the attempt's cgroup, they
+ * are judged by that cgroup's programs: a way around egret), BPF objects
+ * and anything on bpffs or cgroupfs (handles on enforcement itself).
+ * Returns 0 or -EBADF/-EPERM with a reason in @err.
+ */
+int launch_keep_fd_check(int fd, char *err, size_t errlen);
 
 /* Exit status egret reports for a wait status: code, or 128+signal. */
 int launch_exit_code(int code, int status);

@@ -299,6 +299,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 {
 	struct attempt a = { .state_fd = -1, .cgroup_fd = -1 };
 	struct launch_error lerr = {};
+	struct launch launch;
 	_cleanup_close_ int sigfd = -1, pidfd = -1;
 	sigset_t mask, old;
 	int status = EXIT_SETUP;
@@ -326,10 +327,10 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		log_warn("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
 			 POLICY_DEFAULT_PATH);
 
-	r = launch_spawn(&(struct launch){ .argv = o->argv,
-					   .cgroup_fd = a.cgroup_fd,
-					   .user = *user },
-			 &pid, &pidfd, &lerr);
+	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a.cgroup_fd,
+				  .user = *user, .nkeep_fds = o->nkeep_fds };
+	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
+	r = launch_spawn(&launch, &pid, &pidfd, &lerr);
 	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
 		log_error_errno(-lerr.err, "%s", o->argv[0]);
 		status = lerr.err == ENOENT ? 127 : 126;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "dns_proxy.h"
+#include "launch.h"
 #include "log.h"
 #include "paths.h"
 #include "run_opts.h"
@@ -28,6 +29,8 @@ void run_usage(FILE *out)
 		"  --git-remote URL      the target repository's remote: its host is allowed\n"
 		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
 		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
+		"  --keep-fd N           pass fd N to COMMAND (repeatable; never an inet socket,\n"
+		"                        BPF or cgroup handle); all others above 2 are closed\n"
 		"  --id ID               attempt id (default: random); names cgroup and pins\n"
 		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
 		"                        (default: egret/ under egret's own cgroup)\n"
@@ -65,7 +68,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 {
 	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
-	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE };
+	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
+	       OPT_KEEP_FD };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -79,12 +83,13 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "dns-min-ttl", required_argument, NULL, OPT_DNS_MIN_TTL },
 		{ "repo", required_argument, NULL, OPT_REPO },
 		{ "git-remote", required_argument, NULL, OPT_GIT_REMOTE },
+		{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	char err[256];
+	char err[256] = "";
 	int c, verbosity = LOG_WARN;
 
 	policy_init(&o->cli);
@@ -136,6 +141,22 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			}
 			o->repo = optarg;
 			break;
+		case OPT_KEEP_FD: {
+			long fd;
+
+			if (parse_long(optarg, 3, 65535, &fd) < 0 ||
+			    launch_keep_fd_check((int)fd, err, sizeof(err)) < 0) {
+				log_error("--keep-fd %s: %s", optarg,
+					  err[0] ? err : "want a file descriptor number above 2");
+				return -EINVAL;
+			}
+			if (o->nkeep_fds == LAUNCH_MAX_KEEP_FDS) {
+				log_error("--keep-fd: at most %d", LAUNCH_MAX_KEEP_FDS);
+				return -EINVAL;
+			}
+			o->keep_fds[o->nkeep_fds++] = (int)fd;
+			break;
+		}
 		case OPT_GIT_REMOTE:
 			if (git_remote_parse(optarg, &o->remote, err, sizeof(err)) < 0) {
 				log_error("--git-remote %s: %s", optarg, err);

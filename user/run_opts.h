@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #include "gitremote.h"
+#include "launch.h"
 #include "policy.h"
 
 /* Exit status when egret itself fails before COMMAND runs (as env(1)). */
@@ -31,6 +32,8 @@ struct run_opts {
 	long max_cidrs;
 	long dns_min_ttl;
 	char upstreams_csv[1024];	/* "" = the policy's, else resolv.conf */
+	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* --keep-fd, as given */
+	int nkeep_fds;
 	char **argv;
 };
 
