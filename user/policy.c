@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,14 +311,59 @@ static bool trusted_owner_mode(const struct stat *st)
 	       !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
+/*
+ * Like sshd's StrictModes, for the real path of the opened policy file
+ * (symlinks resolved, so a link cannot vouch for a loose directory): its
+ * directory must be trusted_owner_mode; every directory above it too, but
+ * a sticky one (like /tmp) may be writable by others when the entry below
+ * it is ours, since nobody else can then rename or remove that entry.
+ */
+static int check_ancestors(int fd, struct diag *d)
+{
+	char link[64], real[4096], *slash;
+	struct stat st, child;
+	ssize_t n;
+	bool first = true;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/') {
+		diag_add(d, NULL, "cannot resolve the policy's real path");
+		return -EINVAL;
+	}
+	real[n] = '\0';
+	if (fstat(fd, &child) < 0)
+		return -errno;
+	while ((slash = strrchr(real, '/'))) {
+		slash[slash == real ? 1 : 0] = '\0';
+		if (stat(real, &st) < 0)
+			return -errno;
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			goto refuse;
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		    (first || !(st.st_mode & S_ISVTX) ||
+		     (child.st_uid != 0 && child.st_uid != geteuid())))
+			goto refuse;
+		if (slash == real)
+			break;
+		child = st;
+		first = false;
+	}
+	return 0;
+refuse:
+	diag_add(d, NULL, "refused: %s (above the policy) must be owned by root and not group/world-writable (chown root; chmod go-w)",
+		 real);
+	return -EPERM;
+}
+
 int policy_doc_load_file(struct policy_doc *doc, const char *path,
 			 const struct catalog *cat, struct diag *d)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
-	char dir[4096];
-	struct stat st, dst;
+	struct stat st;
 	ssize_t n;
+	int r;
 
 	memset(doc, 0, sizeof(*doc));
 	d->file = path;
@@ -330,8 +374,7 @@ int policy_doc_load_file(struct policy_doc *doc, const char *path,
 		diag_add(d, NULL, "%s", strerror(err));
 		return -err;
 	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (fstat(fd, &st) < 0 || stat(dirname(dir), &dst) < 0) {
+	if (fstat(fd, &st) < 0) {
 		diag_add(d, NULL, "%s", strerror(errno));
 		return -errno;
 	}
@@ -339,12 +382,15 @@ int policy_doc_load_file(struct policy_doc *doc, const char *path,
 		diag_add(d, NULL, "not a regular file");
 		return -EINVAL;
 	}
-	/* Like sshd's StrictModes: whoever can write the policy (or replace it
-	 * in its directory) decides what the attempt reaches. */
-	if (!trusted_owner_mode(&st) || !trusted_owner_mode(&dst)) {
-		diag_add(d, NULL, "refused: the file and its directory must be owned by root and not group/world-writable (chown root; chmod go-w)");
+	/* Whoever can write the policy (or replace it in a directory above)
+	 * decides what the attempt reaches. */
+	if (!trusted_owner_mode(&st)) {
+		diag_add(d, NULL, "refused: the file must be owned by root and not group/world-writable (chown root; chmod go-w)");
 		return -EPERM;
 	}
+	r = check_ancestors(fd, d);
+	if (r < 0)
+		return r;
 	if (st.st_size > POLICY_MAX_FILE_SIZE) {
 		diag_add(d, NULL, "larger than %d bytes", POLICY_MAX_FILE_SIZE);
 		return -EFBIG;

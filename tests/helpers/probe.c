@@ -24,6 +24,13 @@
  *                 like a send with no address, yet the datagram goes to OTHER4
  *   probe hold SECONDS                        sleep (a process to kill or count)
  *
+ * A file-system change, to show what COMMAND may NOT do to a path (the
+ * operator's policy file and its directory):
+ *   probe fs OP PATH
+ *                 OP: append (open O_WRONLY|O_APPEND, write one byte),
+ *                 create (O_CREAT|O_EXCL a new file), unlink, rename (PATH to
+ *                 PATH.probe), chmod (0666), mkdir (0755)
+ *
  * By name, through the C library's resolver (getaddrinfo), so the attempt's
  * DNS goes wherever /etc/resolv.conf says - and egret redirects it:
  *   probe tcp-name NAME PORT PAYLOAD [4|6]    resolve NAME, then "tcp" to the
@@ -74,6 +81,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -99,6 +107,7 @@ static int usage(void)
 		"       probe udp-connected-sendto ADDR PORT OTHER OPORT PAYLOAD\n"
 		"       probe udp-connected-unspec ADDR4 PORT OTHER4 OPORT PAYLOAD\n"
 		"       probe hold SECONDS\n"
+		"       probe fs append|create|unlink|rename|chmod|mkdir PATH\n"
 		"       probe tcp-name NAME PORT PAYLOAD [4|6]\n"
 		"       probe resolve-connect NAMEFMT COUNT PORT [4|6]\n"
 		"       probe connect-all NAME PORT [4|6]\n"
@@ -339,6 +348,36 @@ static int do_udp(const struct target *t, const char *mode, const char *payload,
 		return fail("sendmsg", errno);
 	close(fd);
 	return ok();
+}
+
+/* One file-system change; "ok" means it happened. */
+static int do_fs(const char *op, const char *path)
+{
+	char to[4096];
+	int fd;
+
+	if (!strcmp(op, "append") || !strcmp(op, "create")) {
+		fd = !strcmp(op, "append") ?
+			open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY) :
+			open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+		if (fd < 0)
+			return fail(op, errno);
+		if (write(fd, "\n", 1) != 1)
+			return fail("write", errno);
+		close(fd);
+		return ok();
+	}
+	if (!strcmp(op, "unlink"))
+		return unlink(path) < 0 ? fail(op, errno) : ok();
+	if (!strcmp(op, "rename")) {
+		snprintf(to, sizeof(to), "%s.probe", path);
+		return rename(path, to) < 0 ? fail(op, errno) : ok();
+	}
+	if (!strcmp(op, "chmod"))
+		return chmod(path, 0666) < 0 ? fail(op, errno) : ok();
+	if (!strcmp(op, "mkdir"))
+		return mkdir(path, 0755) < 0 ? fail(op, errno) : ok();
+	return usage();
 }
 
 /* "4" / "6" / absent -> the getaddrinfo family; -1 on anything else. */
@@ -667,6 +706,11 @@ int main(int argc, char **argv)
 			return usage();
 		sleep((unsigned int)atoi(argv[2]));
 		return ok();
+	}
+	if (!strcmp(mode, "fs")) {
+		if (argc != 4)
+			return usage();
+		return do_fs(argv[2], argv[3]);
 	}
 	if (!strcmp(mode, "tcp-name") && (argc == 5 || argc == 6)) {
 		family = parse_family(argc, argv, 5);

@@ -100,7 +100,14 @@ test_tidy() {
 # built-in default) must not change what a test allows; a test's own
 # --policy comes later and wins.
 attempt() {
-	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none "$@" >"$TDIR/out" 2>"$TDIR/err"
+	attempt_bare --policy none "$@"
+}
+
+# attempt_bare ARGS...: the same without `--policy none`, so that egret
+# reads /etc/egret/policy.yaml or, when that does not exist, applies its
+# built-in default policy (test_policy.sh checks which with `egret check`).
+attempt_bare() {
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run "$@" >"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
 	OUT=$(cat "$TDIR/out")
 	ERR=$(cat "$TDIR/err")
@@ -228,6 +235,8 @@ policy_path() {
 . "$HERE/test_crash.sh"
 # shellcheck source=tests/integration/test_dns.sh
 . "$HERE/test_dns.sh"
+# shellcheck source=tests/integration/test_policy.sh
+. "$HERE/test_policy.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -245,6 +254,10 @@ TESTS=(
 	t_dns_https_type
 	t_dns_wildcard t_dns_host_ports t_dns_policy t_dns_miner_unaffected
 	t_dns_upstream_down t_dns_refused
+	# test_policy.sh
+	t_policy_builtin_default t_policy_per_repo t_policy_checkout_cannot_widen
+	t_policy_refused t_policy_refused_symlink t_policy_invalid t_policy_check
+	t_policy_git_remote
 )
 
 # === main ====================================================================

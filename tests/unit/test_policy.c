@@ -476,6 +476,37 @@ static void load_refuses_loose_directory(void **state)
 	assert_int_equal(load(f, path), 0);
 }
 
+/* A symlink cannot vouch for the directory the policy really lives in;
+ * directories above must be trusted too, but a sticky one (like /tmp)
+ * may be open to others when the entry below it is ours. */
+static void load_checks_real_path_and_ancestors(void **state)
+{
+	struct fixture *f = *state;
+	char loose[128], real[160], link[128], deep[160];
+
+	snprintf(loose, sizeof(loose), "%s/loose", tmpdir);
+	assert_int_equal(mkdir(loose, 0777), 0);
+	assert_int_equal(chmod(loose, 0777), 0);
+	snprintf(real, sizeof(real), "%s/policy.yaml", loose);
+	write_file("loose/policy.yaml", "{}\n", 0644);
+	snprintf(link, sizeof(link), "%s/link.yaml", tmpdir);
+	assert_int_equal(symlink(real, link), 0);
+	assert_int_equal(load(f, link), -EPERM);
+	assert_non_null(strstr(f->d.msg[0], "loose"));
+
+	/* loose/sub is ours and 0755, but loose above it is 0777, unsticky. */
+	snprintf(deep, sizeof(deep), "%s/sub", loose);
+	assert_int_equal(mkdir(deep, 0755), 0);
+	write_file("loose/sub/p.yaml", "{}\n", 0644);
+	snprintf(deep, sizeof(deep), "%s/sub/p.yaml", loose);
+	assert_int_equal(load(f, deep), -EPERM);
+	/* Sticky, like /tmp: others cannot replace our sub. */
+	assert_int_equal(chmod(loose, 01777), 0);
+	assert_int_equal(load(f, deep), 0);
+	/* ...but the policy's own directory may never be open to others. */
+	assert_int_equal(load(f, real), -EPERM);
+}
+
 static void load_refuses_foreign_owner(void **state)
 {
 	struct fixture *f = *state;
@@ -524,6 +555,7 @@ int main(void)
 		T(builtin_default),
 		TD(load_files),
 		TD(load_refuses_loose_directory),
+		TD(load_checks_real_path_and_ancestors),
 		TD(load_refuses_foreign_owner),
 		TD(load_refuses_huge),
 	};

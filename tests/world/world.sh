@@ -6,6 +6,7 @@
 #   client ns  egw-<pid>-c           world ns  egw-<pid>-w
 #   lo (up, 127.0.0.1, ::1)          lo: 203.0.113.10 203.0.113.11 198.51.100.7
 #                                        203.0.113.100 203.0.113.199
+#                                        203.0.113.20-25 (catalog hosts)
 #                                        2001:db8:2::10 2001:db8:2::11
 #                                        DNS: 198.51.100.53 2001:db8:2::53
 #   veth 192.0.2.2/24  <---------->  veth 192.0.2.1/24
@@ -16,7 +17,7 @@
 # the world has no interface but lo and the veth. Nothing can leave.
 #
 # A sink (tests/helpers/sink.c) in the world listens on every world address,
-# TCP 80 443 8080 and UDP 5353 9999, logging to $WORLD_LOG. A second sink in
+# TCP 22 80 443 8080 and UDP 5353 9999, logging to $WORLD_LOG. A second sink in
 # the client ns listens on loopback (TCP+UDP 127.0.0.1:8081 and [::1]:8081)
 # logging to $WORLD_LO_LOG, for the loopback tests.
 #
@@ -40,14 +41,23 @@
 #                       more than egret takes from one answer
 #   r0..r999.race.test  AAAA 2001:db8:2::1:0 + N (distinct, no listener)
 #
+# Hosts of egret's registry catalog and forge companions (user/catalog.yaml),
+# each on an address of its own so a sink line says which name was reached:
+#   deb.debian.org       A 203.0.113.20     security.debian.org  A 203.0.113.21
+#   archive.ubuntu.com   A 203.0.113.22     codeload.github.com  A 203.0.113.23
+#   pypi.org             A 203.0.113.24
+#   registry.evil.test   A 203.0.113.25 (a registry no policy names)
+#
 # Needs: root, iproute2, nsenter, dnsmasq (package dnsmasq-base), dig
 # (bind9-dnsutils), $HELPERS (dir with the built sink and probe).
 # world_up installs an EXIT trap calling world_down; a caller with its own
 # cleanup should set its trap after world_up and call world_down from it.
 
 WORLD_V4_ADDRS="203.0.113.10 203.0.113.11 198.51.100.7 203.0.113.100 203.0.113.199"
+WORLD_V4_ADDRS="$WORLD_V4_ADDRS 203.0.113.20 203.0.113.21 203.0.113.22 203.0.113.23"
+WORLD_V4_ADDRS="$WORLD_V4_ADDRS 203.0.113.24 203.0.113.25"
 WORLD_V6_ADDRS="2001:db8:2::10 2001:db8:2::11"
-WORLD_TCP_PORTS="80 443 8080"
+WORLD_TCP_PORTS="22 80 443 8080"
 WORLD_UDP_PORTS="5353 9999"
 WORLD_LO_PORT=8081
 
@@ -113,6 +123,12 @@ _world_dns_config() {
 		echo "host-record=evil.test,203.0.113.11"
 		echo "host-record=short.test,203.0.113.11,1"
 		echo "address=/tunnel.test/198.51.100.7"
+		echo "host-record=deb.debian.org,203.0.113.20"
+		echo "host-record=security.debian.org,203.0.113.21"
+		echo "host-record=archive.ubuntu.com,203.0.113.22"
+		echo "host-record=codeload.github.com,203.0.113.23"
+		echo "host-record=pypi.org,203.0.113.24"
+		echo "host-record=registry.evil.test,203.0.113.25"
 		for i in $(seq 100 199); do
 			echo "host-record=many.test,203.0.113.$i"
 		done
