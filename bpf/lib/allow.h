@@ -43,24 +43,26 @@ struct {
 	__type(value, struct egret_allow);
 } egret_cidr6 SEC(".maps");
 
+/*
+ * Judge against one family's exact map and trie: allowed if either entry
+ * has a live rule for @port; otherwise the reason that tells the most.
+ */
 static __always_inline enum egret_reason
-allow4_judge(__u32 addr, __u32 port)
+allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
+	    __u32 port, int special)
 {
-	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
-	struct egret_key4 key = { .addr = addr };
-	int special = egret_classify4(addr) != EGRET_ADDR_NORMAL;
 	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
 	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
 	__u64 now = bpf_ktime_get_boot_ns();
 	struct egret_allow *allow;
 
-	allow = bpf_map_lookup_elem(&egret_allow4, &key);
+	allow = bpf_map_lookup_elem(exact_map, key);
 	if (allow) {
 		exact = egret_allow_match(allow, port, now, special);
 		if (exact == EGRET_REASON_ALLOWED)
 			return exact;
 	}
-	allow = bpf_map_lookup_elem(&egret_cidr4, &lpm_key);
+	allow = bpf_map_lookup_elem(trie, lpm_key);
 	if (allow) {
 		cidr = egret_allow_match(allow, port, now, special);
 		if (cidr == EGRET_REASON_ALLOWED)
@@ -74,40 +76,27 @@ allow4_judge(__u32 addr, __u32 port)
 }
 
 static __always_inline enum egret_reason
+allow4_judge(__u32 addr, __u32 port)
+{
+	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
+	struct egret_key4 key = { .addr = addr };
+
+	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
+			   egret_classify4(addr) != EGRET_ADDR_NORMAL);
+}
+
+static __always_inline enum egret_reason
 allow6_judge(const __u32 addr[4], __u32 port)
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = 128 };
 	struct egret_key6 key = {};
-	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
-	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
-	struct egret_allow *allow;
-	__u64 now;
-	int special;
 
 	if (egret_is_v4mapped(addr))
 		return allow4_judge(addr[3], port);
-
-	special = egret_classify6(addr) != EGRET_ADDR_NORMAL;
 	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
 	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
-	now = bpf_ktime_get_boot_ns();
-
-	allow = bpf_map_lookup_elem(&egret_allow6, &key);
-	if (allow) {
-		exact = egret_allow_match(allow, port, now, special);
-		if (exact == EGRET_REASON_ALLOWED)
-			return exact;
-	}
-	allow = bpf_map_lookup_elem(&egret_cidr6, &lpm_key);
-	if (allow) {
-		cidr = egret_allow_match(allow, port, now, special);
-		if (cidr == EGRET_REASON_ALLOWED)
-			return cidr;
-	}
-	if (special && exact == EGRET_REASON_NO_ENTRY &&
-	    cidr == EGRET_REASON_NO_ENTRY)
-		return EGRET_REASON_SPECIAL;
-	return egret_reason_pick(exact, cidr);
+	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,
+			   egret_classify6(addr) != EGRET_ADDR_NORMAL);
 }
 
 /* Some live rule on the address, whatever the port (IP fragments). */
