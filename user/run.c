@@ -32,6 +32,7 @@
 #include "log.h"
 #include "paths.h"
 #include "policy.h"
+#include "preflight.h"
 #include "run.h"
 #include "run_opts.h"
 #include "state.h"
@@ -425,6 +426,20 @@ int cmd_run(int argc, char **argv)
 		return EXIT_SETUP;
 	} else if (geteuid() == 0) {
 		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
+	}
+
+	/* Before anything is created: what COMMAND would start with. */
+	{
+		char err[256];
+
+		if (preflight_std_fds(err, sizeof(err)) < 0 ||
+		    ((o.user || !o.allow_root) &&
+		     preflight_daemon_sockets(o.user ? &user : NULL, err,
+					      sizeof(err)) < 0)) {
+			log_error("refusing to run COMMAND: %s", err);
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
 	}
 
 	r = run_attempt(&o, &user);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -51,6 +52,17 @@ int seccomp_install(void)
 		IF_NR(__NR_pidfd_getfd), ERRNO(EPERM),
 		IF_NR(__NR_bpf), ERRNO(EPERM),
 		IF_NR(__NR_setns), ERRNO(EPERM),
+		/* socket(family, ...): the families the cgroup hooks judge
+		 * (inet), plus unix and netlink. AF_VSOCK, AF_PACKET and the
+		 * rest reach no hook of egret's (no BPF LSM is needed). */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 7),
+		LOAD_ARG0,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 1, 0),
+		ERRNO(EAFNOSUPPORT),
+		RET(SECCOMP_RET_ALLOW),
 		/* unshare(flags) and clone(flags, ...): no new user namespace. */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 1, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),

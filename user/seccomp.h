@@ -7,7 +7,9 @@
  * capability: creating a user namespace (where COMMAND would hold
  * CAP_NET_ADMIN, CAP_SYS_ADMIN...), io_uring (whose operations no syscall
  * filter sees), taking a file descriptor out of another process
- * (pidfd_getfd) and loading BPF. Everything else passes.
+ * (pidfd_getfd), loading BPF, and socket families other than unix, inet,
+ * inet6 and netlink (AF_VSOCK reaches the hypervisor host; no BPF LSM is
+ * needed for this). Everything else passes.
  */
 #ifndef EGRET_SECCOMP_H
 #define EGRET_SECCOMP_H
