@@ -11,6 +11,7 @@
 #include <bpf/bpf_endian.h>
 #include "egret.h"
 #include "egret_match.h"
+#include "lib/events.h"
 #include "lib/allow.h"
 #include "lib/dns.h"
 #include "lib/socket.h"
@@ -26,26 +27,40 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-static __always_inline int reason_to_verdict(enum egret_reason reason)
+/* Judge @addr:@port (host order) for @hook, count it, log it. */
+static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
+				  __u8 proto)
 {
-	return reason == EGRET_REASON_ALLOWED ? SYS_PROCEED : SYS_REJECT;
+	__u32 a[4] = { addr };
+	struct event_info in = {
+		.hook = hook, .family = 4, .addr = a, .port = port,
+		.proto = proto, .reason = allow4_judge(addr, port),
+	};
+
+	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
-static __always_inline int sock4_judge_ctx(struct bpf_sock_addr *ctx)
+static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
+				  __u16 port, __u8 proto)
 {
-	return reason_to_verdict(allow4_judge(ctx->user_ip4,
-					      bpf_ntohs(ctx->user_port)));
+	struct event_info in = {
+		.hook = hook, .family = 6, .addr = addr, .port = port,
+		.proto = proto,
+	};
+
+	/* ::ffff:a.b.c.d is routed, and so judged and logged, as IPv4. */
+	if (egret_is_v4mapped(addr))
+		return judge4(hook, addr[3], port, proto);
+	in.reason = allow6_judge(addr, port);
+	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
-static __always_inline int sock6_judge_ctx(struct bpf_sock_addr *ctx)
+static __always_inline void ctx_ip6(const struct bpf_sock_addr *ctx, __u32 addr[4])
 {
-	__u32 addr[4];
-
 	addr[0] = ctx->user_ip6[0];
 	addr[1] = ctx->user_ip6[1];
 	addr[2] = ctx->user_ip6[2];
 	addr[3] = ctx->user_ip6[3];
-	return reason_to_verdict(allow6_judge(addr, bpf_ntohs(ctx->user_port)));
 }
 
 /*
@@ -62,8 +77,8 @@ static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 		return SYS_REJECT;
 	if (dns_is_proxy4(sk->dst_ip4, sk->dst_port))
 		return SYS_PROCEED;
-	return reason_to_verdict(allow4_judge(sk->dst_ip4,
-					      bpf_ntohs(sk->dst_port)));
+	return judge4(EGRET_HOOK_SENDMSG, sk->dst_ip4, bpf_ntohs(sk->dst_port),
+		      (__u8)ctx->protocol);
 }
 
 static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
@@ -79,37 +94,50 @@ static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 	addr[3] = sk->dst_ip6[3];
 	if (dns_is_proxy6(addr, sk->dst_port))
 		return SYS_PROCEED;
-	return reason_to_verdict(allow6_judge(addr, bpf_ntohs(sk->dst_port)));
+	return judge6(EGRET_HOOK_SENDMSG, addr, bpf_ntohs(sk->dst_port),
+		      (__u8)ctx->protocol);
 }
 
 /* A DNS destination goes to the proxy; anything else is judged. */
-static __always_inline int sock4_connect_or_send(struct bpf_sock_addr *ctx)
+static __always_inline int sock4_connect_or_send(struct bpf_sock_addr *ctx,
+						 enum egret_hook hook)
 {
 	int r = dns_redirect4(ctx);
 
 	if (r)
 		return r > 0 ? SYS_PROCEED : SYS_REJECT;
-	return sock4_judge_ctx(ctx);
+	return judge4(hook, ctx->user_ip4, bpf_ntohs(ctx->user_port),
+		      (__u8)ctx->protocol);
 }
 
-static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx)
+static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx,
+						 enum egret_hook hook)
 {
+	__u32 addr[4];
 	int r = dns_redirect6(ctx);
 
 	if (r)
 		return r > 0 ? SYS_PROCEED : SYS_REJECT;
-	return sock6_judge_ctx(ctx);
+	ctx_ip6(ctx, addr);
+	return judge6(hook, addr, bpf_ntohs(ctx->user_port), (__u8)ctx->protocol);
 }
 
 /* An allowed connect: the socket remembers where, for the backstop. */
 SEC("cgroup/connect4")
 int egret_connect4(struct bpf_sock_addr *ctx)
 {
-	int verdict = sock4_connect_or_send(ctx);
-	__u32 addr[4] = { ctx->user_ip4 };	/* the proxy's after a redirect */
+	int verdict = sock4_connect_or_send(ctx, EGRET_HOOK_CONNECT);
+	__u32 ip = ctx->user_ip4, port = ctx->user_port;
+	__u32 addr[4] = {};
 
-	if (verdict == SYS_PROCEED)
-		conn_remember(ctx, 4, addr, (__u16)ctx->user_port);
+	if (verdict != SYS_PROCEED)
+		return verdict;
+	/* Loaded now, through the unmodified ctx pointer, as the verifier
+	 * requires; after a DNS redirect they are the proxy's. */
+	barrier_var(ip);
+	barrier_var(port);
+	addr[0] = ip;
+	conn_remember(ctx, 4, addr, (__u16)port);
 	return verdict;
 }
 
@@ -117,15 +145,12 @@ SEC("cgroup/connect6")
 int egret_connect6(struct bpf_sock_addr *ctx)
 {
 	__u32 addr[4];
-	int verdict = sock6_connect_or_send(ctx);
+	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT);
 
 	if (verdict != SYS_PROCEED)
 		return verdict;
 	/* After a DNS redirect these are the proxy's: fine, it passes too. */
-	addr[0] = ctx->user_ip6[0];
-	addr[1] = ctx->user_ip6[1];
-	addr[2] = ctx->user_ip6[2];
-	addr[3] = ctx->user_ip6[3];
+	ctx_ip6(ctx, addr);
 	if (egret_is_v4mapped(addr)) {
 		__u32 v4[4] = { addr[3] };
 
@@ -155,7 +180,7 @@ int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
 	if (sock4_no_destination(ctx))
 		return sock4_judge_peer(ctx);
-	return sock4_connect_or_send(ctx);
+	return sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
 }
 
 /* udpv6_sendmsg() drops an AF_UNSPEC msg_name and sends to the connected
@@ -165,7 +190,7 @@ int egret_sendmsg6(struct bpf_sock_addr *ctx)
 {
 	if (ctx->user_family == AF_UNSPEC)
 		return sock6_judge_peer(ctx);
-	return sock6_connect_or_send(ctx);
+	return sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
 }
 
 /* recvmsg and getpeername programs must return 1; they only rewrite. */
@@ -201,18 +226,31 @@ int egret_getpeer6(struct bpf_sock_addr *ctx)
 SEC("cgroup/sock_create")
 int egret_socket(struct bpf_sock *ctx)
 {
-	if (ctx->family != AF_INET && ctx->family != AF_INET6)
-		return SYS_PROCEED;	/* only inet sockets reach this hook */
-	return socket_type_enforced(ctx->type, ctx->protocol) ?
-		       SYS_PROCEED : SYS_REJECT;
+	struct event_info in = {
+		.hook = EGRET_HOOK_SOCKET, .proto = (__u8)ctx->protocol,
+		.sock_type = (__u8)ctx->type, .reason = EGRET_REASON_SOCKET,
+	};
+
+	/* Allowed sockets are counted, never logged: there are many. */
+	if (socket_type_enforced(ctx->type, ctx->protocol)) {
+		counter_add(EGRET_COUNTER(EGRET_HOOK_SOCKET, EGRET_VERDICT_ALLOW));
+		return SYS_PROCEED;
+	}
+	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
 /* No source routes or routing headers: they redirect past the verdict. */
 SEC("cgroup/setsockopt")
 int egret_sockopt(struct bpf_sockopt *ctx)
 {
-	return sockopt_redirects(ctx->level, ctx->optname) ? SYS_REJECT :
-							     SYS_PROCEED;
+	struct event_info in = {
+		.hook = EGRET_HOOK_SOCKOPT, .reason = EGRET_REASON_SOCKOPT,
+		.level = ctx->level, .optname = ctx->optname,
+	};
+
+	if (!sockopt_redirects(ctx->level, ctx->optname))
+		return SYS_PROCEED;
+	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
 /* The backstop: every packet of the attempt's sockets, on the wire. */
@@ -223,5 +261,5 @@ int egret_egress(struct __sk_buff *skb)
 		return egress4(skb);
 	if (skb->protocol == bpf_htons(ETH_P_IPV6_))
 		return egress6(skb);
-	return SKB_DROP;
+	return egress_deny(0, NULL, 0, 0);
 }

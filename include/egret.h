@@ -93,6 +93,52 @@ enum egret_reason {
 	EGRET_REASON_PORT,		/* entry exists, port not allowed */
 	EGRET_REASON_EXPIRED,		/* entry's rule for the port expired */
 	EGRET_REASON_SPECIAL,		/* loopback/link-local/... not named */
+	EGRET_REASON_SOCKET,		/* socket type/protocol not enforced */
+	EGRET_REASON_SOCKOPT,		/* option that redirects packets */
+	EGRET_REASON_PACKET,		/* backstop: packet not allowed on the wire */
+	EGRET_REASON_MAX,
+};
+
+/* Which program decided (events, counters). */
+enum egret_hook {
+	EGRET_HOOK_CONNECT = 0,
+	EGRET_HOOK_SENDMSG,
+	EGRET_HOOK_SOCKET,
+	EGRET_HOOK_SOCKOPT,
+	EGRET_HOOK_EGRESS,
+	EGRET_HOOK_MAX,
+};
+
+enum egret_verdict {
+	EGRET_VERDICT_DENY = 0,
+	EGRET_VERDICT_ALLOW,
+	EGRET_VERDICT_WOULD_DENY,	/* --audit: denied by policy, let through */
+	EGRET_VERDICT_MAX,
+};
+
+/* egret_counters (per-CPU array) index: one per hook and verdict, then
+ * the events the ring buffer had no room for. */
+#define EGRET_COUNTER(hook, verdict)	((hook) * EGRET_VERDICT_MAX + (verdict))
+#define EGRET_COUNTER_DROPPED		(EGRET_HOOK_MAX * EGRET_VERDICT_MAX)
+#define EGRET_NCOUNTERS			(EGRET_COUNTER_DROPPED + 1)
+
+/* One decision, through the egret_events ring buffer. */
+struct egret_event {
+	__u64 time_ns;		/* CLOCK_BOOTTIME */
+	__u32 pid;		/* thread id; 0 when no task context (egress) */
+	__u32 tgid;
+	__u32 uid;
+	__u32 addr[4];		/* destination, network order; IPv4 in addr[0] */
+	__u16 port;		/* destination, host order */
+	__u8 family;		/* 4, 6, or 0 (socket/sockopt events) */
+	__u8 proto;		/* IPPROTO_*; for socket events the protocol asked */
+	__u8 hook;		/* enum egret_hook */
+	__u8 verdict;		/* enum egret_verdict */
+	__u8 reason;		/* enum egret_reason */
+	__u8 sock_type;		/* socket events: SOCK_* */
+	char comm[16];
+	__s32 level;		/* sockopt events */
+	__s32 optname;
 };
 
 /* Address classes that are denied unless named explicitly. */
@@ -115,5 +161,6 @@ _Static_assert(sizeof(struct egret_lpm_key4) == 8, "egret_lpm_key4 layout");
 _Static_assert(sizeof(struct egret_lpm_key6) == 20, "egret_lpm_key6 layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
+_Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
 
 #endif /* EGRET_H */

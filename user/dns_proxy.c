@@ -28,6 +28,7 @@ struct query {
 	struct port_range ports[EGRET_PORT_SLOTS];
 	unsigned int nports;
 	bool any_port;
+	bool audit_only;		/* not allowed; answered for --audit */
 	int udp_fd;			/* -1 for TCP */
 	struct sockaddr_storage from;
 	socklen_t fromlen;
@@ -164,13 +165,15 @@ static void query_free(struct query *qy)
 
 /* ---- answers ------------------------------------------------------ */
 
-/* Write every address of the answer into the maps. Special addresses
- * (loopback, link-local, metadata...) are never learned from DNS. */
+/* Write every address of the answer into the maps, and log it. Special
+ * addresses (loopback, link-local, metadata...) are never learned from
+ * DNS; an --audit answer for a name not allowed is only attributed. */
 static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 {
 	struct dns_addr addrs[DNS_MAX_ADDRS];
 	struct dns_proxy *p = qy->p;
 	__u64 now = allow_now_ns();
+	uint32_t min_seen = DNS_MAX_TTL;
 	int n, i, r;
 
 	n = dns_collect_addrs(msg, len, &qy->q, addrs, DNS_MAX_ADDRS);
@@ -194,21 +197,20 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 			ttl = p->cfg.min_ttl;
 		if (ttl > DNS_MAX_TTL)
 			ttl = DNS_MAX_TTL;
+		if (ttl < min_seen)
+			min_seen = ttl;
+		names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name);
+		if (qy->audit_only)
+			continue;
 		r = allow_learn(&p->maps, addrs[i].family, addrs[i].addr,
 				qy->ports, qy->nports, qy->any_port,
 				now + (__u64)ttl * 1000000000ULL);
 		if (r < 0)
 			return r;
 		p->stats.learned++;
-		names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name);
-		if (log_get_level() >= LOG_DEBUG) {
-			char text[INET6_ADDRSTRLEN];
-
-			inet_ntop(addrs[i].family, addrs[i].addr, text, sizeof(text));
-			log_debug("dns: learned %s from %s for %u s", text,
-				  qy->q.name, ttl);
-		}
 	}
+	events_dns(p->cfg.events, qy->q.name, qy->q.type,
+		   qy->audit_only ? "would-deny" : "allow", addrs, n, min_seen);
 	return n;
 }
 
@@ -236,7 +238,10 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 
 	/* Truncated: pass it on untouched; the client retries over TCP,
 	 * where the whole answer is learned. Error answers teach nothing. */
-	if (!(buf[2] & 0x02) && (buf[3] & 0x0f) == DNS_RCODE_NOERROR) {
+	if ((buf[2] & 0x02) || (buf[3] & 0x0f) != DNS_RCODE_NOERROR) {
+		events_dns(p->cfg.events, qy->q.name, qy->q.type,
+			   qy->audit_only ? "would-deny" : "allow", NULL, 0, 0);
+	} else {
 		r = learn_answer(qy, buf, (size_t)alen);
 		if (r < 0) {
 			log_warn("dns: %s: %s: SERVFAIL", qy->q.name,
@@ -252,6 +257,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	goto out;
 servfail:
 	p->stats.servfail++;
+	events_dns(p->cfg.events, qy->q.name, qy->q.type, "servfail", NULL, 0, 0);
 	reply_rcode(qy, DNS_RCODE_SERVFAIL);
 out:
 	query_free(qy);
@@ -283,12 +289,20 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 	if (tmpl->q.qclass != DNS_CLASS_IN ||
 	    host_rules_match(p->cfg.rules, p->cfg.nrules, tmpl->q.name,
 			     tmpl->ports, &tmpl->nports, &tmpl->any_port) == 0) {
-		/* Never forwarded: the name itself could carry data out. */
 		p->stats.denied++;
-		log_info("dns: denied %s (type %u): NXDOMAIN",
-			 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
-		reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
-		return;
+		if (p->cfg.audit && tmpl->q.qclass == DNS_CLASS_IN) {
+			/* --audit asked to see everything: forwarded, and
+			 * logged as would-deny when the answer comes. */
+			tmpl->audit_only = true;
+		} else {
+			/* Never forwarded: the name itself could carry data. */
+			log_info("dns: denied %s (type %u): NXDOMAIN",
+				 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
+			events_dns(p->cfg.events, tmpl->q.name, tmpl->q.type,
+				   "deny", NULL, 0, 0);
+			reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
+			return;
+		}
 	}
 	if (tmpl->q.type == DNS_TYPE_HTTPS || tmpl->q.type == DNS_TYPE_SVCB) {
 		/* Their address hints would let a client connect to addresses

@@ -19,6 +19,7 @@
 #include "host.h"
 #include "loop.h"
 #include "names.h"
+#include "events.h"
 
 #define DNS_DEFAULT_MIN_TTL	300	/* seconds; see docs/ARCHITECTURE.md */
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
@@ -31,6 +32,10 @@ struct dns_proxy_config {
 	size_t nrules;
 	const char *upstreams_csv;	/* "ADDR:PORT,[V6]:PORT" or NULL: resolv.conf */
 	uint32_t min_ttl;		/* seconds */
+	/* --audit: names not allowed are answered too (and logged as
+	 * would-deny); their addresses are attributed, never learned. */
+	bool audit;
+	struct events *events;		/* decisions go here, or NULL */
 };
 
 struct dns_stats {

@@ -36,6 +36,8 @@ int loader_load(struct loader *ld, const struct loader_opts *opts)
 		skel->rodata->dns_proxy_ip6[2] = htonl(0xffff);	/* ::ffff:127.0.0.1 */
 		skel->rodata->dns_proxy_ip6[3] = htonl(0x7f000001);
 	}
+	skel->rodata->log_allowed = opts->log_allowed;
+	skel->rodata->audit = opts->audit;
 	r = egret_bpf__load(skel);
 	if (r < 0) {
 		ld->failed_step = "load BPF programs";
@@ -52,6 +54,16 @@ struct allow_maps loader_allow_maps(const struct loader *ld)
 		.cidr4 = bpf_map__fd(ld->skel->maps.egret_cidr4),
 		.cidr6 = bpf_map__fd(ld->skel->maps.egret_cidr6),
 	};
+}
+
+int loader_events_fd(const struct loader *ld)
+{
+	return bpf_map__fd(ld->skel->maps.egret_events);
+}
+
+int loader_counters_fd(const struct loader *ld)
+{
+	return bpf_map__fd(ld->skel->maps.egret_counters);
 }
 
 int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir)

@@ -18,6 +18,8 @@ struct loader_opts {
 	__u32 max_cidrs;	/* each trie */
 	__u16 dns_port;		/* the DNS proxy's port, host order */
 	bool dns_ip6_loopback;	/* proxy on ::1; else ::ffff:127.0.0.1 */
+	bool log_allowed;	/* events for allowed decisions too */
+	bool audit;		/* log would-be denials, deny nothing */
 };
 
 #define LOADER_MAX_LINKS 16
@@ -35,6 +37,10 @@ int loader_load(struct loader *ld, const struct loader_opts *opts);
 
 /* The allow maps' fds, for allow_write_static() and the DNS path. */
 struct allow_maps loader_allow_maps(const struct loader *ld);
+
+/* The event ring buffer and the per-CPU counters. */
+int loader_events_fd(const struct loader *ld);
+int loader_counters_fd(const struct loader *ld);
 
 /* Attach every program to @cgroup_fd with bpf_link, pinning each link and
  * every map under @pin_dir (an existing, private directory). */

@@ -25,6 +25,7 @@
 #include "cgroup.h"
 #include "dns_proxy.h"
 #include "effective.h"
+#include "events.h"
 #include "gc.h"
 #include "launch.h"
 #include "loader.h"
@@ -50,6 +51,7 @@ struct attempt {
 	struct loader ld;
 	struct dns_proxy dns;
 	bool dns_open;
+	struct events ev;
 };
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
@@ -139,11 +141,16 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
 	a->pins_made = true;
 
+	r = events_open(&a->ev, o->log_file, a->st.id, o->audit);
+	if (r < 0)
+		return log_error_errno(r, "open --log %s", o->log_file);
+
 	/* The proxy's port is baked into the programs: bind it first. */
 	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
 		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
-		.min_ttl = (uint32_t)o->dns_min_ttl }, &step);
+		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
+		.events = &a->ev }, &step);
 	a->dns_open = true;
 	if (r < 0)
 		return log_error_errno(r, "%s", step);
@@ -152,7 +159,8 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 		.max_entries = (__u32)o->max_entries,
 		.max_cidrs = (__u32)o->max_cidrs,
 		.dns_port = a->dns.port,
-		.dns_ip6_loopback = a->dns.ip6_loopback });
+		.dns_ip6_loopback = a->dns.ip6_loopback,
+		.log_allowed = o->log_allowed, .audit = o->audit });
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
 				       a->ld.failed_step, PRIV_HINT);
@@ -187,6 +195,7 @@ static int attempt_close(struct attempt *a)
 				     a->pins_made ? a->st.pins : "");
 	if (a->dns_open)
 		dns_proxy_close(&a->dns);
+	events_close(&a->ev);
 	loader_destroy(&a->ld);
 	/* Keep the record if anything stayed behind, so gc retries. */
 	if (r == 0 && a->state_fd >= 0)
@@ -281,13 +290,18 @@ static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
 	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
-	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0) {
+	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0 ||
+	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
+			      loader_counters_fd(&a->ld), a->dns.names)) < 0) {
 		r = r < 0 ? r : -errno;
 		goto out;
 	}
 	r = loop_run(&sv.loop);
 	if (r == 0)
 		r = sv.status;
+	events_drain(&a->ev);
+	if (!o->quiet)
+		events_summary(&a->ev, stderr);
 out:
 	/* The proxy's sources belong to this loop: detach them now. */
 	dns_proxy_close(&a->dns);
@@ -298,7 +312,8 @@ out:
 
 static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 {
-	struct attempt a = { .state_fd = -1, .cgroup_fd = -1 };
+	struct attempt a = { .state_fd = -1, .cgroup_fd = -1,
+			     .ev = { .log_fd = -1 } };
 	struct launch_error lerr = {};
 	struct launch launch;
 	_cleanup_close_ int sigfd = -1, pidfd = -1;

@@ -39,8 +39,11 @@ void run_usage(FILE *out)
 		"  --dns-upstream ADDR[:PORT]  resolver egret forwards allowed names to\n"
 		"                        (repeatable; default: /etc/resolv.conf)\n"
 		"  --dns-min-ttl SECONDS lifetime floor of learned addresses (default %d)\n"
+		"  --log FILE            append every decision as a JSON line (docs/EVENTS.md)\n"
+		"  --log-allowed         log allowed decisions too\n"
+		"  --audit               deny nothing; log what would be denied\n"
 		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
-		"  -q, --quiet           errors only\n"
+		"  -q, --quiet           errors only, no exit summary\n"
 		"  -h, --help            this text\n\n"
 		"Exit status: COMMAND's; 128+N if it died of signal N; 126 cannot execute;\n"
 		"127 not found; 125 egret could not set up enforcement (COMMAND did not run);\n"
@@ -69,7 +72,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
-	       OPT_KEEP_FD };
+	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -84,6 +87,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "repo", required_argument, NULL, OPT_REPO },
 		{ "git-remote", required_argument, NULL, OPT_GIT_REMOTE },
 		{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "log-allowed", no_argument, NULL, OPT_LOG_ALLOWED },
+		{ "audit", no_argument, NULL, OPT_AUDIT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -157,6 +163,15 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			o->keep_fds[o->nkeep_fds++] = (int)fd;
 			break;
 		}
+		case OPT_LOG:
+			o->log_file = optarg;
+			break;
+		case OPT_LOG_ALLOWED:
+			o->log_allowed = true;
+			break;
+		case OPT_AUDIT:
+			o->audit = true;
+			break;
 		case OPT_GIT_REMOTE:
 			if (git_remote_parse(optarg, &o->remote, err, sizeof(err)) < 0) {
 				log_error("--git-remote %s: %s", optarg, err);

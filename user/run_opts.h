@@ -26,6 +26,9 @@ struct run_opts {
 	const char *cgroup_parent;
 	bool allow_root;
 	bool quiet;
+	const char *log_file;		/* --log: JSON lines (docs/EVENTS.md) */
+	bool log_allowed;
+	bool audit;
 	bool builtin_policy;		/* no policy file: the built-in default */
 	/* -1 until set on the command line; then the policy, then defaults */
 	long max_entries;

@@ -81,6 +81,20 @@ static __always_inline int conn_matches(struct __sk_buff *skb, int family,
 	       c->addr[2] == dst[2] && c->addr[3] == dst[3];
 }
 
+/* A packet the backstop refuses: counted, logged (no task context: this
+ * may run in softirq), dropped - or, in audit mode, let through. */
+static __always_inline int egress_deny(int family, const __u32 dst[4],
+				       __u16 dport_be, __u8 proto)
+{
+	struct event_info in = {
+		.hook = EGRET_HOOK_EGRESS, .family = family, .addr = dst,
+		.port = bpf_ntohs(dport_be), .proto = proto,
+		.reason = EGRET_REASON_PACKET, .no_task = 1,
+	};
+
+	return event_decide(&in) ? SKB_PASS : SKB_DROP;
+}
+
 /* The L4 ports at @off, or 0 when this is not a first fragment. */
 static __always_inline int load_ports(struct __sk_buff *skb, __u32 off,
 				      __u16 *sport_be, __u16 *dport_be)
@@ -101,17 +115,17 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	__u32 dst[4] = {}, src;
 
 	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
-		return SKB_DROP;
-	if (iph.ihl != 5)
-		return SKB_DROP;	/* options: source routes and the like */
-	if (iph.protocol != NEXTHDR_TCP && iph.protocol != NEXTHDR_UDP)
-		return SKB_DROP;
+		return egress_deny(4, NULL, 0, 0);
+	dst[0] = iph.daddr;
+	src = iph.saddr;
+	/* Options (source routes and the like), other protocols: refused. */
+	if (iph.ihl != 5 ||
+	    (iph.protocol != NEXTHDR_TCP && iph.protocol != NEXTHDR_UDP))
+		return egress_deny(4, dst, 0, iph.protocol);
 	/* A later fragment has no ports: judge it by its first's address. */
 	if (!(iph.frag_off & bpf_htons(0x1fff)) &&
 	    load_ports(skb, sizeof(iph), &sport, &dport) < 0)
-		return SKB_DROP;
-	dst[0] = iph.daddr;
-	src = iph.saddr;
+		return egress_deny(4, dst, 0, iph.protocol);
 
 	if (dport && conn_matches(skb, 4, dst, dport))
 		return SKB_PASS;
@@ -124,7 +138,7 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
 	    allow4_judge(src, bpf_ntohs(sport)) == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
-	return SKB_DROP;
+	return egress_deny(4, dst, dport, iph.protocol);
 }
 
 static __always_inline int egress6(struct __sk_buff *skb)
@@ -136,7 +150,9 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	int i, first = 1;
 
 	if (bpf_skb_load_bytes(skb, 0, &ip6, sizeof(ip6)) < 0)
-		return SKB_DROP;
+		return egress_deny(6, NULL, 0, 0);
+	__builtin_memcpy(dst, &ip6.daddr, sizeof(dst));
+	__builtin_memcpy(src, &ip6.saddr, sizeof(src));
 	next = ip6.nexthdr;
 	/* Walk the extension headers: a routing header is refused, others
 	 * (hop-by-hop, destination options, fragment) are stepped over. */
@@ -146,10 +162,10 @@ static __always_inline int egress6(struct __sk_buff *skb)
 		if (next == NEXTHDR_TCP || next == NEXTHDR_UDP)
 			break;
 		if (next != NEXTHDR_HOP && next != NEXTHDR_DEST &&
-		    next != NEXTHDR_FRAGMENT)
-			return SKB_DROP;	/* routing, or anything unknown */
+		    next != NEXTHDR_FRAGMENT)	/* routing, or anything unknown */
+			return egress_deny(6, dst, 0, next);
 		if (bpf_skb_load_bytes(skb, off, ext, sizeof(ext)) < 0)
-			return SKB_DROP;
+			return egress_deny(6, dst, 0, next);
 		if (next == NEXTHDR_FRAGMENT) {
 			if ((ext[2] << 8 | ext[3]) & 0xfff8)
 				first = 0;	/* offset != 0: no ports here */
@@ -160,11 +176,9 @@ static __always_inline int egress6(struct __sk_buff *skb)
 		next = ext[0];
 	}
 	if (next != NEXTHDR_TCP && next != NEXTHDR_UDP)
-		return SKB_DROP;
+		return egress_deny(6, dst, 0, next);
 	if (first && load_ports(skb, off, &sport, &dport) < 0)
-		return SKB_DROP;
-	__builtin_memcpy(dst, &ip6.daddr, sizeof(dst));
-	__builtin_memcpy(src, &ip6.saddr, sizeof(src));
+		return egress_deny(6, dst, 0, next);
 
 	if (dport && conn_matches(skb, 6, dst, dport))
 		return SKB_PASS;
@@ -177,7 +191,7 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	    egret_classify6(src) == EGRET_ADDR_LOOPBACK &&
 	    allow6_judge(src, bpf_ntohs(sport)) == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
-	return SKB_DROP;
+	return egress_deny(6, dst, dport, next);
 }
 
 #endif /* EGRET_BPF_EGRESS_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * events.h - every decision, counted per hook and sent to egret.
+ *
+ * Denials (and, with --log-allowed, allows) go through a ring buffer to
+ * egret's event loop. A full ring buffer never changes a verdict: the
+ * event is counted as dropped and the decision stands.
+ */
+#ifndef EGRET_BPF_EVENTS_H
+#define EGRET_BPF_EVENTS_H
+
+/* Set before load (--log-allowed, --audit). */
+const volatile __u8 log_allowed = 0;
+const volatile __u8 audit = 0;
+
+/* Decisions as they happen; egret reads them in its epoll loop. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} egret_events SEC(".maps");
+
+/* Allowed/denied/would-deny per hook, and dropped events (EGRET_COUNTER_*). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EGRET_NCOUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} egret_counters SEC(".maps");
+
+static __always_inline void counter_add(__u32 index)
+{
+	__u64 *n = bpf_map_lookup_elem(&egret_counters, &index);
+
+	if (n)
+		*n += 1;	/* per-CPU: no other writer on this CPU */
+}
+
+/* What one decision was about. Fields that do not apply stay zero. */
+struct event_info {
+	enum egret_hook hook;
+	enum egret_verdict verdict;
+	enum egret_reason reason;
+	int family;			/* 4 or 6 when there is an address */
+	const __u32 *addr;		/* network order, 4 words, or NULL */
+	__u16 port;			/* host order */
+	__u8 proto;
+	__u8 sock_type;
+	__s32 level;
+	__s32 optname;
+	int no_task;			/* softirq context: no pid or comm */
+};
+
+/* Count the decision and, unless it is an allow nobody asked to log,
+ * queue an event. */
+static __always_inline void event_emit(const struct event_info *in)
+{
+	struct egret_event *e;
+
+	counter_add(EGRET_COUNTER(in->hook, in->verdict));
+	if (in->verdict == EGRET_VERDICT_ALLOW && !log_allowed)
+		return;
+	e = bpf_ringbuf_reserve(&egret_events, sizeof(*e), 0);
+	if (!e) {
+		counter_add(EGRET_COUNTER_DROPPED);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->time_ns = bpf_ktime_get_boot_ns();
+	if (!in->no_task) {
+		__u64 id = bpf_get_current_pid_tgid();
+
+		e->pid = (__u32)id;
+		e->tgid = id >> 32;
+		e->uid = (__u32)bpf_get_current_uid_gid();
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+	}
+	if (in->addr) {
+		e->addr[0] = in->addr[0];
+		e->addr[1] = in->addr[1];
+		e->addr[2] = in->addr[2];
+		e->addr[3] = in->addr[3];
+		e->family = (__u8)in->family;
+	}
+	e->port = in->port;
+	e->proto = in->proto;
+	e->sock_type = in->sock_type;
+	e->level = in->level;
+	e->optname = in->optname;
+	e->hook = (__u8)in->hook;
+	e->verdict = (__u8)in->verdict;
+	e->reason = (__u8)in->reason;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* Turn a judgement into a verdict with its event: in audit mode a policy
+ * denial is logged as would-deny and let through. Returns 1 to proceed. */
+static __always_inline int event_decide(struct event_info *in)
+{
+	if (in->reason == EGRET_REASON_ALLOWED) {
+		in->verdict = EGRET_VERDICT_ALLOW;
+		event_emit(in);
+		return 1;
+	}
+	in->verdict = audit ? EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY;
+	event_emit(in);
+	return audit;
+}
+
+#endif /* EGRET_BPF_EVENTS_H */

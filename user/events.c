@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "events.h"
+#include "log.h"
+#include "util.h"
+
+static const char *const hook_names[EGRET_HOOK_MAX] = {
+	[EGRET_HOOK_CONNECT] = "connect",
+	[EGRET_HOOK_SENDMSG] = "sendmsg",
+	[EGRET_HOOK_SOCKET] = "socket",
+	[EGRET_HOOK_SOCKOPT] = "sockopt",
+	[EGRET_HOOK_EGRESS] = "egress",
+};
+
+static const char *const verdict_names[EGRET_VERDICT_MAX] = {
+	[EGRET_VERDICT_DENY] = "deny",
+	[EGRET_VERDICT_ALLOW] = "allow",
+	[EGRET_VERDICT_WOULD_DENY] = "would-deny",
+};
+
+static const char *const reason_names[EGRET_REASON_MAX] = {
+	[EGRET_REASON_ALLOWED] = "allowed",
+	[EGRET_REASON_NO_ENTRY] = "no-entry",
+	[EGRET_REASON_PORT] = "port",
+	[EGRET_REASON_EXPIRED] = "expired",
+	[EGRET_REASON_SPECIAL] = "special-address",
+	[EGRET_REASON_SOCKET] = "socket-type",
+	[EGRET_REASON_SOCKOPT] = "socket-option",
+	[EGRET_REASON_PACKET] = "packet",
+};
+
+static const char *name_of(const char *const *names, size_t n, unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+static const char *proto_name(unsigned int proto)
+{
+	switch (proto) {
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 262: return "mptcp";
+	case 1: return "icmp";
+	case 58: return "icmpv6";
+	default: return NULL;
+	}
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* "2026-11-30T06:55:01.123Z" for a CLOCK_BOOTTIME instant. */
+static void iso_time(const struct events *ev, uint64_t boot_ns, char *buf,
+		     size_t len)
+{
+	int64_t real = (int64_t)boot_ns + ev->boot_to_real_ns;
+	time_t secs = (time_t)(real / 1000000000LL);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ",
+		 (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100,
+		 tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100,
+		 tm.tm_sec % 100,
+		 (unsigned int)((uint64_t)real % 1000000000ULL / 1000000));
+}
+
+/* Append @s as a JSON string (our strings are names, comms, addresses). */
+static size_t json_str(char *buf, size_t off, size_t len, const char *s)
+{
+	if (off < len)
+		buf[off++] = '"';
+	for (; *s && off + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[off++] = '\\';
+			buf[off++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			off += (size_t)snprintf(buf + off, len - off, "\\u%04x", c);
+		} else {
+			buf[off++] = (char)c;
+		}
+	}
+	if (off < len)
+		buf[off++] = '"';
+	return off;
+}
+
+/* One line, one write: a crash never leaves half a line behind. */
+static void write_line(struct events *ev, char *line, size_t n)
+{
+	if (ev->log_fd < 0)
+		return;
+	line[n++] = '\n';
+	if (write(ev->log_fd, line, n) != (ssize_t)n)
+		ev->write_errors++;
+}
+
+static void remember_denial(struct events *ev, const struct egret_event *e,
+			    const char *name)
+{
+	size_t i, alen = e->family == 4 ? 4 : 16;
+
+	for (i = 0; i < ev->ntop; i++) {
+		struct denied_dest *d = &ev->top[i];
+
+		if (d->family == e->family && d->port == e->port &&
+		    d->proto == e->proto && !memcmp(d->addr, e->addr, alen)) {
+			d->count++;
+			return;
+		}
+	}
+	if (ev->ntop == EVENTS_TOP) {
+		ev->top_overflow++;
+		return;
+	}
+	ev->top[ev->ntop++] = (struct denied_dest){
+		.family = e->family, .proto = e->proto, .port = e->port,
+		.count = 1,
+	};
+	memcpy(ev->top[ev->ntop - 1].addr, e->addr, alen);
+	snprintf(ev->top[ev->ntop - 1].name, DNS_NAME_MAX + 1, "%s",
+		 name ? name : "");
+}
+
+static int on_bpf_event(void *ctx, void *data, size_t size)
+{
+	struct events *ev = ctx;
+	const struct egret_event *e = data;
+	char line[1024], when[64], addr[INET6_ADDRSTRLEN] = "", comm[17];
+	const char *name = NULL, *proto;
+	size_t off;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (e->family == 4 || e->family == 6) {
+		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->addr, addr,
+			  sizeof(addr));
+		name = ev->names ? names_get(ev->names, e->family == 4 ?
+					     AF_INET : AF_INET6, e->addr) : NULL;
+	}
+	if (e->verdict != EGRET_VERDICT_ALLOW && e->family)
+		remember_denial(ev, e, name);
+	if (ev->log_fd < 0)
+		return 0;
+
+	iso_time(ev, e->time_ns, when, sizeof(when));
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	off = (size_t)snprintf(line, sizeof(line),
+		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
+	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
+	off += (size_t)snprintf(line + off, sizeof(line) - off,
+		",\"kind\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
+		name_of(hook_names, EGRET_HOOK_MAX, e->hook),
+		name_of(verdict_names, EGRET_VERDICT_MAX, e->verdict),
+		name_of(reason_names, EGRET_REASON_MAX, e->reason));
+	if (e->tgid) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"pid\":%u,\"tid\":%u,\"uid\":%u,\"comm\":", e->tgid,
+			e->pid, e->uid);
+		off = json_str(line, off, sizeof(line) - 1, comm);
+	}
+	proto = proto_name(e->proto);
+	if (proto)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"proto\":\"%s\"", proto);
+	else if (e->proto)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"proto\":%u", e->proto);
+	if (e->family) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"family\":%u,\"addr\":\"%s\",\"port\":%u,\"name\":",
+			e->family, addr, e->port);
+		if (name)
+			off = json_str(line, off, sizeof(line) - 1, name);
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
+	}
+	if (e->hook == EGRET_HOOK_SOCKET)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"sock_type\":%u", e->sock_type);
+	if (e->hook == EGRET_HOOK_SOCKOPT)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"level\":%d,\"optname\":%d", e->level,
+					e->optname);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
+	if (off >= sizeof(line) - 1)
+		off = sizeof(line) - 2;
+	write_line(ev, line, off);
+	return 0;
+}
+
+void events_dns(struct events *ev, const char *name, unsigned int qtype,
+		const char *verdict, const struct dns_addr *addrs, int naddrs,
+		uint32_t ttl)
+{
+	char line[4096], when[64];
+	size_t off;
+
+	if (!ev)
+		return;
+	if (!strcmp(verdict, "allow"))
+		ev->dns_answered++;
+	else if (!strcmp(verdict, "deny"))
+		ev->dns_denied++;
+	else if (!strcmp(verdict, "would-deny"))
+		ev->dns_would_deny++;
+	else
+		ev->dns_failed++;
+	if (ev->log_fd < 0)
+		return;
+	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
+	off = (size_t)snprintf(line, sizeof(line),
+		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
+	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
+	off += (size_t)snprintf(line + off, sizeof(line) - off,
+		",\"kind\":\"dns\",\"verdict\":\"%s\",\"name\":", verdict);
+	off = json_str(line, off, sizeof(line) - 1, name);
+	off += (size_t)snprintf(line + off, sizeof(line) - off,
+		",\"qtype\":%u,\"addresses\":[", qtype);
+	for (int i = 0; i < naddrs && off + 64 < sizeof(line); i++) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					"%s\"%s\"", i ? "," : "", a);
+	}
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "]");
+	if (naddrs > 0)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"ttl\":%u", ttl);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
+	if (off >= sizeof(line) - 1)
+		off = sizeof(line) - 2;
+	write_line(ev, line, off);
+}
+
+static void on_ring(struct loop_source *src, uint32_t events)
+{
+	struct events *ev = container_of(src, struct events, src);
+
+	(void)events;
+	ring_buffer__consume(ev->rb);
+}
+
+int events_open(struct events *ev, const char *log_path, const char *attempt,
+		bool audit)
+{
+	*ev = (struct events){ .attempt = attempt, .log_fd = -1,
+			       .counters_fd = -1, .audit = audit };
+	ev->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+	if (!log_path)
+		return 0;
+	ev->log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+			  O_NOCTTY, 0600);
+	return ev->log_fd < 0 ? -errno : 0;
+}
+
+int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
+		 int counters_fd, const struct names *names)
+{
+	ev->counters_fd = counters_fd;
+	ev->names = names;
+	ev->rb = ring_buffer__new(ringbuf_fd, on_bpf_event, ev, NULL);
+	if (!ev->rb)
+		return -errno;
+	ev->src = (struct loop_source){ .fd = ring_buffer__epoll_fd(ev->rb),
+					.fn = on_ring };
+	return loop_watch(loop, &ev->src, EPOLLIN);
+}
+
+void events_drain(struct events *ev)
+{
+	if (ev->rb)
+		ring_buffer__consume(ev->rb);
+}
+
+/* Sum one per-CPU counter. */
+static uint64_t counter(const struct events *ev, uint32_t index)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *vals;
+
+	if (ev->counters_fd < 0 || ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (vals && bpf_map_lookup_elem(ev->counters_fd, &index, vals) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct denied_dest *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+void events_summary(struct events *ev, FILE *out)
+{
+	uint64_t allowed = 0, denied = 0, would = 0, dropped;
+	const char *deny_word = ev->audit ? "would be denied" : "denied";
+
+	for (int h = EGRET_HOOK_CONNECT; h <= EGRET_HOOK_SENDMSG; h++) {
+		allowed += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
+		denied += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
+		would += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
+	}
+	dropped = counter(ev, EGRET_COUNTER_DROPPED);
+	fprintf(out, "egret: attempt %s: connections/datagrams %llu allowed, %llu %s; "
+		"DNS %llu answered, %llu %s, %llu failed",
+		ev->attempt, (unsigned long long)allowed,
+		(unsigned long long)(ev->audit ? would : denied), deny_word,
+		(unsigned long long)ev->dns_answered,
+		(unsigned long long)(ev->audit ? ev->dns_would_deny : ev->dns_denied),
+		ev->audit ? "would be denied" : "names denied",
+		(unsigned long long)ev->dns_failed);
+	for (int h = EGRET_HOOK_SOCKET; h < EGRET_HOOK_MAX; h++) {
+		uint64_t n = counter(ev, EGRET_COUNTER(h, ev->audit ?
+					EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY));
+
+		if (n)
+			fprintf(out, "; %llu %s %s", (unsigned long long)n,
+				hook_names[h], deny_word);
+	}
+	fprintf(out, "\n");
+	if (dropped || ev->write_errors)
+		fprintf(out, "egret:   %llu events lost (ring buffer full), %llu log writes failed\n",
+			(unsigned long long)dropped,
+			(unsigned long long)ev->write_errors);
+
+	qsort(ev->top, ev->ntop, sizeof(ev->top[0]), by_count);
+	for (size_t i = 0; i < ev->ntop && i < 10; i++) {
+		const struct denied_dest *d = &ev->top[i];
+		const char *proto = proto_name(d->proto);
+		char a[INET6_ADDRSTRLEN], dest[INET6_ADDRSTRLEN + 24];
+
+		inet_ntop(d->family == 4 ? AF_INET : AF_INET6, d->addr, a, sizeof(a));
+		snprintf(dest, sizeof(dest), d->family == 6 ? "[%s]:%u/%s" :
+			 "%s:%u/%s", a, d->port, proto ? proto : "?");
+		if (d->name[0])
+			fprintf(out, "egret:   %s %6llu x %s (%s)\n", deny_word,
+				(unsigned long long)d->count, d->name, dest);
+		else
+			fprintf(out, "egret:   %s %6llu x %s (no name)\n",
+				deny_word, (unsigned long long)d->count, dest);
+	}
+	if (ev->ntop > 10 || ev->top_overflow)
+		fprintf(out, "egret:   ... and %zu more destinations\n",
+			ev->ntop > 10 ? ev->ntop - 10 : 0);
+}
+
+void events_close(struct events *ev)
+{
+	ring_buffer__free(ev->rb);
+	ev->rb = NULL;
+	if (ev->log_fd >= 0)
+		close(ev->log_fd);
+	ev->log_fd = -1;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * events.h - the attempt's decisions: BPF's ring buffer and the DNS
+ * proxy's own, written as JSON lines (docs/EVENTS.md) and summed up for the
+ * exit summary.
+ */
+#ifndef EGRET_EVENTS_H
+#define EGRET_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dns_wire.h"
+#include "egret.h"
+#include "loop.h"
+#include "names.h"
+
+#define EVENTS_SCHEMA		1
+#define EVENTS_TOP		64	/* distinct denied destinations kept */
+
+struct ring_buffer;
+
+struct denied_dest {
+	uint8_t family;
+	uint8_t proto;
+	uint8_t addr[16];
+	uint16_t port;
+	uint64_t count;
+	char name[DNS_NAME_MAX + 1];	/* "" = no name seen */
+};
+
+struct events {
+	const char *attempt;		/* id, in every line */
+	int log_fd;			/* --log FILE, or -1 */
+	bool audit;
+	int counters_fd;
+	const struct names *names;	/* learned address -> name */
+	struct ring_buffer *rb;
+	struct loop_source src;
+	int64_t boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
+	/* For the summary. */
+	uint64_t dns_answered, dns_denied, dns_would_deny, dns_failed;
+	uint64_t write_errors;
+	struct denied_dest top[EVENTS_TOP];
+	size_t ntop;
+	uint64_t top_overflow;		/* denials of destinations not kept */
+};
+
+/* Open --log (O_APPEND, 0600; NULL: no log). -errno on failure. */
+int events_open(struct events *ev, const char *log_path, const char *attempt,
+		bool audit);
+
+/* Read the ring buffer from @loop; @names attributes addresses. */
+int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
+		 int counters_fd, const struct names *names);
+
+/* Drain what is left (call after COMMAND exited, before the summary). */
+void events_drain(struct events *ev);
+
+/* A DNS decision. @verdict: "allow", "deny", "would-deny", "servfail". */
+void events_dns(struct events *ev, const char *name, unsigned int qtype,
+		const char *verdict, const struct dns_addr *addrs, int naddrs,
+		uint32_t ttl);
+
+/* Exit summary (stderr), from the counters and the denials seen. */
+void events_summary(struct events *ev, FILE *out);
+
+void events_close(struct events *ev);
+
+#endif
