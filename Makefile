@@ -39,7 +39,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit integration demo vmlinux helpers fuzz clean
+.PHONY: all deps test unit integration redteam demo vmlinux helpers fuzz clean
 
 all: $(OUT)/egret
 
@@ -94,10 +94,15 @@ integration: $(OUT)/egret helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		tests/integration/run.sh
 
+# One test per bypass vector, as a hostile unprivileged COMMAND.
+redteam: $(OUT)/egret helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
+		tests/redteam/run.sh
+
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory unit integration
+	@$(MAKE) --no-print-directory unit integration redteam
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers

@@ -73,11 +73,18 @@ static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 {
 	struct bpf_sock *sk = ctx->sk;
 
+	__u32 peer[4] = {};
+
 	if (!sk)
 		return SYS_REJECT;
-	if (dns_is_proxy4(sk->dst_ip4, sk->dst_port))
+	peer[0] = sk->dst_ip4;
+	if (dns_is_proxy4(peer[0], sk->dst_port))
 		return SYS_PROCEED;
-	return judge4(EGRET_HOOK_SENDMSG, sk->dst_ip4, bpf_ntohs(sk->dst_port),
+	/* The peer its connect() was allowed to: a flow, like TCP's, that
+	 * outlives the allow entry (QUIC sends every datagram with cmsgs). */
+	if (conn_remembered(sk, 4, peer, sk->dst_port))
+		return SYS_PROCEED;
+	return judge4(EGRET_HOOK_SENDMSG, peer[0], bpf_ntohs(sk->dst_port),
 		      (__u8)ctx->protocol);
 }
 
@@ -94,6 +101,14 @@ static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 	addr[3] = sk->dst_ip6[3];
 	if (dns_is_proxy6(addr, sk->dst_port))
 		return SYS_PROCEED;
+	if (egret_is_v4mapped(addr)) {
+		__u32 v4[4] = { addr[3] };
+
+		if (conn_remembered(sk, 4, v4, sk->dst_port))
+			return SYS_PROCEED;
+	} else if (conn_remembered(sk, 6, addr, sk->dst_port)) {
+		return SYS_PROCEED;
+	}
 	return judge6(EGRET_HOOK_SENDMSG, addr, bpf_ntohs(sk->dst_port),
 		      (__u8)ctx->protocol);
 }

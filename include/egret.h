@@ -86,6 +86,18 @@ struct egret_conn {
 	__u8 valid;
 };
 
+/* egret_names: which name's DNS answer taught an address (for status and
+ * bpftool; written by egret, never read by BPF). Names longer than the
+ * field are cut. */
+struct egret_name_key {
+	__u32 family;		/* 4 or 6 */
+	__u32 addr[4];		/* network order; IPv4 in addr[0] */
+};
+
+struct egret_name {
+	char name[128];
+};
+
 /* Why a destination was judged the way it was (events use these later). */
 enum egret_reason {
 	EGRET_REASON_ALLOWED = 0,
@@ -162,5 +174,6 @@ _Static_assert(sizeof(struct egret_lpm_key6) == 20, "egret_lpm_key6 layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
+_Static_assert(sizeof(struct egret_name_key) == 20, "egret_name_key layout");
 
 #endif /* EGRET_H */

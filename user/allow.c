@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -254,4 +255,15 @@ int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
 {
 	return sweep_map(maps->allow4, sizeof(struct egret_key4), now_ns) +
 	       sweep_map(maps->allow6, sizeof(struct egret_key6), now_ns);
+}
+
+int allow_name(const struct allow_maps *maps, int family, const void *addr,
+	       const char *name)
+{
+	struct egret_name_key key = { .family = family == AF_INET ? 4 : 6 };
+	struct egret_name val = {};
+
+	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
+	snprintf(val.name, sizeof(val.name), "%s", name);
+	return bpf_map_update_elem(maps->names, &key, &val, BPF_ANY) < 0 ? -errno : 0;
 }

@@ -21,6 +21,7 @@ struct allow_maps {
 	int allow6;
 	int cidr4;
 	int cidr6;
+	int names;		/* egret_names: learned address -> name */
 };
 
 /*
@@ -63,6 +64,10 @@ int allow_learn(const struct allow_maps *maps, int family, const void *addr,
  * Returns the number of entries deleted.
  */
 int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
+
+/* Record in the names map that @addr came from @name's answer. */
+int allow_name(const struct allow_maps *maps, int family, const void *addr,
+	       const char *name);
 
 /* CLOCK_BOOTTIME in ns: the clock bpf_ktime_get_boot_ns() reads. */
 __u64 allow_now_ns(void);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -200,6 +201,8 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 		if (ttl < min_seen)
 			min_seen = ttl;
 		names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name);
+		/* Attribution only: a full names map never fails an answer. */
+		allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name);
 		if (qy->audit_only)
 			continue;
 		r = allow_learn(&p->maps, addrs[i].family, addrs[i].addr,
@@ -265,12 +268,25 @@ out:
 
 /* ---- queries ------------------------------------------------------ */
 
+#define DNS_EDNS_MAX	1232	/* the DNS flag day 2020 payload size */
+
+static uint16_t random_id(void)
+{
+	uint16_t id = 0;
+
+	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id))
+		id = (uint16_t)(allow_now_ns() ^ (allow_now_ns() >> 17));
+	return id;
+}
+
 /* @tmpl says where the query came from; it is copied if forwarded. */
 static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 			 struct query *tmpl)
 {
+	uint8_t fresh[DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11];
+	uint16_t edns_size = 0;
 	struct query *qy;
-	int r;
+	int r, do_bit = 0;
 
 	p->stats.queries++;
 	tmpl->p = p;
@@ -317,11 +333,31 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 		return;
 	}
 	*qy = *tmpl;
+	/* Upstream gets a query egret wrote: the question alone, a fresh id,
+	 * EDNS size and DO as the client asked (capped). Nothing else the
+	 * client put in its message - additional records, options, trailing
+	 * bytes, its own id - leaves the host. */
+	r = dns_query_edns(msg, len, &qy->q, &edns_size, &do_bit);
+	if (r >= 0) {
+		if (r == 0)
+			edns_size = 0;
+		else if (edns_size < 512)
+			edns_size = 512;
+		else if (edns_size > DNS_EDNS_MAX)
+			edns_size = DNS_EDNS_MAX;
+		r = dns_build_query(&qy->q, random_id(), msg[2] & 0x01,
+				    edns_size, do_bit, fresh, sizeof(fresh));
+	}
+	if (r < 0) {
+		reply_rcode(tmpl, DNS_RCODE_FORMERR);
+		free(qy);
+		return;
+	}
 	if (qy->conn)
 		qy->conn->refs++;
 	p->inflight++;
 	p->stats.allowed++;
-	ares_send(qy->conn ? p->tcp_channel : p->udp_channel, msg, (int)len,
+	ares_send(qy->conn ? p->tcp_channel : p->udp_channel, fresh, r,
 		  on_answer, qy);
 	ares_rearm(p);
 }

@@ -244,3 +244,98 @@ int dns_name_normalize(const char *in, char *out, size_t outlen)
 	out[n] = '\0';
 	return 0;
 }
+
+/* Step over one resource record at @pos; the new offset or -EBADMSG. */
+static long skip_rr(const uint8_t *msg, size_t len, size_t pos, uint16_t *type,
+		    uint16_t *rclass, uint32_t *ttl)
+{
+	char name[DNS_NAME_MAX + 1];
+	size_t next;
+	uint16_t rdlen;
+
+	/* Names in the additional section of a query are root (OPT) or
+	 * short; an unreadable one makes the message malformed. */
+	if (dns_read_name(msg, len, pos, name, &next) < 0 || next + 10 > len)
+		return -EBADMSG;
+	*type = get16(msg + next);
+	*rclass = get16(msg + next + 2);
+	*ttl = get32(msg + next + 4);
+	rdlen = get16(msg + next + 8);
+	if (next + 10 + rdlen > len)
+		return -EBADMSG;
+	return (long)(next + 10 + rdlen);
+}
+
+int dns_query_edns(const uint8_t *msg, size_t len, const struct dns_question *q,
+		   uint16_t *ret_size, int *ret_do)
+{
+	unsigned int records = (unsigned int)get16(msg + 6) + get16(msg + 8) +
+			       get16(msg + 10);
+	size_t pos = q->end;
+
+	if (records > DNS_MAX_ANSWER_RRS)
+		return -EBADMSG;
+	for (unsigned int i = 0; i < records; i++) {
+		uint16_t type, rclass;
+		uint32_t ttl;
+		long next = skip_rr(msg, len, pos, &type, &rclass, &ttl);
+
+		if (next < 0)
+			return -EBADMSG;
+		if (type == DNS_TYPE_OPT) {
+			*ret_size = rclass;
+			*ret_do = (ttl >> 15) & 1;
+			return 1;
+		}
+		pos = (size_t)next;
+	}
+	return 0;
+}
+
+int dns_build_query(const struct dns_question *q, uint16_t id, int rd,
+		    uint16_t edns_size, int do_bit, uint8_t *out, size_t outlen)
+{
+	size_t pos = DNS_HEADER_LEN;
+	const char *label = q->name;
+
+	if (outlen < DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11)
+		return -ENOSPC;
+	memset(out, 0, DNS_HEADER_LEN);
+	out[0] = (uint8_t)(id >> 8);
+	out[1] = (uint8_t)id;
+	out[2] = rd ? 0x01 : 0;
+	out[5] = 1;
+	out[11] = edns_size ? 1 : 0;
+	while (*label) {
+		const char *dot = strchr(label, '.');
+		size_t l = dot ? (size_t)(dot - label) : strlen(label);
+
+		if (l == 0 || l > 63)
+			return -EINVAL;
+		out[pos++] = (uint8_t)l;
+		memcpy(out + pos, label, l);
+		pos += l;
+		label += l + (dot ? 1 : 0);
+	}
+	out[pos++] = 0;
+	out[pos++] = (uint8_t)(q->type >> 8);
+	out[pos++] = (uint8_t)q->type;
+	out[pos++] = (uint8_t)(q->qclass >> 8);
+	out[pos++] = (uint8_t)q->qclass;
+	if (edns_size) {
+		/* OPT: root name, type 41, class = payload size, TTL holds
+		 * the DO bit, no options (no cookies, no client subnet). */
+		out[pos++] = 0;
+		out[pos++] = 0;
+		out[pos++] = DNS_TYPE_OPT;
+		out[pos++] = (uint8_t)(edns_size >> 8);
+		out[pos++] = (uint8_t)edns_size;
+		out[pos++] = 0;
+		out[pos++] = 0;
+		out[pos++] = do_bit ? 0x80 : 0;
+		out[pos++] = 0;
+		out[pos++] = 0;
+		out[pos++] = 0;
+	}
+	return (int)pos;
+}

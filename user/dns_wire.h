@@ -86,6 +86,23 @@ int dns_collect_addrs(const uint8_t *msg, size_t len,
 int dns_build_reply(const uint8_t *query, const struct dns_question *q,
 		    int rcode, uint8_t *out, size_t outlen);
 
+/*
+ * The EDNS0 OPT record of a query, if any (scanning the additional
+ * section): its UDP payload size and DO bit. Returns 1 if present, 0 if
+ * not, -EBADMSG on a malformed section.
+ */
+int dns_query_edns(const uint8_t *msg, size_t len, const struct dns_question *q,
+		   uint16_t *ret_size, int *ret_do);
+
+/*
+ * A fresh query for @q alone: @id, RD as given, the question as parsed
+ * (lower case), and an OPT record when @edns_size is non-zero. Nothing of
+ * the client's message but its question survives, so no bytes ride along
+ * to the upstream resolver. Returns the length or -ENOSPC.
+ */
+int dns_build_query(const struct dns_question *q, uint16_t id, int rd,
+		    uint16_t edns_size, int do_bit, uint8_t *out, size_t outlen);
+
 /* Name comparison helpers: @name is lower case, no trailing dot. */
 int dns_name_normalize(const char *in, char *out, size_t outlen);
 

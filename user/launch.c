@@ -136,10 +136,12 @@ int launch_keep_fd_check(int fd, char *err, size_t errlen)
 		snprintf(err, errlen, "fd %d: %s", fd, strerror(errno));
 		return -EBADF;
 	}
+	/* A socket is judged by the cgroup that made it, outside the attempt:
+	 * only unix sockets (local, file-permission bound) may pass. */
 	if (S_ISSOCK(st.st_mode) &&
-	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
-	    (domain == AF_INET || domain == AF_INET6)) {
-		snprintf(err, errlen, "fd %d is an inet socket made outside the attempt: egret's programs would not judge it", fd);
+	    (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+	     domain != AF_UNIX)) {
+		snprintf(err, errlen, "fd %d is a non-unix socket made outside the attempt: egret's programs would not judge it", fd);
 		return -EPERM;
 	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);

@@ -24,7 +24,8 @@ int loader_load(struct loader *ld, const struct loader_opts *opts)
 	if (bpf_map__set_max_entries(skel->maps.egret_allow4, opts->max_entries) ||
 	    bpf_map__set_max_entries(skel->maps.egret_allow6, opts->max_entries) ||
 	    bpf_map__set_max_entries(skel->maps.egret_cidr4, opts->max_cidrs) ||
-	    bpf_map__set_max_entries(skel->maps.egret_cidr6, opts->max_cidrs)) {
+	    bpf_map__set_max_entries(skel->maps.egret_cidr6, opts->max_cidrs) ||
+	    bpf_map__set_max_entries(skel->maps.egret_names, 2 * opts->max_entries)) {
 		ld->failed_step = "size BPF maps";
 		return -EINVAL;
 	}
@@ -53,6 +54,7 @@ struct allow_maps loader_allow_maps(const struct loader *ld)
 		.allow6 = bpf_map__fd(ld->skel->maps.egret_allow6),
 		.cidr4 = bpf_map__fd(ld->skel->maps.egret_cidr4),
 		.cidr6 = bpf_map__fd(ld->skel->maps.egret_cidr6),
+		.names = bpf_map__fd(ld->skel->maps.egret_names),
 	};
 }
 

@@ -7,6 +7,7 @@
 #include "gc.h"
 #include "log.h"
 #include "run.h"
+#include "status.h"
 #include "util.h"
 
 #ifndef EGRET_VERSION
@@ -30,6 +31,7 @@ static const struct cmd {
 } commands[] = {
 	{ "run", cmd_run, "run COMMAND with its network egress denied unless allowed" },
 	{ "check", cmd_check, "validate a policy and print a repo's effective allowlist" },
+	{ "status", cmd_status, "list live attempts, their counters and allow entries" },
 	{ "gc", cmd_gc, "clean up attempts whose egret is gone" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },

@@ -4,8 +4,8 @@
  * before it runs.
  *
  * Two ways around the cgroup's programs need no system call egret could
- * judge: an inet socket created outside the attempt (judged by its
- * creator's cgroup) handed over as stdin/stdout/stderr, and a unix socket
+ * judge: a socket created outside the attempt (judged by its creator's
+ * cgroup, if at all) handed over as stdin/stdout/stderr, and a unix socket
  * of a daemon that acts as root (docker, containerd, podman, cri-o),
  * through which COMMAND could start an unconfined container.
  */
@@ -16,13 +16,16 @@
 
 #include "launch.h"
 
-/* Is fd 0, 1 or 2 an inet socket? -EPERM with a reason in @err. */
+/* Is fd 0, 1 or 2 a socket other than unix (inet, packet, vsock...)?
+ * -EPERM with a reason in @err. */
 int preflight_std_fds(char *err, size_t errlen);
 
 /*
  * Could @user (or root, for NULL) write - that is, connect - to one of the
- * root-equivalent daemon sockets that exist on this host? -EPERM naming
- * it in @err. Judged by owner, group and mode, as the kernel would.
+ * root-equivalent daemon sockets that exist on this host (docker,
+ * containerd, podman, cri-o, buildkit, libvirt, LXD, Incus, microk8s)?
+ * -EPERM naming it in @err. Asked of the kernel by a child that has become
+ * @user, so groups, modes and ACLs count as they will for COMMAND.
  */
 int preflight_daemon_sockets(const struct launch_user *user, char *err,
 			     size_t errlen);

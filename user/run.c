@@ -113,6 +113,7 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	snprintf(a->st.pins, sizeof(a->st.pins), EGRET_PIN_ROOT "/%s", a->st.id);
 	a->st.pid = getpid();
 	a->st.started = time(NULL);
+	snprintf(a->st.repo, sizeof(a->st.repo), "%s", o->repo ? o->repo : "");
 
 	/* The record comes first: whatever exists after it, gc can find. */
 	r = state_create(&a->st, &a->state_fd);

@@ -35,9 +35,9 @@ int state_create(const struct attempt_state *st, int *ret_fd)
 		goto fail;
 	}
 	n = snprintf(text, sizeof(text),
-		     "id=%s\ncgroup=%s\npins=%s\npid=%d\nstarted=%lld\n",
+		     "id=%s\ncgroup=%s\npins=%s\npid=%d\nstarted=%lld\nrepo=%s\n",
 		     st->id, st->cgroup, st->pins, (int)st->pid,
-		     (long long)st->started);
+		     (long long)st->started, st->repo);
 	if (write(fd, text, (size_t)n) != n) {
 		r = errno ? -errno : -EIO;
 		goto fail;
@@ -117,6 +117,8 @@ int state_parse(const char *text, struct attempt_state *ret)
 			st.pid = (pid_t)strtol(eq, NULL, 10);
 		else if (!strcmp(buf, "started"))
 			st.started = (time_t)strtoll(eq, NULL, 10);
+		else if (!strcmp(buf, "repo"))
+			r = copy_field(st.repo, sizeof(st.repo), eq);
 	}
 	if (r < 0)
 		return r;
@@ -141,4 +143,15 @@ int state_read_fd(int fd, struct attempt_state *ret)
 		return -errno;
 	text[n] = '\0';
 	return state_parse(text, ret);
+}
+
+int state_is_live(int fd)
+{
+	/* A shared lock is refused while the owner holds its exclusive one;
+	 * taking it briefly never blocks the owner (it only ever locks once). */
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
+		return 0;
+	}
+	return errno == EWOULDBLOCK ? 1 : -errno;
 }

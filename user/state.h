@@ -21,6 +21,7 @@ struct attempt_state {
 	char pins[PATH_MAX];	/* EGRET_PIN_ROOT/<id> */
 	pid_t pid;		/* the owning egret */
 	time_t started;		/* wall clock, seconds */
+	char repo[128];		/* --repo, or "" */
 };
 
 /* Create and lock the record; -EEXIST if the id is taken. @ret_fd keeps
@@ -35,5 +36,8 @@ int state_parse(const char *text, struct attempt_state *ret);
 
 /* Read the record behind @fd. */
 int state_read_fd(int fd, struct attempt_state *ret);
+
+/* Is the record's egret alive (its lock held)? 1, 0, or -errno. */
+int state_is_live(int fd);
 
 #endif

@@ -47,6 +47,16 @@ struct {
  * Judge against one family's exact map and trie: allowed if either entry
  * has a live rule for @port; otherwise the reason that tells the most.
  */
+/* Learned address -> the name whose answer taught it. Written by egret
+ * for `egret status` and bpftool; the programs never read it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * EGRET_DEFAULT_MAX_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egret_name_key);
+	__type(value, struct egret_name);
+} egret_names SEC(".maps");
+
 static __always_inline enum egret_reason
 allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 	    __u32 port, int special)

@@ -61,15 +61,12 @@ static __always_inline void conn_remember(struct bpf_sock_addr *ctx, int family,
 	c->valid = 1;
 }
 
-static __always_inline int conn_matches(struct __sk_buff *skb, int family,
-					const __u32 dst[4], __u16 dport_be)
+/* Was @sk's connect() allowed to exactly this destination? */
+static __always_inline int conn_remembered(struct bpf_sock *sk, int family,
+					   const __u32 dst[4], __u16 dport_be)
 {
-	struct bpf_sock *sk = skb->sk;
 	struct egret_conn *c;
 
-	if (!sk)
-		return 0;
-	sk = bpf_sk_fullsock(sk);
 	if (!sk)
 		return 0;
 	c = bpf_sk_storage_get(&egret_conn, sk, 0, 0);
@@ -79,6 +76,16 @@ static __always_inline int conn_matches(struct __sk_buff *skb, int family,
 		return c->addr[0] == dst[0];
 	return c->addr[0] == dst[0] && c->addr[1] == dst[1] &&
 	       c->addr[2] == dst[2] && c->addr[3] == dst[3];
+}
+
+static __always_inline int conn_matches(struct __sk_buff *skb, int family,
+					const __u32 dst[4], __u16 dport_be)
+{
+	struct bpf_sock *sk = skb->sk;
+
+	if (!sk)
+		return 0;
+	return conn_remembered(bpf_sk_fullsock(sk), family, dst, dport_be);
 }
 
 /* A packet the backstop refuses: counted, logged (no task context: this

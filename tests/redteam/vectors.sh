@@ -1,0 +1,1390 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2015,SC2016,SC2034,SC2153
+# vectors.sh - the red-team tests, one per vector. Sourced by run.sh, which
+# provides steps/run_in/run_out, expect*, nowhere/arrived* and the world.
+#
+# Conventions: "control" is an allowed TCP flow to 203.0.113.10:80 in the
+# same attempt (check_control); tokens come from tk; every denied token is
+# checked with nowhere (after barriers) against every record of the world.
+
+# --- TCP --------------------------------------------------------------------
+
+# connect() to a denied address, a denied port of an allowed address, IPv6.
+t_rt_tcp() {
+	local c d1 d2 d3 d4
+	c=$(tk ctl) d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+addr $P tcp 203.0.113.11 80 $d1
+port $P tcp 203.0.113.10 8080 $d2
+v6 $P tcp 2001:db8:2::11 80 $d3
+other $P tcp 198.51.100.7 443 $d4
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect addr "err EPERM"
+	expect port "err EPERM"
+	expect v6 "err EPERM"
+	expect other "err EPERM"
+	nowhere "$d1" "$d2" "$d3" "$d4"
+}
+
+# TCP Fast Open: sendto(MSG_FASTOPEN) connects without connect().
+t_rt_tcp_fastopen() {
+	local a d1 d2 d3 c
+	a=$(tk a) d1=$(tk d) d2=$(tk d) d3=$(tk d) c=$(tk ctl)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+allowed $P tcp-fastopen 203.0.113.10 80 $a
+denied $P tcp-fastopen 203.0.113.11 80 $d1
+denied-v6 $P tcp-fastopen 2001:db8:2::11 80 $d2
+denied-mapped $P tcp-fastopen ::ffff:203.0.113.11 80 $d3
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect allowed ok
+	arrived_at "$a" 203.0.113.10:80
+	expect denied "err EPERM"
+	expect denied-v6 "err EPERM"
+	expect denied-mapped "err EPERM"
+	nowhere "$d1" "$d2" "$d3"
+}
+
+# --- UDP --------------------------------------------------------------------
+
+# sendto, sendmsg and sendmmsg: every message of a batch is judged on its
+# own, and the batch stops at the first refused one.
+t_rt_udp() {
+	local c a1 a2 a3 a4 a5 a6 a7 d1 d2 d3 d4 d5 d6 d7
+	c=$(tk ctl) a1=$(tk a) a2=$(tk a) a3=$(tk a) a4=$(tk a) a5=$(tk a)
+	a6=$(tk a) a7=$(tk a)
+	d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d) d5=$(tk d) d6=$(tk d) d7=$(tk d)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+sendto-ok $R sendto 203.0.113.10 9999 $a1
+sendto-denied $R sendto 203.0.113.11 9999 $d1
+sendmsg-ok $P udp 203.0.113.10 9999 $a2
+sendmsg-denied $P udp 203.0.113.11 9999 $d2
+mmsg-mixed $R sendmmsg - - 0 203.0.113.10 9999 $a3 203.0.113.11 9999 $d3 203.0.113.10 9999 $d3-after
+mmsg-denied-first $R sendmmsg - - 0 203.0.113.11 9999 $d4 203.0.113.10 9999 $d4-after
+mmsg-v6 $R sendmmsg - - 0 2001:db8:2::10 9999 $a4 2001:db8:2::11 9999 $d5
+mmsg-connected $R sendmmsg 203.0.113.10 9999 0 - - $a5 203.0.113.11 9999 $d6
+mmsg-connected-cmsg $R sendmmsg 203.0.113.10 9999 1 - - $a6 198.51.100.7 9999 $d7
+mmsg-cmsg-ok $R sendmmsg - - 1 203.0.113.10 9999 $a7
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999 --allow '[2001:db8:2::10]:9999'
+	check_control "$c"
+	expect sendto-ok ok
+	expect sendto-denied "err EPERM sendto"
+	expect sendmsg-ok ok
+	expect sendmsg-denied "err EPERM"
+	expect mmsg-mixed "ok 1"
+	expect mmsg-denied-first "err EPERM sendmmsg"
+	expect mmsg-v6 "ok 1"
+	expect mmsg-connected "ok 1"
+	expect mmsg-connected-cmsg "ok 1"
+	expect mmsg-cmsg-ok "ok 1"
+	arrived_at "$a1" 203.0.113.10:9999
+	arrived_at "$a2" 203.0.113.10:9999
+	arrived_at "$a3" 203.0.113.10:9999
+	arrived_at "$a4" "[2001:db8:2::10]:9999"
+	arrived_at "$a5" 203.0.113.10:9999
+	arrived_at "$a6" 203.0.113.10:9999
+	arrived_at "$a7" 203.0.113.10:9999
+	nowhere "$d1" "$d2" "$d3" "$d4" "$d5" "$d6" "$d7"
+}
+
+# Connected UDP with a cmsg: the sendmsg hook then sees no address (or one
+# of family AF_UNSPEC) and must judge where the datagram really goes.
+t_rt_udp_connected_cmsg() {
+	local c a1 a2 a3 d1 d2 d3 d4 d5
+	c=$(tk ctl) a1=$(tk a) a2=$(tk a) a3=$(tk a)
+	d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d) d5=$(tk d)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+cmsg-ok $P udp-connected-cmsg 203.0.113.10 9999 $a1
+cmsg-mapped-ok $P udp-connected-cmsg ::ffff:203.0.113.10 9999 $a2
+cmsg-v6-ok $P udp-connected-cmsg 2001:db8:2::10 9999 $a3
+cmsg-denied $P udp-connected-cmsg 203.0.113.11 9999 $d1
+cmsg-v6-denied $P udp-connected-cmsg 2001:db8:2::11 9999 $d2
+sendto-other $P udp-connected-sendto 203.0.113.10 9999 203.0.113.11 9999 $d3
+unspec-other $P udp-connected-unspec 203.0.113.10 9999 203.0.113.11 9999 $d4
+v6-sendto-other $P udp-connected-sendto 2001:db8:2::10 9999 2001:db8:2::11 9999 $d5
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999 --allow '[2001:db8:2::10]:9999'
+	check_control "$c"
+	expect cmsg-ok ok
+	expect cmsg-mapped-ok ok
+	expect cmsg-v6-ok ok
+	arrived_at "$a1" 203.0.113.10:9999
+	arrived_at "$a2" 203.0.113.10:9999
+	arrived_at "$a3" "[2001:db8:2::10]:9999"
+	expect cmsg-denied "err EPERM"
+	expect cmsg-v6-denied "err EPERM"
+	expect sendto-other "err EPERM"
+	expect unspec-other "err EPERM"
+	expect v6-sendto-other "err EPERM"
+	nowhere "$d1" "$d2" "$d3" "$d4" "$d5"
+}
+
+# IPv4-mapped IPv6 destinations are judged as the IPv4 address, whichever
+# socket path carries them.
+t_rt_v4mapped() {
+	local c a1 a2 d1 d2 d3 d4 d5
+	c=$(tk ctl) a1=$(tk a) a2=$(tk a)
+	d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d) d5=$(tk d)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+tcp-ok $P tcp ::ffff:203.0.113.10 80 $a1
+mmsg $R sendmmsg - - 0 ::ffff:203.0.113.10 9999 $a2 ::ffff:203.0.113.11 9999 $d1
+tcp-denied $P tcp ::ffff:203.0.113.11 80 $d2
+udp-denied $P udp ::ffff:203.0.113.11 9999 $d3
+v6sock-v4addr $P udp6-v4addr 203.0.113.11 9999 $d4
+mapped-loopback $P tcp ::ffff:127.0.0.1 $WORLD_LO_PORT $d5
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999
+	check_control "$c"
+	expect tcp-ok ok
+	arrived_at "$a1" 203.0.113.10:80
+	expect mmsg "ok 1"
+	arrived_at "$a2" 203.0.113.10:9999
+	expect tcp-denied "err EPERM"
+	expect udp-denied "err EPERM"
+	expect v6sock-v4addr "err EPERM"
+	expect mapped-loopback "err EPERM"
+	nowhere "$d1" "$d2" "$d3" "$d4" "$d5"
+}
+
+# NAT64: 64:ff9b::/96 (and the local-use 64:ff9b:1::/48) embed an IPv4
+# address. The IPv4 address itself is allowed here; its NAT64 forms are not.
+# The client has no route there, so the refusal must be egret's EPERM, not
+# the kernel's ENETUNREACH (shown outside egret first).
+t_rt_nat64() {
+	local c d1 d2 d3 d4
+	c=$(tk ctl) d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d)
+	steps out <<EOF
+tcp $P tcp 64:ff9b::203.0.113.11 80 $(tk out)
+EOF
+	run_out out
+	oexpect tcp "err ENETUNREACH"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+tcp $P tcp 64:ff9b::cb00:710b 80 $d1
+udp $P udp 64:ff9b::203.0.113.11 9999 $d2
+tfo $P tcp-fastopen 64:ff9b::203.0.113.11 80 $d3
+local-use $P tcp 64:ff9b:1::cb00:710b 80 $d4
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.11:80,9999
+	check_control "$c"
+	expect tcp "err EPERM"
+	expect udp "err EPERM"
+	expect tfo "err EPERM"
+	expect local-use "err EPERM"
+	nowhere "$d1" "$d2" "$d3" "$d4"
+}
+
+# Loopback, unspecified, link-local and metadata addresses stay closed even
+# under --allow 0.0.0.0/0 and [::/0] (which do open the world: control).
+t_rt_special_addresses() {
+	local c lo w d1 d2 d3 d4 d5 d6 d7 d8 d9 d10 d11 d12
+	c=$(tk ctl) lo=$(tk lo) w=$(tk w)
+	d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d) d5=$(tk d) d6=$(tk d)
+	d7=$(tk d) d8=$(tk d) d9=$(tk d) d10=$(tk d) d11=$(tk d) d12=$(tk d)
+	steps out <<EOF
+loopback $P tcp 127.0.0.1 $WORLD_LO_PORT $lo
+metadata $P tcp 169.254.169.254 80 $(tk out)
+EOF
+	run_out out
+	oexpect loopback ok		# the loopback sink is there to be reached
+	oexpect metadata "err ENETUNREACH"
+	arrived "$lo" "$WORLD_LO_LOG"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+world $P tcp 203.0.113.11 80 $w
+lo-tcp $P tcp 127.0.0.1 $WORLD_LO_PORT $d1
+lo-udp $P udp 127.0.0.1 $WORLD_LO_PORT $d2
+lo-other $P tcp 127.0.0.2 $WORLD_LO_PORT $d3
+any4 $P tcp 0.0.0.0 $WORLD_LO_PORT $d4
+lo6-tcp $P tcp ::1 $WORLD_LO_PORT $d5
+lo6-udp $P udp ::1 $WORLD_LO_PORT $d6
+any6 $P tcp :: $WORLD_LO_PORT $d7
+mapped-lo $P tcp ::ffff:127.0.0.1 $WORLD_LO_PORT $d8
+localhost $P tcp-name localhost $WORLD_LO_PORT $d9
+metadata $P tcp 169.254.169.254 80 $d10
+metadata-udp $P udp 169.254.169.254 80 $d11
+metadata-v6 $P tcp fd00:ec2::254 80 $d12
+EOF
+	run_in in --allow 0.0.0.0/0 --allow '[::/0]'
+	check_control "$c"
+	expect world ok
+	arrived_at "$w" 203.0.113.11:80
+	for k in lo-tcp lo-udp lo-other any4 lo6-tcp lo6-udp any6 mapped-lo localhost \
+		metadata metadata-udp metadata-v6; do
+		expect "$k" "err EPERM"
+	done
+	nowhere "$d1" "$d2" "$d3" "$d4" "$d5" "$d6" "$d7" "$d8" "$d9" "$d10" "$d11" "$d12"
+}
+
+# Broadcast and multicast: a shared medium is not an allowed destination.
+t_rt_broadcast() {
+	local c o d1 d2 d3 d4
+	c=$(tk ctl) o=$(tk out) d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d)
+	steps out <<EOF
+bcast $R bcast 192.0.2.255 9999 $o
+EOF
+	run_out out
+	oexpect bcast ok
+	captured "$o" >/dev/null || fail "outside egret, the broadcast $o never reached the world"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+subnet $R bcast 192.0.2.255 9999 $d1
+limited $R bcast 255.255.255.255 9999 $d2
+mcast $R sendto 224.0.0.1 9999 $d3
+mcast6 $R sendto ff02::1 9999 $d4
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999
+	check_control "$c"
+	expect subnet "err EPERM sendto"
+	expect limited "err EPERM sendto"
+	expect mcast "err EPERM sendto"
+	expect_re mcast6 '^err (EPERM|EINVAL) sendto$'
+	nowhere "$d1" "$d2" "$d3" "$d4"
+}
+
+# --- other kinds of sockets -----------------------------------------------
+
+# Raw sockets. Without CAP_NET_RAW the kernel refuses them before egret's
+# cgroup/sock_create runs, so both say EPERM: this shows the outcome, not
+# which layer refused (no unprivileged setup can create one).
+t_rt_raw_socket() {
+	local c d1 d2
+	c=$(tk ctl) d1=$(tk d) d2=$(tk d)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+raw4 $R raw 203.0.113.11 9999 $d1
+raw6 $R raw 2001:db8:2::11 9999 $d2
+raw-icmp $R socket inet raw icmp
+raw-raw $R socket inet raw raw
+raw6-icmp $R socket inet6 raw icmpv6
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect raw4 "err EPERM socket"
+	expect raw6 "err EPERM socket"
+	expect raw-icmp "err EPERM socket"
+	expect raw-raw "err EPERM socket"
+	expect raw6-icmp "err EPERM socket"
+	nowhere "$d1" "$d2"
+}
+
+# ICMP "ping" sockets: unprivileged when the user's group is in
+# net.ipv4.ping_group_range (per netns; distros often open it to everyone).
+# Open it in the client ns, prove nobody then pings the world outside
+# egret, and that egret refuses the socket (even to an allowed address).
+t_rt_ping_socket() {
+	local c o4 o6 d1 d2 d3
+	c=$(tk ctl) o4=$(tk out) o6=$(tk out) d1=$(tk d) d2=$(tk d) d3=$(tk d)
+	trap 'world_exec_client sysctl -qw net.ipv4.ping_group_range="1 0"' EXIT
+	world_exec_client sysctl -qw net.ipv4.ping_group_range="0 2147483647" ||
+		fail "cannot widen ping_group_range in the client ns"
+	steps out <<EOF
+ping4 $R ping 203.0.113.11 $o4
+ping6 $R ping 2001:db8:2::11 $o6
+EOF
+	run_out out
+	oexpect ping4 ok
+	oexpect ping6 ok
+	captured "$o4" | grep -q 'proto=1 ' || fail "outside egret, ping $o4 never reached the world"
+	captured "$o6" | grep -q 'proto=58 ' || fail "outside egret, ping6 $o6 never reached the world"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+ping4 $R ping 203.0.113.11 $d1
+ping6 $R ping 2001:db8:2::11 $d2
+ping-allowed $R ping 203.0.113.10 $d3
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10
+	check_control "$c"
+	expect ping4 "err EPERM socket"
+	expect ping6 "err EPERM socket"
+	expect ping-allowed "err EPERM socket"
+	nowhere "$d1" "$d2" "$d3"
+}
+
+# UDP-Lite (IPPROTO_UDPLITE) bypasses the UDP sendmsg hooks' protocol, not
+# its checks; egret refuses the socket.
+t_rt_udplite() {
+	local c o d1 d2 d3
+	c=$(tk ctl) o=$(tk out) d1=$(tk d) d2=$(tk d) d3=$(tk d)
+	steps out <<EOF
+udplite $R udplite 203.0.113.11 9999 $o
+EOF
+	run_out out
+	oexpect udplite ok
+	captured "$o" | grep -q 'proto=136 ' ||
+		fail "outside egret, the UDP-Lite datagram $o never reached the world"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+udplite $R udplite 203.0.113.11 9999 $d1
+udplite6 $R udplite 2001:db8:2::11 9999 $d2
+udplite-allowed $R udplite 203.0.113.10 9999 $d3
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999
+	check_control "$c"
+	expect udplite "err EPERM socket"
+	expect udplite6 "err EPERM socket"
+	expect udplite-allowed "err EPERM socket"
+	nowhere "$d1" "$d2" "$d3"
+}
+
+# SCTP: refused by egret where the kernel has it; this kernel has no SCTP
+# (no CONFIG_IP_SCTP and no modules), which the outside run shows.
+t_rt_sctp() {
+	local c d1 d2 o
+	c=$(tk ctl) d1=$(tk d) d2=$(tk d) o=$(tk out)
+	steps out <<EOF
+sctp $R sctp 203.0.113.11 80 $o
+EOF
+	run_out out
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+sctp $R sctp 203.0.113.11 80 $d1
+sctp-seq $R socket inet seqpacket sctp
+sctp6 $R sctp 2001:db8:2::11 80 $d2
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	if [ "$(ores sctp)" = "err EPROTONOSUPPORT socket" ]; then
+		note "this kernel has no SCTP: the kernel refuses the socket before egret"
+		expect sctp "err EPROTONOSUPPORT socket"
+		expect sctp6 "err EPROTONOSUPPORT socket"
+	else
+		expect sctp "err EPERM socket"
+		expect sctp-seq "err EPERM socket"
+		expect sctp6 "err EPERM socket"
+	fi
+	nowhere "$d1" "$d2"
+}
+
+# Packet sockets: egret's seccomp filter refuses AF_PACKET (EAFNOSUPPORT;
+# outside egret the kernel wants CAP_NET_RAW, EPERM). SOCK_PACKET on an inet
+# socket is the kernel's EPERM.
+t_rt_packet_socket() {
+	local c d1
+	c=$(tk ctl) d1=$(tk d)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+packet $R packet $CLIENT_IF $d1
+packet-raw $R socket packet raw
+packet-dgram $R socket packet dgram
+sock-packet $R socket inet packet
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect packet "err EAFNOSUPPORT socket"
+	expect packet-raw "err EAFNOSUPPORT socket"
+	expect packet-dgram "err EAFNOSUPPORT socket"
+	expect sock-packet "err EPERM socket"
+	nowhere "$d1"
+}
+
+# Address families other than AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK
+# reach no hook of egret's: its seccomp filter refuses them (EAFNOSUPPORT).
+# The families an unprivileged user can create on this kernel are found
+# outside egret first (here AF_VSOCK: a channel to the hypervisor's host;
+# sockets are only created, nothing is connected); inside each must be
+# refused, and the four families must still work.
+RT_MORE_FAMILIES="packet/raw packet/dgram alg/seqpacket tipc/rdm rds/seqpacket
+	bluetooth/stream can/raw xdp/raw key/raw smc/stream kcm/dgram vsock/dgram"
+t_rt_families() {
+	local c outside inside f extra="" k
+	c=$(tk ctl)
+	steps out <<EOF
+families $R families
+EOF
+	run_out out
+	outside=$(ores families)
+	case $outside in ok*) ;; *) fail "outside egret, families: '$outside'" ;; esac
+	for f in ${outside#ok}; do
+		case $f in unix/* | inet/* | inet6/* | netlink/*) ;; *) extra="$extra $f" ;; esac
+	done
+	note "creatable by nobody outside egret:${outside#ok}"
+	{
+		echo "control $P tcp 203.0.113.10 80 $c"
+		echo "families $R families"
+		echo "unix $R socket unix stream"
+		echo "netlink $R socket netlink raw"
+		echo "inet $R socket inet dgram"
+		echo "inet6 $R socket inet6 stream"
+		for f in $extra $RT_MORE_FAMILIES; do
+			echo "f-${f/\//-} $R socket ${f%/*} ${f#*/}"
+		done
+	} | steps in
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect unix ok
+	expect netlink ok
+	expect inet ok
+	expect inet6 ok
+	for f in $extra $RT_MORE_FAMILIES; do
+		k="f-${f/\//-}"
+		[ "$(res "$k")" = "err EAFNOSUPPORT socket" ] ||
+			fail "$R socket ${f%/*} ${f#*/} inside the attempt: want 'err EAFNOSUPPORT socket', got '$(res "$k")' $(said)"
+	done
+	inside=$(res families)
+	for f in ${inside#ok}; do
+		case $f in unix/* | inet/* | inet6/* | netlink/*) ;;
+		*) fail "family $f creatable inside the attempt ($inside)" ;;
+		esac
+	done
+}
+
+# --- source routes and routing headers ---------------------------------------
+
+# IPv4 options. A loose source route makes the packet's IP destination the
+# first hop (denied) while the hooks judged the destination passed to the
+# system call (allowed): shown here for root outside egret, whose packet the
+# capture sees addressed to the hop. This kernel lets only CAP_NET_RAW set a
+# source route (nobody gets EPERM outside egret too), but any user may set
+# other options - a record route - by setsockopt or in an IP_RETOPTS cmsg:
+# inside, setsockopt(IP_OPTIONS) is refused whatever the option, and
+# options in a cmsg, which no setsockopt filter sees, are dropped by the
+# egress backstop (the kernel reports EPERM to sendmsg).
+t_rt_ipv4_source_route() {
+	local c o0 o1 o2 o3 d1 d2 d3 d4 d5 d6 d7 d8 d9 a line t
+	c=$(tk ctl) o0=$(tk out) o1=$(tk out) o2=$(tk out) o3=$(tk out) a=$(tk a)
+	d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d) d5=$(tk d) d6=$(tk d)
+	d7=$(tk d) d8=$(tk d) d9=$(tk d)
+	assert_eq ok "$(world_exec_client "$R" ipopts udp 203.0.113.10 9999 203.0.113.11 "$o0" 2>&1)" \
+		"root, outside egret: a source-routed datagram"
+	line=$(captured "$o0") || fail "root's source-routed $o0 never reached the world"
+	[[ $line == *" > 203.0.113.11:9999 "*"opts=1 "* ]] ||
+		fail "root's source-routed $o0 did not go to the hop with options: $line"
+	steps out <<EOF
+lsrr-sockopt $R ipopts udp 203.0.113.10 9999 203.0.113.11 $o1
+lsrr-cmsg $R ipopts-cmsg 203.0.113.10 9999 203.0.113.11 $o1
+rr-sockopt $R ipopts udp 203.0.113.10 9999 rr $o2
+rr-cmsg $R ipopts-cmsg 203.0.113.10 9999 rr $o3
+EOF
+	run_out out
+	oexpect lsrr-sockopt "err EPERM setsockopt"
+	oexpect lsrr-cmsg "err EPERM sendmsg"
+	oexpect rr-sockopt ok
+	oexpect rr-cmsg ok
+	for t in "$o2" "$o3"; do
+		line=$(captured "$t") || fail "outside egret, $t (with a record route) never reached the world"
+		[[ $line == *" > 203.0.113.10:9999 "*"opts=1 "* ]] ||
+			fail "outside egret, $t arrived without its options: $line"
+	done
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+allowed $P udp 203.0.113.10 9999 $a
+lsrr-udp $R ipopts udp 203.0.113.10 9999 203.0.113.11 $d1
+lsrr-tcp $R ipopts tcp 203.0.113.10 80 203.0.113.11 $d2
+lsrr-v6sock $R ipopts udp ::ffff:203.0.113.10 9999 203.0.113.11 $d3
+rr-udp $R ipopts udp 203.0.113.10 9999 rr $d4
+rr-tcp $R ipopts tcp 203.0.113.10 80 rr $d5
+rr-v6sock $R sockopt v6sock-ipoptions
+rr-cmsg $R ipopts-cmsg 203.0.113.10 9999 rr $d6
+rr-cmsg-v6sock $R ipopts-cmsg ::ffff:203.0.113.10 9999 rr $d7
+rr-cmsg-dns $R ipopts-cmsg 198.51.100.53 53 rr $d8
+lsrr-cmsg $R ipopts-cmsg 203.0.113.10 9999 203.0.113.11 $d9
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999 --dns-upstream "$WORLD_DNS"
+	check_control "$c"
+	expect allowed ok
+	arrived_at "$a" 203.0.113.10:9999
+	expect lsrr-udp "err EPERM setsockopt"
+	expect lsrr-tcp "err EPERM setsockopt"
+	expect lsrr-v6sock "err EPERM setsockopt"
+	expect rr-udp "err EPERM setsockopt"
+	expect rr-tcp "err EPERM setsockopt"
+	expect rr-v6sock "err EPERM setsockopt"
+	expect rr-cmsg "err EPERM sendmsg"
+	expect rr-cmsg-v6sock "err EPERM sendmsg"
+	expect rr-cmsg-dns "err EPERM sendmsg"
+	expect lsrr-cmsg "err EPERM sendmsg"
+	nowhere "$d1" "$d2" "$d3" "$d4" "$d5" "$d6" "$d7" "$d8" "$d9"
+}
+
+# IPv6 routing header: a segment routing header (type 4) set with
+# setsockopt(IPV6_RTHDR) sends the packet to its next segment (denied)
+# instead of the destination the hook judged (allowed): shown outside
+# egret, refused inside. A routing header in a cmsg may only be type 2,
+# which needs CONFIG_IPV6_MIP6: where the kernel lacks it, it refuses the
+# cmsg itself (EINVAL, also outside); where it has it, the backstop must
+# drop the packet (EPERM). The legacy IPV6_2292* options are refused too.
+t_rt_ipv6_routing_header() {
+	local c o1 o2 d1 d2 a line
+	c=$(tk ctl) o1=$(tk out) o2=$(tk out) d1=$(tk d) d2=$(tk d) a=$(tk a)
+	steps out <<EOF
+sockopt $R rthdr 2001:db8:2::10 9999 2001:db8:2::11 $o1
+cmsg $R rthdr-cmsg 2001:db8:2::10 9999 2001:db8:2::11 $o2
+EOF
+	run_out out
+	oexpect sockopt ok
+	line=$(captured "$o1") || fail "outside egret, the routed $o1 never reached the world"
+	[[ $line == *" > 2001:db8:2::11:0 "*"rh=1 "* ]] ||
+		fail "outside egret, $o1 did not go to the next segment with a routing header: $line"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+allowed $P udp 2001:db8:2::10 9999 $a
+sockopt $R rthdr 2001:db8:2::10 9999 2001:db8:2::11 $d1
+cmsg $R rthdr-cmsg 2001:db8:2::10 9999 2001:db8:2::11 $d2
+2292rthdr $R sockopt v6-2292rthdr
+2292pktoptions $R sockopt v6-2292pktoptions
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow '[2001:db8:2::10]:9999'
+	check_control "$c"
+	expect allowed ok
+	arrived_at "$a" "[2001:db8:2::10]:9999"
+	expect sockopt "err EPERM setsockopt"
+	if [ "$(ores cmsg)" = "err EINVAL sendmsg" ]; then
+		note "no CONFIG_IPV6_MIP6: the kernel refuses a routing header in a cmsg"
+		expect cmsg "err EINVAL sendmsg"
+	else
+		oexpect cmsg ok
+		expect cmsg "err EPERM sendmsg"
+	fi
+	expect 2292rthdr "err EPERM setsockopt"
+	expect 2292pktoptions "err EPERM setsockopt"
+	nowhere "$d1" "$d2"
+}
+
+# --- system calls (seccomp) -------------------------------------------------
+
+# io_uring: its own socket operations would be a second path to judge.
+t_rt_io_uring() {
+	local c
+	c=$(tk ctl)
+	steps out <<EOF
+setup $R io_uring
+EOF
+	run_out out
+	oexpect setup ok
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+setup $R io_uring
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect setup "err EPERM io_uring_setup"
+}
+
+# User namespaces: every way to make one. Outside egret nobody can (so the
+# refusals are egret's seccomp filter); clone3 is ENOSYS (its flags are out
+# of a filter's reach; libc falls back to clone), as are the i386 and x32
+# ABIs (other syscall numbers). Processes still start (control).
+t_rt_user_namespaces() {
+	local c
+	c=$(tk ctl)
+	steps out <<EOF
+unshare $R unshare-user
+clone $R clone-user
+clone3 $R clone3 user
+int80 $R int80-unshare
+unshare-cmd unshare -U true && echo ok || echo failed
+EOF
+	run_out out
+	oexpect unshare ok
+	oexpect clone ok
+	oexpect clone3 ok
+	oexpect int80 ok
+	oexpect unshare-cmd ok
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+unshare $R unshare-user
+clone $R clone-user
+clone3 $R clone3 user
+clone3-plain $R clone3 plain
+int80 $R int80-unshare
+x32 $R x32-unshare
+unshare-cmd unshare -U true && echo ok || echo failed
+unshare-map unshare -Ur id -u && echo ok || echo failed
+fork sh -c 'echo forked'
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect unshare "err EPERM unshare"
+	expect clone "err EPERM clone"
+	expect clone3 "err ENOSYS clone3"
+	expect clone3-plain "err ENOSYS clone3"
+	expect int80 "err ENOSYS unshare(int80)"
+	expect x32 "err ENOSYS unshare(x32)"
+	expect unshare-cmd failed
+	expect unshare-map failed
+	expect fork forked
+}
+
+# setns: outside egret setns(-1) is EBADF; inside the filter answers first.
+t_rt_setns() {
+	local c
+	c=$(tk ctl)
+	steps out <<EOF
+bad-fd $R setns -1
+EOF
+	run_out out
+	oexpect bad-fd "err EBADF setns"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+bad-fd $R setns -1
+own-netns $R setns 3 3</proc/self/ns/net
+nsenter nsenter --net=/proc/self/ns/net true && echo ok || echo failed
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect bad-fd "err EPERM setns"
+	expect own-netns "err EPERM setns"
+	expect nsenter failed
+}
+
+# COMMAND's credentials: nobody, no capabilities in any set, no_new_privs,
+# a seccomp filter.
+t_rt_privileges() {
+	local c k
+	c=$(tk ctl)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+uid awk '/^Uid:/ { print \$2, \$3, \$4, \$5 }' /proc/self/status
+gid awk '/^Gid:/ { print \$2, \$3, \$4, \$5 }' /proc/self/status
+groups awk '/^Groups:/ { \$1 = ""; print substr(\$0, 2) }' /proc/self/status
+CapInh awk '/^CapInh:/ { print \$2 }' /proc/self/status
+CapPrm awk '/^CapPrm:/ { print \$2 }' /proc/self/status
+CapEff awk '/^CapEff:/ { print \$2 }' /proc/self/status
+CapBnd awk '/^CapBnd:/ { print \$2 }' /proc/self/status
+CapAmb awk '/^CapAmb:/ { print \$2 }' /proc/self/status
+NoNewPrivs awk '/^NoNewPrivs:/ { print \$2 }' /proc/self/status
+Seccomp awk '/^Seccomp:/ { print \$2 }' /proc/self/status
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect uid "65534 65534 65534 65534"
+	expect gid "65534 65534 65534 65534"
+	expect groups "65534"
+	for k in CapInh CapPrm CapEff CapBnd CapAmb; do
+		expect "$k" 0000000000000000
+	done
+	expect NoNewPrivs 1
+	expect Seccomp 2
+}
+
+# --- DNS ----------------------------------------------------------------------
+
+# A resolver of COMMAND's choosing - any address, UDP, connected UDP, TCP,
+# TCP Fast Open, IPv6 - gets egret's proxy instead (the answer claims to
+# come from the resolver asked); names not allowed never leave egret, and
+# neither does a non-DNS payload sent to port 53. The allowed name is
+# resolved upstream (control: the world's resolver logged it).
+t_rt_dns_foreign_resolver() {
+	local c t before
+	c=$(tk ctl) t=$(tk f)
+	before=$(world_dns_count github.com)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+allowed $P dns udp 198.51.100.53 github.com
+allowed-foreign $P dns udp 203.0.113.11 github.com
+foreign-udp $P dns udp 203.0.113.11 $t-1.tunnel.test
+foreign-tcp $P dns tcp 203.0.113.11 $t-2.tunnel.test
+foreign-v6 $P dns udp 2001:db8:2::11 $t-3.tunnel.test
+foreign-connected $P dns udp-connected 192.0.2.1 $t-4.tunnel.test
+world-resolver $P dns udp 198.51.100.53 $t-5.tunnel.test
+world-tfo $P dns tcp-fastopen 198.51.100.53 $t-6.tunnel.test
+getent getent hosts $t-7.tunnel.test; echo rc=\$?
+payload-udp53 $P udp 203.0.113.11 53 $t-8
+payload-tcp53 $P tcp 203.0.113.11 53 $t-9
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow github.com --dns-upstream "$WORLD_DNS"
+	check_control "$c"
+	expect allowed "ok NOERROR an=1 from=198.51.100.53:53"
+	expect allowed-foreign "ok NOERROR an=1 from=203.0.113.11:53"
+	[ "$(world_dns_count github.com)" -gt "$before" ] ||
+		fail "the allowed name never reached the world's resolver"
+	expect foreign-udp "ok NXDOMAIN an=0 from=203.0.113.11:53"
+	expect foreign-tcp "ok NXDOMAIN an=0 peer=203.0.113.11:53"
+	expect foreign-v6 "ok NXDOMAIN an=0 from=[2001:db8:2::11]:53"
+	expect foreign-connected "ok NXDOMAIN an=0 from=192.0.2.1:53 peer=192.0.2.1:53"
+	expect world-resolver "ok NXDOMAIN an=0 from=198.51.100.53:53"
+	expect world-tfo "ok NXDOMAIN an=0 peer=198.51.100.53:53"
+	expect getent rc=2
+	expect payload-udp53 ok
+	world_dns_barrier "$(tk b)" || fail "DNS barrier"
+	nowhere "$t"
+}
+
+# DNS tunnelling: data in the labels of a name not allowed, in every record
+# type, and below an allowed name: NXDOMAIN, nothing upstream. HTTPS records
+# of an allowed name come back empty (their address hints were never
+# learned).
+t_rt_dns_tunnel() {
+	local c t data k
+	c=$(tk ctl) t=$(tk tun)
+	data=6578666c2d646174612d6f6e652d6c6162656c2d6f662d736f6d652d6279
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+a $P dns udp 198.51.100.53 $data.$t.tunnel.test A
+aaaa $P dns udp 198.51.100.53 $data.$t.tunnel.test AAAA
+txt $P dns udp 198.51.100.53 $data.$t.tunnel.test 16
+null $P dns udp 198.51.100.53 $data.$t.tunnel.test 10
+cname $P dns tcp 198.51.100.53 $data.$t.tunnel.test 5
+mx $P dns udp 198.51.100.53 $data.$t.tunnel.test 15
+any $P dns udp 198.51.100.53 $data.$t.tunnel.test 255
+srv $P dns udp 198.51.100.53 _x._tcp.$data.$t.tunnel.test 33
+below-allowed $P dns udp 198.51.100.53 $data.$t.github.com A
+https-allowed $P dns udp 198.51.100.53 github.com 65
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow github.com --dns-upstream "$WORLD_DNS"
+	check_control "$c"
+	for k in a aaaa txt null cname mx any srv below-allowed; do
+		expect_re "$k" '^ok NXDOMAIN an=0( |$)'
+	done
+	expect_re https-allowed '^ok NOERROR an=0( |$)'
+	world_dns_barrier "$(tk b)" || fail "DNS barrier"
+	nowhere "$t"
+}
+
+# DNS tunnelling beyond the name: a query for an ALLOWED name may carry
+# data elsewhere - an EDNS0 option, a record in the additional or answer
+# section, bytes after the question. If the proxy forwards the query as it
+# came, those bytes leave the host for the upstream resolver (not a
+# destination of the attempt): the capture on the world's side would show
+# them. Control: the same query without payload is answered and forwarded.
+t_rt_dns_smuggling() {
+	local c t k problems="" line
+	c=$(tk ctl) t=$(tk smg)
+	steps in <<EOF
+plain $R dns-smuggle 198.51.100.53 github.com $t-plain plain
+edns $R dns-smuggle 198.51.100.53 github.com $t-edns edns
+additional $R dns-smuggle 198.51.100.53 github.com $t-additional additional
+answer $R dns-smuggle 198.51.100.53 github.com $t-answer answer
+trailing $R dns-smuggle 198.51.100.53 github.com $t-trailing trailing
+control $P tcp 203.0.113.10 80 $c
+EOF
+	run_in in --allow github.com:80 --dns-upstream "$WORLD_DNS"
+	check_control "$c"
+	expect plain "ok NOERROR"
+	barriers
+	world_dns_barrier "$(tk b)" || fail "DNS barrier"
+	for k in edns additional answer trailing; do
+		line=$(grep -F -- "$t-$k" "$CAPTURE_LOG" | head -n 1)
+		[ -z "$line" ] || problems="$problems
+  $k (COMMAND saw '$(res "$k")'): ${line:0:200}"
+	done
+	[ -z "$problems" ] ||
+		fail "data in queries for an allowed name left the host for the upstream resolver:$problems"
+	nowhere "$t"
+}
+
+# --- listeners -----------------------------------------------------------------
+
+# COMMAND listens on the client's own address (TCP v4 and v6, UDP). Peers
+# on a denied address reach it (ingress is not judged) but the answer - the
+# SYN-ACK, the datagram - must never leave: the connection times out from
+# the world's side and the capture sees nothing from the listener to them.
+# A peer on an allowed address gets through (control: the listener works).
+t_rt_inbound_listener() {
+	local c tok script i line
+	c=$(tk ctl) tok=$(tk lsn)
+	script=$(write_script listen.sh <<'EOF'
+R=$1 P=$2 d=$3 tok=$4 ctl=$5
+"$R" serve-tcp 192.0.2.2 7100 12 "$tok-t" "$d/ready-t" >"$d/serve-t" 2>>"$d/serve.err" &
+"$R" serve-udp 192.0.2.2 7101 12 "$tok-u" "$d/ready-u" >"$d/serve-u" 2>>"$d/serve.err" &
+"$R" serve-tcp 2001:db8:1::2 7102 12 "$tok-s" "$d/ready-s" >"$d/serve-s" 2>>"$d/serve.err" &
+echo "control: $("$P" tcp 203.0.113.10 80 "$ctl" 2>/dev/null)"
+wait
+echo "serve-t: $(cat "$d/serve-t")"
+echo "serve-u: $(cat "$d/serve-u")"
+echo "serve-s: $(cat "$d/serve-s")"
+EOF
+)
+	attempt_bg "${CONTROL_ALLOW[@]}" --allow 203.0.113.10 --allow '[2001:db8:2::10]' \
+		-- sh "$script" "$R" "$P" "$TDIR" "$tok" "$c"
+	for f in ready-t ready-u ready-s; do
+		wait_for_file "$TDIR/$f" 10
+	done
+	# From the world, in parallel: denied peers (a world address, and the
+	# world's veth address 192.0.2.1), then allowed ones.
+	local -a asks=(
+		"w-denied:ask-tcp -s 203.0.113.11 192.0.2.2 7100 $(tk w)"
+		"w-veth:ask-tcp 192.0.2.2 7100 $(tk w)"
+		"w-allowed:ask-tcp -s 203.0.113.10 192.0.2.2 7100 $(tk w)"
+		"u-denied:ask-udp -s 203.0.113.11 192.0.2.2 7101 $(tk w)"
+		"u-allowed:ask-udp -s 203.0.113.10 192.0.2.2 7101 $(tk w)"
+		"s-denied:ask-tcp -s 2001:db8:2::11 2001:db8:1::2 7102 $(tk w)"
+		"s-allowed:ask-tcp -s 2001:db8:2::10 2001:db8:1::2 7102 $(tk w)"
+	)
+	local -a pids=()
+	for i in "${asks[@]}"; do
+		# shellcheck disable=SC2086 # the ask's words
+		world_exec_world "$R" ${i#*:} >"$TDIR/ask.${i%%:*}" 2>"$TDIR/ask.${i%%:*}.err" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		reap "$i" 15
+	done
+	attempt_reap 30
+	[ "$RC" = 0 ] || fail "egret exit status $(said)"
+	check_control "$c"
+	assert_eq "err ETIMEDOUT connect" "$(cat "$TDIR/ask.w-denied")" "world 203.0.113.11 -> listener"
+	assert_eq "err ETIMEDOUT connect" "$(cat "$TDIR/ask.w-veth")" "world 192.0.2.1 -> listener"
+	assert_eq "ok $tok-t@203.0.113.10" "$(cat "$TDIR/ask.w-allowed")" "world 203.0.113.10 (allowed) -> listener"
+	assert_eq "err ETIMEDOUT recv" "$(cat "$TDIR/ask.u-denied")" "world 203.0.113.11 -> UDP listener"
+	assert_eq "ok $tok-u@203.0.113.10" "$(cat "$TDIR/ask.u-allowed")" "world 203.0.113.10 (allowed) -> UDP listener"
+	assert_eq "err ETIMEDOUT connect" "$(cat "$TDIR/ask.s-denied")" "world 2001:db8:2::11 -> listener"
+	assert_eq "ok $tok-s@2001:db8:2::10" "$(cat "$TDIR/ask.s-allowed")" "world 2001:db8:2::10 (allowed) -> listener"
+	expect serve-t "ok accepted=1"
+	expect serve-s "ok accepted=1"
+	[[ $(res serve-u) == *"203.0.113.11:EPERM"* && $(res serve-u) == *"203.0.113.10:ok"* ]] ||
+		fail "UDP listener's replies: want 203.0.113.11 refused (EPERM) and 203.0.113.10 ok, got '$(res serve-u)'"
+	barriers
+	grep -q ' 192.0.2.2:7100 > 203.0.113.10:' "$CAPTURE_LOG" ||
+		fail "the capture never saw the allowed peer's answer (is it looking?)"
+	for line in ' 192.0.2.2:7100 > 203.0.113.11:' ' 192.0.2.2:7100 > 192.0.2.1:' \
+		' 192.0.2.2:7101 > 203.0.113.11:' ' 2001:db8:1::2:7102 > 2001:db8:2::11:'; do
+		! grep -qF -- "$line" "$CAPTURE_LOG" ||
+			fail "the listener answered a denied peer: $(grep -F -- "$line" "$CAPTURE_LOG" | head -n 1)"
+	done
+	nowhere "$tok-u@203.0.113.11" "$tok-t@203.0.113.11" "$tok-t@192.0.2.1" "$tok-s@2001:db8:2::11"
+}
+
+# --- escaping the attempt ---------------------------------------------------------
+
+# COMMAND writes its pid to the cgroup2 root's, its parent's and egret's own
+# cgroup.procs and makes a child cgroup: all refused; it is still in its
+# attempt and still enforced afterwards.
+t_rt_cgroup_escape() {
+	local c d own='$(sed -n "s/^0:://p" /proc/self/cgroup)'
+	c=$(tk ctl) d=$(tk d)
+	steps in <<EOF
+before sed -n 's/^0:://p' /proc/self/cgroup
+root $R write $CG2/cgroup.procs 0
+parent $R write $CG2\$(dirname "$own")/cgroup.procs 0
+egret $R write $CG2$SELF_CG/cgroup.procs 0
+threads $R write $CG2/cgroup.threads 0
+subtree $R write $CG2$own/cgroup.subtree_control +pids
+mkdir $R mkdir $CG2$own/escape
+after sed -n 's/^0:://p' /proc/self/cgroup
+denied $P tcp 203.0.113.11 80 $d
+control $P tcp 203.0.113.10 80 $c
+EOF
+	run_in in --id "$ID_PREFIX-esc" "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect before "${EGRET_CG_PARENT#"$CG2"}/$ID_PREFIX-esc"
+	local k
+	for k in root parent egret threads subtree; do
+		expect_re "$k" '^err (EACCES|EPERM) (open|write)$'
+	done
+	expect_re mkdir '^err (EACCES|EPERM) mkdir$'
+	expect after "${EGRET_CG_PARENT#"$CG2"}/$ID_PREFIX-esc"
+	expect denied "err EPERM"
+	nowhere "$d"
+}
+
+# Switching enforcement off: bpf() (seccomp), bpftool, unlinking the pins,
+# listing the pin directory, unmounting bpffs, reaching egret (its parent,
+# which holds the maps) through /proc or a signal. While COMMAND waits, its
+# links are still attached and pinned; afterwards it is still enforced.
+t_rt_detach_programs() {
+	local c d id="$ID_PREFIX-det" pins="$PIN_ROOT/$ID_PREFIX-det"
+	c=$(tk ctl) d=$(tk d)
+	steps in <<EOF
+bpf-objget $R bpf-objget $pins/link_egret_connect4
+bpf-next-id $R bpf-next-id
+bpftool /usr/sbin/bpftool link detach pinned $pins/link_egret_connect4 >/dev/null 2>&1 && echo ok || echo failed
+bpftool-list /usr/sbin/bpftool link list >/dev/null 2>&1 && echo ok || echo failed
+unlink $R unlink $pins/link_egret_connect4
+unlink-map $R unlink $pins/egret_allow4
+rmdir $R rmdir $pins
+list $R open $pins
+umount $R umount /sys/fs/bpf
+mount mount -t bpf bpf $TDIR >/dev/null 2>&1 && echo ok || echo failed
+egret-comm cat /proc/\$PPID/comm
+egret-fds $R open /proc/\$PPID/fd
+egret-mem $R open /proc/\$PPID/mem
+egret-signal kill -STOP \$PPID 2>/dev/null && echo ok || echo failed
+wait touch $TDIR/acted; i=0; while [ ! -e $TDIR/go ] && [ \$i -lt 150 ]; do sleep 0.1; i=\$((i + 1)); done; echo done
+denied $P tcp 203.0.113.11 80 $d
+control $P tcp 203.0.113.10 80 $c
+EOF
+	STEPS_ERR="$TDIR/in.in.err"
+	attempt_bg --id "$id" "${CONTROL_ALLOW[@]}" -- sh "$TDIR/steps.sh" "$TDIR/steps.in" "$STEPS_ERR"
+	wait_for_file "$TDIR/acted" 20
+	[ -e "$pins/link_egret_connect4" ] && [ -e "$pins/link_egret_egress" ] ||
+		fail "pins gone while COMMAND runs: $(ls "$pins" 2>&1)"
+	bpftool cgroup show "$EGRET_CG_PARENT/$id" 2>/dev/null | grep -q egret_connect4 ||
+		fail "egret_connect4 no longer attached to $EGRET_CG_PARENT/$id"
+	touch "$TDIR/go"
+	attempt_reap 30
+	check_control "$c"
+	expect bpf-objget "err EPERM bpf"
+	expect bpf-next-id "err EPERM bpf"
+	expect bpftool failed
+	expect bpftool-list failed
+	expect unlink "err EACCES unlink"
+	expect unlink-map "err EACCES unlink"
+	expect rmdir "err EACCES rmdir"
+	expect list "err EACCES open"
+	expect umount "err EPERM umount"
+	expect mount failed
+	expect egret-comm egret
+	expect egret-fds "err EACCES open"
+	expect egret-mem "err EACCES open"
+	expect egret-signal failed
+	expect wait "done"
+	expect denied "err EPERM"
+	nowhere "$d"
+}
+
+# Inherited fds. Outside egret, a socket connected to a denied address and
+# handed to nobody as fd 5 carries its bytes there (the world receives
+# them): passed-in sockets are judged by their creator's cgroup. egret
+# closes every fd above 2 (COMMAND sees none), and refuses to start COMMAND
+# (125) when stdin/stdout/stderr is an inet socket.
+t_rt_inherited_fds() {
+	local c o d1 d2 d3 d4
+	c=$(tk ctl) o=$(tk out) d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d)
+	assert_eq ok "$(world_exec_client bash -c \
+		'exec 5<>/dev/tcp/203.0.113.11/80 || exit 9; "${@:3}" "$1" fd-write 5 "$2"' \
+		bash "$R" "$o" "${NOBODY[@]}" 2>&1)" "outside egret: nobody writes through fd 5"
+	arrived_at "$o" 203.0.113.11:80
+
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+fds $R fds
+fd5 $R fd-write 5 $d1
+fd7 $R fd-write 7 $d2
+EOF
+	STEPS_ERR="$TDIR/in.in.err"
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
+		'exec 5<>/dev/tcp/203.0.113.11/80 || exit 9; exec 7<>"$1"; shift; exec "$@"' \
+		bash "$TDIR/fd7-file" "$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" \
+		-- sh "$TDIR/steps.sh" "$TDIR/steps.in" "$STEPS_ERR" 2>"$TDIR/err")
+	RC=$? ERR=$(cat "$TDIR/err")
+	check_control "$c"
+	expect fds "ok none"
+	expect fd5 "err EBADF write"
+	expect fd7 "err EBADF write"
+	! grep -qF "$d2" "$TDIR/fd7-file" || fail "COMMAND wrote through the inherited fd 7"
+
+	# stdout, then stdin, an inet socket to a denied address.
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
+		'exec 1<>/dev/tcp/203.0.113.11/80 || exit 9; exec "$@"' bash \
+		"$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" -- \
+		sh -c 'echo "$1"; touch "$2"' sh "$d3" "$TDIR/marker-stdout" 2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	[ "$RC" = 125 ] || fail "stdout an inet socket: want exit 125 $(said)"
+	assert_absent "$TDIR/marker-stdout" "COMMAND ran with an inet socket as stdout"
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
+		'exec 0<>/dev/tcp/2001:db8:2::11/80 || exit 9; exec "$@"' bash \
+		"$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" -- \
+		sh -c 'echo "$1" >&0; touch "$2"' sh "$d4" "$TDIR/marker-stdin" 2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	[ "$RC" = 125 ] || fail "stdin an inet6 socket: want exit 125 $(said)"
+	assert_absent "$TDIR/marker-stdin" "COMMAND ran with an inet socket as stdin"
+	nowhere "$d1" "$d2" "$d3" "$d4"
+}
+
+# --keep-fd N passes fd N to COMMAND, never an inet socket (judged by its
+# creator's cgroup). Every other socket family that no egret hook judges is
+# as unjudged, and seccomp only stops COMMAND from *creating* one: an
+# AF_PACKET socket made by the caller sends frames past every cgroup hook
+# (packet sockets have no cgroup egress), an AF_VSOCK one reaches the
+# hypervisor host. Both must be refused like inet - as fds and as stdio.
+# Control: --keep-fd of a file works.
+t_rt_keep_fd_sockets() {
+	local c d1 d2 d3 d4 line problems=""
+	c=$(tk ctl) d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d)
+
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+fds $R fds
+write $R fd-write 5 $d1
+EOF
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c 'exec 5<>"$1"; shift; exec "$@"' \
+		bash "$TDIR/kept-file" "$EGRET" run --policy none --user nobody --keep-fd 5 \
+		"${CONTROL_ALLOW[@]}" -- sh "$TDIR/steps.sh" "$TDIR/steps.in" "$TDIR/in.err" \
+		2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	check_control "$c"
+	expect fds "ok 5"
+	expect write ok
+	grep -qF "$d1" "$TDIR/kept-file" || fail "the kept file did not get $d1"
+
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
+		'exec 5<>/dev/tcp/203.0.113.11/80 || exit 9; exec "$@"' bash \
+		"$EGRET" run --policy none --user nobody --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
+		"$R" fd-write 5 "$d2" 2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	[ "$RC" = 125 ] && [ -z "$OUT" ] || fail "--keep-fd of an inet socket: want exit 125 $(said)"
+
+	# The rest are collected, so that one run reports every gap.
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$R" with-socket 5 packet dgram 0 \
+		"$EGRET" run --policy none --user nobody --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
+		"$R" packet-fd 5 "$CLIENT_IF" "$d3" 2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	if [ "$RC" != 125 ]; then
+		line=$(captured "$d3")
+		problems="$problems
+  --keep-fd 5 of an AF_PACKET socket: want exit 125, got rc=$RC, COMMAND said '$OUT'${line:+; the world received its frame: ${line:0:120}}"
+	fi
+
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$R" with-socket 5 vsock stream 0 \
+		"$EGRET" run --policy none --user nobody --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
+		"$R" fds 2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	[ "$RC" = 125 ] || problems="$problems
+  --keep-fd 5 of an AF_VSOCK socket (a path to the hypervisor host): want exit 125, got rc=$RC, COMMAND's fds: '$OUT'"
+
+	RC=0
+	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$R" with-socket 1 packet dgram 0 \
+		"$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" -- \
+		"$R" packet-fd 1 "$CLIENT_IF" "$d4" 2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	if [ "$RC" != 125 ]; then
+		line=$(captured "$d4")
+		problems="$problems
+  stdout an AF_PACKET socket: want exit 125 (as for inet), got rc=$RC${line:+; the world received the frame COMMAND sent: ${line:0:120}}"
+	fi
+	nowhere "$d2"
+	[ -z "$problems" ] || fail "sockets no hook judges reach COMMAND:$problems"
+	nowhere "$d3" "$d4"
+}
+
+# --- expiry -----------------------------------------------------------------------
+
+# With --dns-min-ttl 1 and a 1 s TTL, short.test's address expires 1 s after
+# COMMAND resolved it. Decided (docs/SECURITY.md, "Established flows"): a TCP
+# connection and a connected UDP socket made before expiry keep working -
+# whether or not a send carries a cmsg; a NEW connect, and a new
+# unconnected datagram, are refused.
+t_rt_expired_entries() {
+	local t k
+	t=$(tk exp)
+	attempt --allow short.test:80,9999 --dns-min-ttl 1 --dns-upstream "$WORLD_DNS" \
+		-- "$R" expiry short.test 80 9999 "$t" 4
+	k() { printf '%s\n' "$OUT" | sed -n "s/^$1 //p" | head -n 1; }
+	assert_eq "ok 203.0.113.11" "$(k resolve)" "short.test resolved $(said)"
+	assert_eq ok "$(k before-tcp)" "TCP before expiry $(said)"
+	assert_eq ok "$(k before-udp)" "connected UDP before expiry $(said)"
+	assert_eq ok "$(k established-tcp)" "the established TCP connection after expiry $(said)"
+	arrived_at "$t-a$t-b" 203.0.113.11:80
+	assert_eq ok "$(k connected-udp)" "the connected UDP socket after expiry $(said)"
+	arrived_at "$t-u2" 203.0.113.11:9999
+	assert_eq "err EPERM" "$(k new-tcp)" "a new TCP connect after expiry $(said)"
+	assert_eq "err EPERM" "$(k new-udp)" "a new datagram after expiry $(said)"
+	# The same socket sending with a cmsg (QUIC stacks put ECN and GSO
+	# cmsgs on every datagram) is the same established flow.
+	assert_eq ok "$(k connected-udp-cmsg)" "the connected UDP socket, sending with a cmsg, after expiry (the sendmsg hook judges a send without address by the maps, not by the socket's allowed connect) $(said)"
+	arrived_at "$t-u3" 203.0.113.11:9999
+	nowhere "$t-c" "$t-u4"
+}
+
+# --- other processes --------------------------------------------------------------
+
+# ptrace, pidfd_getfd and /proc of processes outside the attempt owned by
+# other uids (root, daemon): refused. pidfd_getfd of COMMAND's own process
+# works outside egret and is refused inside (egret's seccomp, not the
+# kernel's ptrace check); ptrace of its own child works (control). A
+# process outside the attempt with COMMAND's own uid is reachable: the
+# documented reason for a uid per attempt (noted, not failed).
+t_rt_ptrace_pidfd() {
+	local c pr pd pn
+	c=$(tk ctl)
+	"${WORLD_IN_CLIENT[@]}" "$P" hold 60 >/dev/null 2>&1 &
+	pr=$!
+	"${WORLD_IN_CLIENT[@]}" setpriv --reuid=1 --regid=1 --clear-groups "$P" hold 60 >/dev/null 2>&1 &
+	pd=$!
+	"${WORLD_IN_CLIENT[@]}" "${NOBODY[@]}" "$P" hold 60 >/dev/null 2>&1 &
+	pn=$!
+	# shellcheck disable=SC2064 # expanded now: the locals are gone when it runs
+	trap "kill -KILL $pr $pd $pn 2>/dev/null" EXIT
+	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pd" 1 ||
+		fail "the daemon-owned target did not start"
+	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pn" 65534 ||
+		fail "the nobody-owned target did not start"
+	steps out <<EOF
+getfd-self $R pidfd-getfd 0 0
+EOF
+	run_out out
+	oexpect getfd-self ok
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+ptrace-root $R ptrace $pr
+ptrace-daemon $R ptrace $pd
+getfd-root $R pidfd-getfd $pr 0
+getfd-daemon $R pidfd-getfd $pd 0
+getfd-self $R pidfd-getfd 0 0
+mem-daemon $R open /proc/$pd/mem
+fd-daemon $R open /proc/$pd/fd/0
+environ-root $R open /proc/$pr/environ
+ptrace-child $R ptrace 0
+ptrace-same-uid $R ptrace $pn
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	expect ptrace-root "err EPERM ptrace"
+	expect ptrace-daemon "err EPERM ptrace"
+	expect getfd-root "err EPERM pidfd_getfd"
+	expect getfd-daemon "err EPERM pidfd_getfd"
+	expect getfd-self "err EPERM pidfd_getfd"
+	expect mem-daemon "err EACCES open"
+	expect fd-daemon "err EACCES open"
+	expect environ-root "err EACCES open"
+	expect ptrace-child ok
+	note "LIMIT (documented): ptrace of a process outside the attempt with COMMAND's own uid: $(res ptrace-same-uid)"
+}
+
+# --- MPTCP --------------------------------------------------------------------------
+
+# MPTCP sockets run the connect hooks like TCP (the first subflow is a TCP
+# connect). Enabled in the client ns (net.mptcp.enabled), checked first.
+t_rt_mptcp() {
+	local c a d1 d2 d3 enabled
+	c=$(tk ctl) a=$(tk a) d1=$(tk d) d2=$(tk d) d3=$(tk d)
+	enabled=$(world_exec_client sysctl -n net.mptcp.enabled 2>/dev/null)
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+allowed $R mptcp 203.0.113.10 80 $a
+denied $R mptcp 203.0.113.11 80 $d1
+denied-v6 $R mptcp 2001:db8:2::11 80 $d2
+denied-mapped $R mptcp ::ffff:203.0.113.11 80 $d3
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	if [ "$enabled" = 1 ]; then
+		expect allowed ok
+		arrived_at "$a" 203.0.113.10:80
+		expect denied "err EPERM connect"
+		expect denied-v6 "err EPERM connect"
+		expect denied-mapped "err EPERM connect"
+	else
+		note "MPTCP disabled in this netns (net.mptcp.enabled=$enabled)"
+		expect_re denied '^err E[A-Z]+ (socket|connect)$'
+	fi
+	nowhere "$d1" "$d2" "$d3"
+}
+
+# --- root-equivalent daemons ----------------------------------------------------------
+
+# rt_daemon_ns MODE EGRET R CLIENT_NS DIR TOKEN: runs in a private mount
+# namespace with a private tmpfs on /run (so the fake daemon sockets never
+# appear on the host, where another egret would see them), and prints
+# "KEY: rc=N" per case; COMMAND's output is in DIR/KEY.out, egret's stderr
+# in DIR/KEY.err. Fake daemons are unix-socket sinks logging to
+# DIR/unix.log; COMMAND's payloads there prove a connection.
+rt_daemon_ns() {
+	local mode=$1 egret=$2 r=$3 client=$4 d=$5 t=$6 p i=0 spid=""
+	mkdir -p "$d/run" &&
+		mount -t tmpfs -o mode=755 egret-rt-run "$d/run" && mkdir "$d/run/netns" &&
+		mount --rbind /run/netns "$d/run/netns" && mount --rbind "$d/run" /run ||
+		{ echo "setup: failed"; return 1; }
+	sink() {
+		rm -f "$d/sink.ready"
+		"$r" unix-sink "$d/sink.ready" "$d/unix.log" "$@" 2>>"$d/sink.err" &
+		spid=$!
+		for _ in $(seq 50); do
+			[ -e "$d/sink.ready" ] && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	unsink() {
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		rm -f "$@"
+	}
+	run() {	# KEY EGRET_ARGS...
+		local key=$1
+		shift
+		timeout -k 5 60 nsenter --net="/run/netns/$client" -- "$egret" run --policy none \
+			--user nobody "$@" >"$d/$key.out" 2>"$d/$key.err"
+		echo "$key: rc=$?"
+	}
+	if [ "$mode" = listed ]; then
+		# Each listed socket, alone, connectable by everyone.
+		for p in /run/docker.sock /var/run/docker.sock /run/containerd/containerd.sock \
+			/run/podman/podman.sock /run/crio/crio.sock /run/cri-dockerd.sock \
+			/run/buildkit/buildkitd.sock; do
+			i=$((i + 1))
+			mkdir -p "$(dirname "$(readlink -m "$p")")"
+			sink "$p" || { echo "listed-$i: no sink"; continue; }
+			echo "path-$i: $p"
+			run "listed-$i" --allow 203.0.113.10:80 -- "$r" unix "$p" "$t-l$i"
+			unsink "$p"
+		done
+		# docker.sock 0660 root:root: egret starts; COMMAND's connects
+		# fail in the kernel, however the path is spelt.
+		sink /run/docker.sock "$d/ok.sock" || { echo "closed: no sink"; return 1; }
+		chmod 0660 /run/docker.sock
+		run closed --allow 203.0.113.10:80 -- sh "$d/steps.sh" "$d/steps.closed" "$d/closed.steps.err"
+		# ... but 0660 with a group COMMAND's user is in: refused.
+		chgrp 65534 /run/docker.sock
+		run group --allow 203.0.113.10:80 -- "$r" unix /run/docker.sock "$t-group"
+		unsink /run/docker.sock "$d/ok.sock"
+	else
+		# A POSIX ACL granting COMMAND's user access while the mode
+		# bits do not (a common way to share docker.sock with a CI
+		# user): the kernel lets it connect, so egret must refuse.
+		sink /run/docker.sock || { echo "acl: no sink"; return 1; }
+		chmod 0660 /run/docker.sock
+		"$r" acl-user /run/docker.sock 65534 >/dev/null
+		echo "acl-outside: $(nsenter --net="/run/netns/$client" -- setpriv --reuid=65534 \
+			--regid=65534 --clear-groups "$r" unix /run/docker.sock "$t-acl-out" 2>/dev/null)"
+		run acl --allow 203.0.113.10:80 -- "$r" unix /run/docker.sock "$t-acl"
+		unsink /run/docker.sock
+		# Root-equivalent daemons at paths egret does not list.
+		for p in /run/k3s/containerd/containerd.sock /run/docker/containerd/containerd.sock \
+			/run/libvirt/libvirt-sock /run/libvirt/virtqemud-sock; do
+			i=$((i + 1))
+			mkdir -p "$(dirname "$p")"
+			sink "$p" || { echo "extra-$i: no sink"; continue; }
+			echo "path-$i: $p"
+			run "extra-$i" --allow 203.0.113.10:80 -- "$r" unix "$p" "$t-x$i"
+			unsink "$p"
+		done
+	fi
+}
+
+# Unix sockets of root-equivalent daemons (docker, containerd, podman,
+# cri-o, cri-dockerd, buildkit): egret refuses to start COMMAND (125, and
+# says which socket) when COMMAND's user could connect to one - by mode for
+# everyone, or through its group. When it could not (0660 root:root),
+# COMMAND runs and the kernel refuses every spelling of the path (EACCES);
+# another unix socket is still reachable (control).
+t_rt_daemon_sockets() {
+	local c t i p n ns
+	c=$(tk ctl) t=$(tk dmn)
+	UNIX_LOG="$TDIR/unix.log"
+	: >"$UNIX_LOG"
+	steps closed <<EOF
+control $P tcp 203.0.113.10 80 $c
+direct $R unix /run/docker.sock $t-c1
+var-run $R unix /var/run/docker.sock $t-c2
+slashes $R unix //run//docker.sock $t-c3
+dot $R unix /run/./docker.sock $t-c4
+proc-root $R unix /proc/self/root/run/docker.sock $t-c5
+symlink ln -s /run/docker.sock $TDIR/dl && $R unix $TDIR/dl $t-c6
+relative cd /run && $R unix docker.sock $t-c7
+other-socket $R unix $TDIR/ok.sock $t-ok
+EOF
+	ns=$(unshare -m --propagation private bash -c "$(declare -f rt_daemon_ns); rt_daemon_ns \"\$@\"" \
+		bash listed "$EGRET" "$R" "$WORLD_CLIENT" "$TDIR" "$t" 2>&1)
+	[ "$VERBOSE" = 1 ] && printf '%s\n' "$ns" | sed 's/^/    /'
+	OUT=$ns RC=0 ERR=""
+	for i in 1 2 3 4 5 6 7; do
+		p=$(res "path-$i")
+		[ -n "$p" ] || fail "case $i did not run: $ns"
+		[ "$(res "listed-$i")" = "rc=125" ] ||
+			fail "$p (mode 0666): want egret to refuse (rc=125), got '$(res "listed-$i")', COMMAND said '$(cat "$TDIR/listed-$i.out")'"
+		grep -qF -e "$p" -e "$(readlink -m "$p")" "$TDIR/listed-$i.err" ||
+			fail "$p: egret's refusal does not name it: $(cat "$TDIR/listed-$i.err")"
+	done
+	[ "$(res group)" = "rc=125" ] ||
+		fail "docker.sock 0660 root:nogroup (COMMAND's group): want rc=125, got '$(res group)' $(cat "$TDIR/group.err")"
+	[ "$(res closed)" = "rc=0" ] ||
+		fail "docker.sock 0660 root:root: want COMMAND to run, got '$(res closed)' $(cat "$TDIR/closed.err")"
+	OUT=$(cat "$TDIR/closed.out") STEPS_ERR="$TDIR/closed.steps.err"
+	check_control "$c"
+	for n in direct var-run slashes dot proc-root symlink relative; do
+		expect "$n" "err EACCES connect"
+	done
+	expect other-socket ok
+	wait_log "$t-ok" "$UNIX_LOG" || fail "the other unix socket never got $t-ok"
+	nowhere "$t-c" "$t-l" "$t-group"
+}
+
+# Gaps in that check (expected to pass once egret judges access as the
+# kernel does, and knows more daemons):
+#  - a POSIX ACL on docker.sock granting COMMAND's user rw while the mode
+#    shows no access for "other" (a common way to share docker.sock with a
+#    CI user): the kernel lets COMMAND connect (shown outside egret), so
+#    egret must refuse to start it;
+#  - root-equivalent daemons at paths not in egret's list: the containerd
+#    of k3s/RKE2, dockerd's own managed containerd, libvirt (monolithic and
+#    modular) - each starts workloads outside the attempt's cgroup. (LXD,
+#    Incus and microk8s keep theirs outside /run: not tested here.)
+t_rt_daemon_sockets_gaps() {
+	local t i p ns problems=""
+	t=$(tk gap)
+	UNIX_LOG="$TDIR/unix.log"
+	: >"$UNIX_LOG"
+	ns=$(unshare -m --propagation private bash -c "$(declare -f rt_daemon_ns); rt_daemon_ns \"\$@\"" \
+		bash gaps "$EGRET" "$R" "$WORLD_CLIENT" "$TDIR" "$t" 2>&1)
+	[ "$VERBOSE" = 1 ] && printf '%s\n' "$ns" | sed 's/^/    /'
+	OUT=$ns RC=0 ERR=""
+	[ "$(res acl-outside)" = ok ] ||
+		fail "outside egret, nobody could not connect through the ACL: '$(res acl-outside)' ($ns)"
+	[ "$(res acl)" = "rc=125" ] ||
+		problems="$problems
+  docker.sock 0660 root:root + ACL user:nobody:rw: want rc=125, got '$(res acl)'; COMMAND: '$(cat "$TDIR/acl.out")'$(grep -qF "data=$t-acl" "$UNIX_LOG" && echo " - and the daemon received its payload")"
+	for i in 1 2 3 4; do
+		p=$(res "path-$i")
+		[ -n "$p" ] || fail "case $i did not run: $ns"
+		[ "$(res "extra-$i")" = "rc=125" ] ||
+			problems="$problems
+  $p (0666): want rc=125, got '$(res "extra-$i")'; COMMAND: '$(cat "$TDIR/extra-$i.out")'$(grep -qF "data=$t-x$i" "$UNIX_LOG" && echo " - and the daemon received its payload")"
+	done
+	[ -z "$problems" ] || fail "COMMAND reached root-equivalent daemon sockets:$problems"
+}
+
+# --- legitimate traffic ----------------------------------------------------------------
+
+# What an agent does, inside one attempt allowed github.com (by name) on
+# ports 80, 7007 (the world's echo) and 9418 (git): curl, dig over UDP and
+# TCP, getent, UDP exchanges (plain, connected with a cmsg, IPv6), a TCP
+# exchange, and git ls-remote over git:// against a git daemon in the world.
+t_rt_legit_traffic() {
+	local c t1 t2 t3 t4 t5 t6 sha gd line
+	c=$(tk ctl) t1=$(tk curl) t2=$(tk u) t3=$(tk um) t4=$(tk u6) t5=$(tk t) t6=$(tk n)
+	mkdir -p "$TDIR/git" && git init -q --bare "$TDIR/git/repo.git" &&
+		git init -q "$TDIR/wt" &&
+		git -C "$TDIR/wt" -c user.name=rt -c user.email=rt@example.invalid \
+			commit -q --allow-empty -m redteam &&
+		git -C "$TDIR/wt" push -q "$TDIR/git/repo.git" HEAD:refs/heads/main 2>/dev/null ||
+		fail "cannot make the test repository"
+	sha=$(git -C "$TDIR/wt" rev-parse HEAD)
+	chmod -R a+rX "$TDIR/git"
+	nsenter --net="/run/netns/$WORLD_NS" -- git daemon --reuseaddr --export-all \
+		--base-path="$TDIR/git" --listen=203.0.113.10 --port=9418 \
+		>/dev/null 2>"$TDIR/git-daemon.err" &
+	gd=$!
+	# shellcheck disable=SC2064 # expanded now: the locals are gone when it runs
+	trap "kill -KILL $gd 2>/dev/null" EXIT
+	wait_until 10 sh -c '[ -n "$(nsenter --net="/run/netns/$1" -- git ls-remote git://203.0.113.10/repo.git 2>/dev/null)" ]' \
+		sh "$WORLD_NS" || fail "git daemon did not start: $(cat "$TDIR/git-daemon.err")"
+	steps in <<EOF
+curl curl -sS -m 3 -o /dev/null http://github.com/$t1; echo rc=\$?
+dig dig +short +time=2 +tries=1 github.com A
+dig-tcp dig +tcp +short +time=2 +tries=1 @198.51.100.53 github.com A
+getent getent ahostsv4 github.com | awk '{ print \$1; exit }'
+getent6 getent ahostsv6 github.com | awk '{ print \$1; exit }'
+control $P tcp 203.0.113.10 80 $c
+udp $R ask-udp 203.0.113.10 $ECHO_PORT $t2
+udp-cmsg $R ask-udp -m 203.0.113.10 $ECHO_PORT $t3
+udp6 $R ask-udp 2001:db8:2::10 $ECHO_PORT $t4
+tcp $R ask-tcp 203.0.113.10 $ECHO_PORT $t5
+tcp-name $P tcp-name github.com 80 $t6 4
+git HOME=$TDIR GIT_CONFIG_NOSYSTEM=1 git ls-remote git://github.com/repo.git refs/heads/main | cut -f1
+EOF
+	run_in in --allow github.com:80,"$ECHO_PORT",9418 --dns-upstream "$WORLD_DNS"
+	check_control "$c"
+	expect_re curl '^rc=(28|52)$'
+	line=$(grep -F "data=GET./$t1.HTTP" "$WORLD_LOG" | head -n 1)
+	[[ $line == "tcp 203.0.113.10:80 "* || $line == "tcp [2001:db8:2::10]:80 "* ]] ||
+		fail "curl's request never reached github.com:80 ($line)"
+	expect dig 203.0.113.10
+	expect dig-tcp 203.0.113.10
+	expect getent 203.0.113.10
+	expect getent6 2001:db8:2::10
+	expect udp "ok $t2"
+	expect udp-cmsg "ok $t3"
+	expect udp6 "ok $t4"
+	expect tcp "ok $t5"
+	expect tcp-name ok
+	arrived_at "$t6" 203.0.113.10:80
+	expect git "$sha"
+}
