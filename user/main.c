@@ -8,6 +8,7 @@
 #include "log.h"
 #include "run.h"
 #include "status.h"
+#include "suggest.h"
 #include "util.h"
 
 #ifndef EGRET_VERSION
@@ -32,6 +33,7 @@ static const struct cmd {
 	{ "run", cmd_run, "run COMMAND with its network egress denied unless allowed" },
 	{ "check", cmd_check, "validate a policy and print a repo's effective allowlist" },
 	{ "status", cmd_status, "list live attempts, their counters and allow entries" },
+	{ "suggest", cmd_suggest, "turn decision logs into a policy fragment" },
 	{ "gc", cmd_gc, "clean up attempts whose egret is gone" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },
