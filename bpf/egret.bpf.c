@@ -190,12 +190,33 @@ static __always_inline int sock4_no_destination(struct bpf_sock_addr *ctx)
 	       ctx->user_port == 0;
 }
 
+/*
+ * In audit mode a datagram the policy refuses is logged here and let
+ * through; remembering its destination on the socket keeps the backstop
+ * from logging the same datagram a second time on the wire.
+ */
+static __always_inline void audit_remember4(struct bpf_sock_addr *ctx)
+{
+	__u32 ip = ctx->user_ip4, port = ctx->user_port;
+	__u32 addr[4] = {};
+
+	barrier_var(ip);
+	barrier_var(port);
+	addr[0] = ip;
+	conn_remember(ctx, 4, addr, (__u16)port);
+}
+
 SEC("cgroup/sendmsg4")
 int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
+	int verdict;
+
 	if (sock4_no_destination(ctx))
 		return sock4_judge_peer(ctx);
-	return sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
+	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
+	if (audit && verdict == SYS_PROCEED)
+		audit_remember4(ctx);
+	return verdict;
 }
 
 /* udpv6_sendmsg() drops an AF_UNSPEC msg_name and sends to the connected
@@ -203,9 +224,18 @@ int egret_sendmsg4(struct bpf_sock_addr *ctx)
 SEC("cgroup/sendmsg6")
 int egret_sendmsg6(struct bpf_sock_addr *ctx)
 {
+	__u32 addr[4];
+	int verdict;
+
 	if (ctx->user_family == AF_UNSPEC)
 		return sock6_judge_peer(ctx);
-	return sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
+	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
+	if (audit && verdict == SYS_PROCEED) {
+		/* As audit_remember4 (v4-mapped sends take the IPv4 path). */
+		ctx_ip6(ctx, addr);
+		conn_remember(ctx, 6, addr, (__u16)ctx->user_port);
+	}
+	return verdict;
 }
 
 /* recvmsg and getpeername programs must return 1; they only rewrite. */

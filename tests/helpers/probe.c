@@ -23,6 +23,12 @@
  *                 whose family is AF_UNSPEC: the hook then sees AF_UNSPEC,
  *                 like a send with no address, yet the datagram goes to OTHER4
  *   probe hold SECONDS                        sleep (a process to kill or count)
+ *   probe flood ADDR PORT N
+ *                 N connect() calls on one TCP socket to ADDR PORT (a denied
+ *                 destination: each fails at once, so the socket stays
+ *                 unconnected and is reused). Prints "eperm K": K calls
+ *                 failed with EPERM. Exit 0 only if K == N; any other
+ *                 outcome (a connection, another errno) is counted on stderr
  *
  * A file-system change, to show what COMMAND may NOT do to a path (the
  * operator's policy file and its directory):
@@ -60,7 +66,8 @@
  * ADDR/SERVER is IPv4, IPv6 or ::ffff:a.b.c.d (the last two use an AF_INET6
  * socket). [4|6] restricts getaddrinfo to one family (default: either).
  *
- * Prints exactly one line on stdout: "ok" (dns, connect-all: "ok ..." as above) or
+ * Prints exactly one line on stdout: "ok" (dns, connect-all: "ok ..." as above;
+ * flood: "eperm K") or
  * "err ENAME" (ENAME from strerrorname_np, e.g. EPERM; for a failed lookup
  * the getaddrinfo code, e.g. EAI_NONAME). Exit 0 on ok, 1 on a syscall or
  * lookup error, 2 on usage. Details for humans go to stderr.
@@ -107,6 +114,7 @@ static int usage(void)
 		"       probe udp-connected-sendto ADDR PORT OTHER OPORT PAYLOAD\n"
 		"       probe udp-connected-unspec ADDR4 PORT OTHER4 OPORT PAYLOAD\n"
 		"       probe hold SECONDS\n"
+		"       probe flood ADDR PORT N\n"
 		"       probe fs append|create|unlink|rename|chmod|mkdir PATH\n"
 		"       probe tcp-name NAME PORT PAYLOAD [4|6]\n"
 		"       probe resolve-connect NAMEFMT COUNT PORT [4|6]\n"
@@ -348,6 +356,45 @@ static int do_udp(const struct target *t, const char *mode, const char *payload,
 		return fail("sendmsg", errno);
 	close(fd);
 	return ok();
+}
+
+/*
+ * A burst of denied decisions for the event path to keep up with: N
+ * connect() calls as fast as one loop can make them. Every call must fail
+ * with EPERM; the count is the figure the tests compare with egret's log
+ * and counters.
+ */
+static int do_flood(const struct target *t, long n)
+{
+	long i, eperm = 0, other = 0, connected = 0;
+	int fd, first_err = 0;
+
+	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket", errno);
+	for (i = 0; i < n; i++) {
+		if (connect(fd, (const struct sockaddr *)&t->ss, t->len) == 0) {
+			connected++;	/* allowed: stop, a socket connects once */
+			break;
+		}
+		if (errno == EPERM) {
+			eperm++;
+		} else {
+			if (!other++)
+				first_err = errno;
+			if (errno == EINPROGRESS || errno == EALREADY ||
+			    errno == EISCONN)
+				break;	/* the socket is no longer fresh */
+		}
+	}
+	close(fd);
+	printf("eperm %ld\n", eperm);
+	if (eperm == n)
+		return 0;
+	fprintf(stderr, "probe: flood: %ld of %ld connect() calls got EPERM, "
+		"%ld connected, %ld other errors (first: %s)\n", eperm, n,
+		connected, other, first_err ? strerror(first_err) : "none");
+	return 1;
 }
 
 /* One file-system change; "ok" means it happened. */
@@ -743,6 +790,12 @@ int main(int argc, char **argv)
 	}
 	if (argc < 4 || parse_target(argv[2], argv[3], &t) < 0)
 		return usage();
+	if (!strcmp(mode, "flood") && argc == 5) {
+		count = atol(argv[4]);
+		if (count < 1 || count > 10000000)
+			return usage();
+		return do_flood(&t, count);
+	}
 	if (!strcmp(mode, "tcp") && argc <= 5)
 		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0);
 	if (!strcmp(mode, "tcp-fastopen") && argc == 5)

@@ -237,6 +237,8 @@ policy_path() {
 . "$HERE/test_dns.sh"
 # shellcheck source=tests/integration/test_policy.sh
 . "$HERE/test_policy.sh"
+# shellcheck source=tests/integration/test_events.sh
+. "$HERE/test_events.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -258,6 +260,10 @@ TESTS=(
 	t_policy_builtin_default t_policy_per_repo t_policy_checkout_cannot_widen
 	t_policy_refused t_policy_refused_symlink t_policy_invalid t_policy_check
 	t_policy_git_remote
+	# test_events.sh
+	t_events_log_denials t_events_audit t_events_audit_udp_once
+	t_events_suggest t_events_status t_events_bpftool t_events_flood
+	t_events_summary
 )
 
 # === main ====================================================================
