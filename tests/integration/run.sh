@@ -27,6 +27,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib.sh"
 # shellcheck source=tests/world/world.sh
 . "$HERE/../world/world.sh"
+# shellcheck source=tests/integration/env.sh
+. "$HERE/env.sh"
 
 EGRET=${EGRET:-}
 HELPERS=${HELPERS:-}
@@ -36,61 +38,6 @@ PIN_ROOT=/sys/fs/bpf/egret
 STATE_ROOT=/run/egret
 CG2=""			# cgroup2 mount point, found like egret finds it
 EGRET_CG_PARENT=""	# egret's default --cgroup-parent, as a path
-
-# --- environment -----------------------------------------------------------
-
-cgroup2_mount() {
-	# mountinfo: ... MOUNTPOINT(5) ... - FSTYPE SOURCE OPTS
-	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
-		if ($(i + 1) == "cgroup2") { print $5; exit }
-		break } }' /proc/self/mountinfo
-}
-
-# Print why this machine cannot run the suite, or nothing if it can.
-preflight_problem() {
-	[ "$(id -u)" = 0 ] || { echo "not root"; return; }
-	[ -n "$CG2" ] || { echo "no cgroup2 mount in /proc/self/mountinfo"; return; }
-	[ -w "$CG2" ] || { echo "cgroup2 mount $CG2 is not writable"; return; }
-	[ -d /sys/fs/bpf ] || { echo "no /sys/fs/bpf"; return; }
-	if command -v bpftool >/dev/null && ! bpftool prog list >/dev/null 2>&1; then
-		echo "bpf() unusable (bpftool prog list failed)"; return
-	fi
-	command -v nsenter >/dev/null || { echo "nsenter missing"; return; }
-	command -v dnsmasq >/dev/null || { echo "dnsmasq missing (package dnsmasq-base)"; return; }
-	command -v dig >/dev/null || { echo "dig missing (package bind9-dnsutils)"; return; }
-	command -v curl >/dev/null || { echo "curl missing"; return; }
-	id nobody >/dev/null 2>&1 || { echo "no user nobody"; return; }
-	if ! ip netns add "egw-$$-pf" 2>/dev/null; then
-		echo "cannot create network namespaces"; return
-	fi
-	ip netns del "egw-$$-pf"
-}
-
-# Remove whatever a test left behind: stray processes in the client ns (not
-# the loopback sink) and cgroups, pins and state of our ids. Says what it
-# removed: after a passing test there should be nothing to say.
-test_tidy() {
-	local pid cg d
-	for pid in $(ip netns pids "$WORLD_CLIENT" 2>/dev/null); do
-		case " $WORLD_SINK_PIDS " in *" $pid "*) continue ;; esac
-		echo "  tidy: killing stray pid $pid ($(tr '\0' ' ' 2>/dev/null </proc/"$pid"/cmdline))"
-		kill -KILL "$pid" 2>/dev/null
-	done
-	# Attempt cgroups under the default parent, and custom parents (with
-	# their attempts) that tests made at the cgroup2 root.
-	for cg in "$EGRET_CG_PARENT/$ID_PREFIX"-*/ "$CG2/$ID_PREFIX"-*/*/ \
-		"$CG2/$ID_PREFIX"-*/; do
-		[ -d "$cg" ] || continue
-		echo "  tidy: removing cgroup $cg"
-		{ echo 1 >"$cg/cgroup.kill"; } 2>/dev/null
-		wait_until 5 rmdir "$cg" 2>/dev/null
-	done
-	for d in "$PIN_ROOT/$ID_PREFIX"-* "$STATE_ROOT/$ID_PREFIX"-*; do
-		[ -e "$d" ] || continue
-		echo "  tidy: removing $d"
-		rm -rf "$d"
-	done
-}
 
 # --- egret ---------------------------------------------------------------
 

@@ -41,6 +41,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../integration/lib.sh"
 # shellcheck source=tests/world/world.sh
 . "$HERE/../world/world.sh"
+# shellcheck source=tests/integration/env.sh
+. "$HERE/../integration/env.sh"
 
 EGRET=${EGRET:-}
 HELPERS=${HELPERS:-}
@@ -60,55 +62,6 @@ CAPTURE_PID=""
 ECHO_PIDS=""
 ECHO_PORT=7007			# TCP+UDP echo on 203.0.113.10 and [2001:db8:2::10]
 UNIX_LOG=""			# the unix-socket sink's log (t_pending_unix_*)
-
-# --- environment -----------------------------------------------------------
-
-cgroup2_mount() {
-	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
-		if ($(i + 1) == "cgroup2") { print $5; exit }
-		break } }' /proc/self/mountinfo
-}
-
-preflight_problem() {
-	local c
-	[ "$(id -u)" = 0 ] || { echo "not root"; return; }
-	[ -n "$CG2" ] || { echo "no cgroup2 mount in /proc/self/mountinfo"; return; }
-	[ -w "$CG2" ] || { echo "cgroup2 mount $CG2 is not writable"; return; }
-	[ -d /sys/fs/bpf ] || { echo "no /sys/fs/bpf"; return; }
-	if command -v bpftool >/dev/null && ! bpftool prog list >/dev/null 2>&1; then
-		echo "bpf() unusable (bpftool prog list failed)"; return
-	fi
-	for c in nsenter setpriv dnsmasq dig curl git; do
-		command -v "$c" >/dev/null || { echo "$c missing"; return; }
-	done
-	id nobody >/dev/null 2>&1 || { echo "no user nobody"; return; }
-	if ! ip netns add "egw-$$-pf" 2>/dev/null; then
-		echo "cannot create network namespaces"; return
-	fi
-	ip netns del "egw-$$-pf"
-}
-
-# After every test: kill strays in the client ns (not the loopback sink),
-# remove cgroups, pins and state of our ids.
-test_tidy() {
-	local pid cg d
-	for pid in $(ip netns pids "$WORLD_CLIENT" 2>/dev/null); do
-		case " $WORLD_SINK_PIDS " in *" $pid "*) continue ;; esac
-		echo "  tidy: killing stray pid $pid ($(tr '\0' ' ' 2>/dev/null </proc/"$pid"/cmdline))"
-		kill -KILL "$pid" 2>/dev/null
-	done
-	for cg in "$EGRET_CG_PARENT/$ID_PREFIX"-*/; do
-		[ -d "$cg" ] || continue
-		echo "  tidy: removing cgroup $cg"
-		{ echo 1 >"$cg/cgroup.kill"; } 2>/dev/null
-		wait_until 5 rmdir "$cg" 2>/dev/null
-	done
-	for d in "$PIN_ROOT/$ID_PREFIX"-* "$STATE_ROOT/$ID_PREFIX"-*; do
-		[ -e "$d" ] || continue
-		echo "  tidy: removing $d"
-		rm -rf "$d"
-	done
-}
 
 # --- tokens, steps, attempts ------------------------------------------------
 
@@ -369,7 +322,7 @@ main() {
 	P="$HELPERS/probe" R="$HELPERS/redteam"
 
 	CG2=$(cgroup2_mount)
-	problem=$(preflight_problem)
+	problem=$(preflight_problem setpriv git)
 	if [ -n "$problem" ]; then
 		if [ "${CI:-}" = true ]; then
 			echo "FAIL  preflight: $problem (CI=true: the red-team suite must run)"
