@@ -174,7 +174,8 @@ static int maps_setup(void **state)
 	static struct allow_maps maps;
 	const __u32 vsz = sizeof(struct egret_allow);
 
-	maps = (struct allow_maps){ -1, -1, -1, -1 };
+	maps = (struct allow_maps){ .allow4 = -1, .allow6 = -1, .cidr4 = -1,
+				    .cidr6 = -1, .names = -1 };
 	*state = &maps;
 	if (geteuid() != 0)
 		return 0;
