@@ -39,7 +39,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit integration redteam demo vmlinux helpers fuzz clean
+.PHONY: all deps test unit integration redteam demo bench vmlinux helpers fuzz clean
 
 all: $(OUT)/egret
 
@@ -107,6 +107,12 @@ test: deps
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tools/demo.sh
+
+# Benchmarks (BENCHMARKS.md): never part of `make test`; about 8 minutes.
+bench:
+	@tools/install-deps.sh bench
+	@$(MAKE) --no-print-directory all helpers
+	@tests/bench/bench.sh
 
 # libFuzzer (clang's runtime from libclang-rt-14-dev) with ASan and UBSan,
 # bounded: FUZZ_SECONDS of mutation from the committed seed corpus.

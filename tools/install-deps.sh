@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install every Debian package egret needs to build, test and demo.
 # Idempotent: prints nothing and touches nothing when all are present.
+#   tools/install-deps.sh          build, test, demo
+#   tools/install-deps.sh bench    plus what `make bench` compares against
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,10 @@ packages=(
 	# make fuzz: libFuzzer runtime for clang 14
 	libclang-rt-14-dev
 )
+# make bench: the iptables/ipset and HTTP-proxy baselines, its report.
+if [ "${1:-}" = bench ]; then
+	packages+=(iptables ipset tinyproxy jq python3)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

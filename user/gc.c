@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -17,6 +18,7 @@
 #include "util.h"
 
 #define KILL_TIMEOUT_MS 5000
+#define NEW_RECORD_GRACE_S 60
 
 int attempt_teardown(const char *cgroup, const char *pins)
 {
@@ -46,6 +48,12 @@ static int gc_one(int dfd, const char *name)
 	fd = openat(dfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	/* A record being born is created, then locked: between the two a
+	 * concurrent egret must not take its lock (the creator would fail)
+	 * or remove it. Unpublished records are left alone while young. */
+	if (name[0] == '.' && (fstat(fd, &sb) < 0 ||
+			       time(NULL) - sb.st_mtime < NEW_RECORD_GRACE_S))
+		return 0;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK ? 0 : -errno;
 	/* Another gc may have finished with it between open and flock. */

@@ -195,7 +195,7 @@ TESTS=(
 	t_cli t_exit_status t_signals t_user t_fail_closed t_cgroup_parent
 	t_escape t_leftover_killed
 	# test_crash.sh
-	t_kill9 t_gc_on_run t_concurrent
+	t_kill9 t_gc_on_run t_concurrent t_many_concurrent
 	# test_dns.sh
 	t_dns_allowed_name t_dns_denied_name t_dns_learned_per_attempt
 	t_dns_answer_kinds t_dns_any_resolver t_dns_no_bypass t_dns_tunnel

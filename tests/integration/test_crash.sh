@@ -148,3 +148,27 @@ EOF
 	assert_no_residue "$ID_PREFIX-a"
 	assert_no_residue "$ID_PREFIX-b"
 }
+
+# Many attempts starting at once: each runs its own gc over /run/egret
+# while the others are still creating their records. A record being born
+# must be neither locked away from its creator nor removed (found by the
+# benchmark's 50 concurrent launches: "create record ... Resource
+# temporarily unavailable").
+t_many_concurrent() {
+	local i n=40 failed=0 pids=()
+
+	for i in $(seq "$n"); do
+		"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none -q --user nobody \
+			--allow 203.0.113.10:80 -- true >"$TDIR/many.$i" 2>&1 &
+		pids+=("$!")
+	done
+	for i in $(seq "$n"); do
+		wait "${pids[$((i - 1))]}" || {
+			failed=$((failed + 1))
+			note "attempt $i: $(head -n1 "$TDIR/many.$i")"
+		}
+	done
+	assert_eq 0 "$failed" "attempts of $n started at once that failed"
+	assert_eq "" "$(ls /run/egret 2>/dev/null | grep -v "^$ID_PREFIX" | grep '^\.new-')" \
+		"unpublished records left behind"
+}

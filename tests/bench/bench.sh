@@ -1,0 +1,324 @@
+#!/bin/bash
+# bench.sh - egret's benchmarks in the sealed test world (tests/world/world.sh).
+# Never part of `make test`. Root only; builds its own namespaces and tears
+# them down on exit. Traffic stays inside them (documentation ranges only).
+#
+#   1. connect cost: connect+close of TCP to an allowed world address,
+#      interleaved rounds of: unrestricted; in an empty cgroup (no BPF);
+#      inside an egret attempt; and the baseline design (dnsmasq ipset= +
+#      iptables OUTPUT DROP + ipset match, ipt-world.sh, its own world).
+#      Plus the attempt's BPF programs' own cost (run_time_ns / run_cnt).
+#   2. growth: the same over IPv6 with 10, 10 000 and 65 536 (= default and
+#      here the configured --max-entries, i.e. a full map) exact entries.
+#   3. DNS: queries/s (32 in flight, BENCH_DNSQ distinct names) and p50/p99
+#      latency (one at a time, 2000 names) for allowed and for denied names:
+#      straight to an upstream (a non-logging dnsmasq in the world, port 5300),
+#      through a dnsmasq forwarder in the client ns, through egret's proxy.
+#   4. bulk: one large TCP upload (BENCH_MIB MiB) unrestricted vs egret vs
+#      through an allowlisting HTTP CONNECT proxy (tinyproxy, FilterDefaultDeny).
+#   5. launch: wall time and peak RSS of `egret run -- true`, one at a time
+#      and 50 at once.
+#
+# Env: BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
+#      BENCH_OUT (build/bench/results). Output: $BENCH_OUT/raw.txt,
+#      $BENCH_OUT/results.json, and a markdown table on stdout.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+EGRET=$ROOT/build/egret
+HELPERS=$ROOT/build/helpers
+B=$ROOT/build/bench
+ROUNDS=${BENCH_ROUNDS:-15}
+N=${BENCH_N:-5000}
+LAUNCH=${BENCH_LAUNCH:-30}
+MIB=${BENCH_MIB:-1024}
+DNSQ=${BENCH_DNSQ:-10000}
+BULKPORT=9001
+OUT=${BENCH_OUT:-$B/results}
+PORT=9000
+V4=203.0.113.10
+V6=2001:db8:2::10
+MAXE=65536
+
+[ "$(id -u)" = 0 ] || { echo "bench: needs root" >&2; exit 1; }
+[ -x "$EGRET" ] && [ -x "$HELPERS/sink" ] && [ -x "$HELPERS/probe" ] ||
+	{ echo "bench: run make && make helpers first" >&2; exit 1; }
+mkdir -p "$B" "$OUT"
+for p in acceptor connbench spawnbench bulkbench dnsbench; do
+	gcc -O2 -Wall -Wextra -o "$B/$p" "$ROOT/tests/bench/$p.c" || exit 1
+done
+gcc -O2 -Wall -Wextra -o "$B/fillmap" "$ROOT/tests/bench/fillmap.c" -lbpf || exit 1
+if [ "$(sysctl -n kernel.bpf_stats_enabled)" != 1 ]; then
+	echo "bench: kernel.bpf_stats_enabled=0: per-program costs will read 0" \
+		"(sysctl -w kernel.bpf_stats_enabled=1 to measure them)" >&2
+fi
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+RAW=$OUT/raw.txt
+: >"$RAW"
+
+# shellcheck source=../world/world.sh
+. "$ROOT/tests/world/world.sh"
+world_up || exit 1
+TMP=$(mktemp -d /tmp/egret-bench.XXXXXX)
+# An empty cgroup at egret's depth (cgroup4: cgroup membership, no BPF).
+CGB=$CGROOT/egret-bench-$$/c
+mkdir -p "$CGB" || exit 1
+IPT_PID=""
+cleanup() {
+	if [ -n "$IPT_PID" ]; then
+		: >"$TMP/ipt/stop"
+		wait "$IPT_PID"
+	fi
+	world_down
+	rmdir "$CGB" "${CGB%/c}" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# The baseline (dnsmasq ipset= + iptables + ipset) in a world of its own.
+mkdir "$TMP/ipt"
+bash "$ROOT/tests/bench/ipt-world.sh" "$TMP/ipt" >"$TMP/ipt/log" 2>&1 &
+IPT_PID=$!
+waitfile_long() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$1" ] && return 0
+		kill -0 "$IPT_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+waitfile_long "$TMP/ipt/ready" || { echo "bench: baseline world failed:" >&2; cat "$TMP/ipt/log" >&2; exit 1; }
+IPT_CLIENT=$(awk '{ print $1 }' "$TMP/ipt/ready")
+cp "$TMP/ipt/rules" "$OUT/baseline-iptables-rules.txt"
+
+for a in "$V4" "$V6"; do
+	nsenter --net="/run/netns/$WORLD_NS" -- "$B/acceptor" "$a" "$PORT" \
+		>"$TMP/acc-$a" 2>&1 &
+	disown
+done
+for _ in $(seq 50); do
+	[ "$(cat "$TMP"/acc-* | grep -c ready)" = 2 ] && break
+	sleep 0.1
+done
+
+# The BPF programs attached to cgroup $1: "<id> <attach_type> <name> <cnt> <ns>".
+snap() {
+	bpftool -j cgroup show "$1" | jq -r '.[] | "\(.id) \(.attach_type)"' |
+	while read -r id at; do
+		bpftool -j prog show id "$id" | jq -r --arg at "$at" \
+			'"\(.id) \($at) \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+	done
+}
+
+waitfile() {
+	local i
+	for ((i = 0; i < 2000; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# plain VARIANT ROUND ADDR: connbench outside any attempt.
+plain() {
+	local us
+	us=$(world_exec_client "$B/connbench" "$3" "$PORT" "$N" | awk '{ print $2 }')
+	[ -n "$us" ] || { echo "bench: $1 round $2 failed" >&2; return 1; }
+	echo "connect $1 $2 $us" >>"$RAW"
+}
+
+# incgroup VARIANT ROUND ADDR: connbench in the empty cgroup $CGB.
+incgroup() {
+	local us
+	us=$(world_exec_client sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" "$4" "$5"' \
+		- "$CGB" "$B/connbench" "$3" "$PORT" "$N" | awk '{ print $2 }')
+	[ -n "$us" ] || { echo "bench: $1 round $2 failed" >&2; return 1; }
+	echo "connect $1 $2 $us" >>"$RAW"
+}
+
+# baseline VARIANT ROUND: connbench in the baseline world's client ns.
+baseline() {
+	local us
+	us=$(nsenter --net="/run/netns/$IPT_CLIENT" -- "$B/connbench" "$V4" "$PORT" "$N" |
+		awk '{ print $2 }')
+	[ -n "$us" ] || { echo "bench: $1 round $2 failed" >&2; return 1; }
+	echo "connect $1 $2 $us" >>"$RAW"
+}
+
+# attempt VARIANT ROUND ADDR FILL EGRET-ARGS...: connbench inside an attempt,
+# with the attempt's BPF stats snapshotted just before and after it. FILL > 0:
+# first grow the attempt's egret_allow6 to FILL entries (fillmap.c).
+attempt() {
+	local v=$1 r=$2 addr=$3 fill=$4 d us cg pid
+	shift 4
+	d=$(mktemp -d "$TMP/att.XXXXXX")
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
+		--max-entries "$MAXE" "$@" -- "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
+		"$B/connbench" "$addr" "$PORT" "$N" >"$d/out" 2>"$d/err" &
+	pid=$!
+	if ! waitfile "$d/cg"; then
+		echo "bench: $v attempt did not start:" >&2; cat "$d/err" >&2
+		kill "$pid"; wait "$pid"; return 1
+	fi
+	cg=$CGROOT$(cat "$d/cg")
+	if [ "$fill" -gt 0 ] && ! "$B/fillmap" "/sys/fs/bpf/egret/${cg##*/}/egret_allow6" \
+		"$addr" "$fill" >"$d/fill" 2>&1; then
+		cat "$d/fill" >&2; : >"$d/go1"; : >"$d/go2"; wait "$pid"; return 1
+	fi
+	snap "$cg" >"$d/s1"
+	: >"$d/go1"
+	waitfile "$d/done"
+	snap "$cg" >"$d/s2"
+	: >"$d/go2"
+	wait "$pid"
+	us=$(awk '{ print $2 }' "$d/out")
+	[ -n "$us" ] || { echo "bench: $v round $r failed:" >&2; cat "$d/err" >&2; return 1; }
+	echo "connect $v $r $us" >>"$RAW"
+	join <(sort "$d/s1") <(sort "$d/s2") |
+		awk -v v="$v" -v r="$r" '{ print "prog", v, r, $3, $2, $8 - $4, $9 - $5 }' >>"$RAW"
+}
+
+echo "bench: warm-up" >&2
+plain warm 0 "$V4" && plain warm 0 "$V6" || exit 1
+sed -i '/^connect warm /d' "$RAW"
+
+# --- 1. connect cost, IPv4 ----------------------------------------------------
+echo "bench: 1. connect cost ($ROUNDS rounds x $N connects)" >&2
+baseline warm 0 || exit 1
+incgroup warm 0 "$V4" || exit 1
+sed -i '/^connect warm /d' "$RAW"
+v1=(unrestricted4 cgroup4 egret4 iptables4)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 4; k++)); do
+		case ${v1[$(((k + r) % 4))]} in
+		unrestricted4) plain unrestricted4 "$r" "$V4" ;;
+		cgroup4) incgroup cgroup4 "$r" "$V4" ;;
+		egret4) attempt egret4 "$r" "$V4" 0 --allow "$V4:$PORT" ;;
+		iptables4) baseline iptables4 "$r" ;;
+		esac || exit 1
+	done
+done
+
+# --- 2. growth, IPv6 (the documentation prefix has room for 65 536 hosts) ----
+# egret takes at most 4096 static specs, so fillmap.c grows the pinned map
+# from outside to N entries (N-1 fillers 2001:db8:ff:H::L, never contacted).
+echo "bench: 2. growth ($ROUNDS rounds x $N connects, entries 10 10000 $MAXE)" >&2
+variants=(unrestricted6 e10 e10000 "e$MAXE")
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 4; k++)); do
+		v=${variants[$(((k + r) % 4))]}
+		if [ "$v" = unrestricted6 ]; then
+			plain "$v" "$r" "$V6" || exit 1
+		else
+			attempt "$v" "$r" "$V6" "${v#e}" --allow "[$V6]:$PORT" || exit 1
+		fi
+	done
+done
+
+# --- 3. DNS ------------------------------------------------------------------------
+echo "bench: 3. DNS ($ROUNDS rounds)" >&2
+UP=$WORLD_DNS4
+nsenter --net="/run/netns/$WORLD_NS" -- dnsmasq --keep-in-foreground --no-resolv \
+	--no-hosts --user=root --pid-file= --bind-interfaces --listen-address="$UP" \
+	--port=5300 --address=/bench.test/203.0.113.10 --address=/denied.example/203.0.113.11 \
+	>"$TMP/up.err" 2>&1 &
+disown
+"${WORLD_IN_CLIENT[@]}" dnsmasq --keep-in-foreground --no-resolv --no-hosts \
+	--user=root --pid-file= --bind-interfaces --listen-address=127.0.0.1 \
+	--server="$UP#5300" >"$TMP/fwd.err" 2>&1 &
+disown
+sleep 0.5
+# dns VARIANT ROUND KIND(allowed|denied) MODE(qps|lat)
+dns() {
+	local v=$1 r=$2 kind=$3 mode=$4 suf cnt win x
+	case $kind in allowed) suf=bench.test ;; denied) suf=denied.example ;; esac
+	case $mode in qps) cnt=$DNSQ win=32 ;; lat) cnt=2000 win=1 ;; esac
+	local a=("q$r-$mode-" "$suf" "$cnt" "$win")
+	case $v in
+	dns-direct) x=$(world_exec_client "$B/dnsbench" "$UP" 5300 "${a[@]}") ;;
+	dns-dnsmasq) x=$(world_exec_client "$B/dnsbench" 127.0.0.1 53 "${a[@]}") ;;
+	dns-egret) x=$("${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q \
+		--dns-upstream "$UP:5300" --allow '*.bench.test' -- \
+		"$B/dnsbench" "$UP" 53 "${a[@]}" 2>/dev/null) ;;
+	esac
+	[ -n "$x" ] || { echo "bench: $v $kind $mode round $r failed" >&2; return 1; }
+	echo "dns $v-$kind-$mode $r $x" >>"$RAW"
+}
+vd=(dns-direct dns-dnsmasq dns-egret)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 3; k++)); do
+		for kind in allowed denied; do
+			for mode in qps lat; do
+				dns "${vd[$(((k + r) % 3))]}" "$r" "$kind" "$mode" || exit 1
+			done
+		done
+	done
+done
+
+# --- 4. bulk transfer -----------------------------------------------------------
+echo "bench: 4. bulk ($ROUNDS rounds x $MIB MiB)" >&2
+nsenter --net="/run/netns/$WORLD_NS" -- "$B/bulkbench" serve "$V4" "$BULKPORT" \
+	>"$TMP/bulk-serve" 2>&1 &
+disown
+cat >"$TMP/tinyproxy.conf" <<EOT
+Port 8888
+Listen 127.0.0.1
+Timeout 60
+MaxClients 64
+User nobody
+Group nogroup
+LogLevel Critical
+LogFile "$TMP/tinyproxy.log"
+Allow 127.0.0.1
+ConnectPort $BULKPORT
+Filter "$TMP/tinyproxy.filter"
+FilterDefaultDeny Yes
+EOT
+echo '^203\.0\.113\.10$' >"$TMP/tinyproxy.filter"
+chmod 755 "$TMP"; chmod 644 "$TMP/tinyproxy.conf" "$TMP/tinyproxy.filter"
+: >"$TMP/tinyproxy.log"; chmod 666 "$TMP/tinyproxy.log"
+"${WORLD_IN_CLIENT[@]}" tinyproxy -d -c "$TMP/tinyproxy.conf" >"$TMP/tinyproxy.out" 2>&1 &
+disown
+sleep 0.5
+# The proxy must refuse what is not on its list (203.0.113.11 is evil.test).
+if world_exec_client "$B/bulkbench" send 203.0.113.11 "$BULKPORT" 1 via 127.0.0.1 8888 \
+	>/dev/null 2>&1; then
+	echo "bench: tinyproxy let 203.0.113.11 through" >&2; exit 1
+fi
+bulk() {
+	local v=$1 r=$2 x
+	case $v in
+	bulk-unrestricted) x=$(world_exec_client "$B/bulkbench" send "$V4" "$BULKPORT" "$MIB") ;;
+	bulk-egret) x=$("${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q \
+		--dns-upstream "$WORLD_DNS" --allow "$V4:$BULKPORT" -- \
+		"$B/bulkbench" send "$V4" "$BULKPORT" "$MIB") ;;
+	bulk-tinyproxy) x=$(world_exec_client "$B/bulkbench" send "$V4" "$BULKPORT" "$MIB" \
+		via 127.0.0.1 8888) ;;
+	esac
+	x=$(awk '{ print $2 }' <<<"$x")
+	[ -n "$x" ] || { echo "bench: $v round $r failed" >&2; return 1; }
+	echo "bulk $v $r $x" >>"$RAW"
+}
+vb=(bulk-unrestricted bulk-egret bulk-tinyproxy)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 3; k++)); do
+		bulk "${vb[$(((k + r) % 3))]}" "$r" || exit 1
+	done
+done
+
+# --- 5. launch ----------------------------------------------------------------
+echo "bench: 5. launch ($LAUNCH sequential, 3 x 50 concurrent)" >&2
+L=("$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" -- true)
+world_exec_client "$B/spawnbench" seq 3 -- "${L[@]}" >/dev/null
+world_exec_client "$B/spawnbench" seq "$LAUNCH" -- /bin/true |
+	awk '{ print "launch true", $2, $4, $6, $8 }' >>"$RAW"
+world_exec_client "$B/spawnbench" seq "$LAUNCH" -- "${L[@]}" |
+	awk '{ print "launch egret", $2, $4, $6, $8 }' >>"$RAW"
+for r in 1 2 3; do
+	world_exec_client "$B/spawnbench" conc 50 -- "${L[@]}" |
+		awk -v r="$r" '{ print "conc egret", r, $4, $6, $8 }' >>"$RAW"
+done
+leftover=$(find "$CGROOT" -path '*egret/*' -type d 2>/dev/null | wc -l)
+echo "meta leftover_cgroups $leftover" >>"$RAW"
+
+python3 "$ROOT/tests/bench/report.py" "$RAW" "$OUT/results.json"

@@ -1,0 +1,112 @@
+/* bulkbench.c - one large TCP transfer.
+ * bulkbench serve ADDR PORT
+ *     accept connections forever; read each to EOF, then close.
+ * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT]
+ *     connect (through an HTTP CONNECT proxy with "via"), write MIB MiB,
+ *     shutdown, wait for the server's close; print "mib_s <MiB/s> mib <MIB>".
+ * IPv4 only. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static char buf[1 << 20];
+
+static int sa(const char *a, const char *p, struct sockaddr_in *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sin_family = AF_INET;
+	s->sin_port = htons(atoi(p));
+	return inet_pton(AF_INET, a, &s->sin_addr) == 1 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in s;
+	int fd, one = 1;
+
+	if (argc < 4 || sa(argv[2], argv[3], &s))
+		return 2;
+	if (!strcmp(argv[1], "serve")) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(fd, (void *)&s, sizeof(s)) || listen(fd, 64)) {
+			perror("bulkbench serve");
+			return 1;
+		}
+		printf("ready\n");
+		fflush(stdout);
+		for (;;) {
+			int c = accept(fd, NULL, NULL);
+			if (c < 0)
+				continue;
+			while (read(c, buf, sizeof(buf)) > 0)
+				;
+			close(c);
+		}
+	}
+	if (!strcmp(argv[1], "send") && argc >= 5) {
+		long mib = atol(argv[4]), i;
+		struct timespec t0, t1;
+		double sec;
+		const char *target = NULL;
+		char tbuf[128];
+
+		if (mib < 1 || mib > 65536)
+			return 2;
+		if (argc == 8 && !strcmp(argv[5], "via")) {
+			snprintf(tbuf, sizeof(tbuf), "%s:%s", argv[2], argv[3]);
+			target = tbuf;
+			if (sa(argv[6], argv[7], &s))
+				return 2;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, (void *)&s, sizeof(s))) {
+			perror("bulkbench connect");
+			return 1;
+		}
+		if (target) {
+			char req[256], resp[1024];
+			int n = snprintf(req, sizeof(req),
+					 "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
+			size_t got = 0;
+			if (write(fd, req, n) != n)
+				return 1;
+			/* read the response header, byte by byte, to its blank line */
+			while (got < sizeof(resp) - 1 && read(fd, resp + got, 1) == 1) {
+				got++;
+				if (got >= 4 && !memcmp(resp + got - 4, "\r\n\r\n", 4))
+					break;
+			}
+			resp[got] = 0;
+			if (strncmp(resp + 9, "200", 3)) {
+				fprintf(stderr, "bulkbench: proxy said: %.60s\n", resp);
+				return 1;
+			}
+		}
+		for (i = 0; i < mib; i++) {
+			size_t off = 0;
+			while (off < sizeof(buf)) {
+				ssize_t w = write(fd, buf + off, sizeof(buf) - off);
+				if (w <= 0) {
+					perror("bulkbench write");
+					return 1;
+				}
+				off += w;
+			}
+		}
+		shutdown(fd, SHUT_WR);
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		sec = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		printf("mib_s %.1f mib %ld\n", mib / sec, mib);
+		return 0;
+	}
+	return 2;
+}
