@@ -77,7 +77,7 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $< $(LIB_OBJS) \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka) -o $@
 
-$(OUT)/helpers/%: tests/helpers/%.c | $(OUT)/helpers
+$(OUT)/helpers/%: tests/helpers/%.c $(wildcard tests/helpers/*.h) | $(OUT)/helpers
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
 

@@ -92,17 +92,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "target.h"
+
 #define TIMEOUT_S 5
 #define DNS_MSG_MAX 65535
 #define NAME_LEN 256	/* a DNS name, with room */
 #define ADDR_LEN 64	/* "[v6]:port" */
-
-struct target {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int family;	/* socket family: AF_INET6 for ::ffff: too */
-	int mapped;	/* ::ffff:a.b.c.d on an AF_INET6 socket */
-};
 
 static int usage(void)
 {
@@ -190,36 +185,6 @@ static void format_sockaddr(const struct sockaddr_storage *ss, char *out,
 	} else {
 		snprintf(out, outlen, "family%d", ss->ss_family);
 	}
-}
-
-static int parse_target(const char *addr, const char *port, struct target *t)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)&t->ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&t->ss;
-	char *end;
-	long p;
-
-	errno = 0;
-	p = strtol(port, &end, 10);
-	if (errno || *end || end == port || p < 0 || p > 65535)
-		return -1;
-	memset(t, 0, sizeof(*t));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((unsigned short)p);
-		t->len = sizeof(*sin);
-		t->family = AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((unsigned short)p);
-		t->len = sizeof(*sin6);
-		t->family = AF_INET6;
-		t->mapped = IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr);
-		return 0;
-	}
-	return -1;
 }
 
 /* Bound blocking send/recv so a silent peer cannot hang a test. */

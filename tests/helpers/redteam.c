@@ -131,6 +131,8 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "target.h"
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -158,13 +160,6 @@
 #ifndef IP_RETOPTS
 #define IP_RETOPTS 7
 #endif
-
-struct target {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int family;	/* socket family: AF_INET6 for ::ffff: too */
-	int mapped;
-};
 
 static int usage(void)
 {
@@ -198,46 +193,6 @@ static int ok(const char *detail)
 	else
 		printf("ok\n");
 	return 0;
-}
-
-static int parse_port(const char *s, long *out)
-{
-	char *end;
-	long p;
-
-	errno = 0;
-	p = strtol(s, &end, 10);
-	if (errno || *end || end == s || p < 0 || p > 65535)
-		return -1;
-	*out = p;
-	return 0;
-}
-
-static int parse_target(const char *addr, const char *port, struct target *t)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)&t->ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&t->ss;
-	long p;
-
-	if (parse_port(port, &p) < 0)
-		return -1;
-	memset(t, 0, sizeof(*t));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((unsigned short)p);
-		t->len = sizeof(*sin);
-		t->family = AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((unsigned short)p);
-		t->len = sizeof(*sin6);
-		t->family = AF_INET6;
-		t->mapped = IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr);
-		return 0;
-	}
-	return -1;
 }
 
 static void format_sockaddr(const struct sockaddr_storage *ss, char *out, size_t outlen)
