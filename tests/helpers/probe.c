@@ -196,29 +196,6 @@ static void set_timeouts(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-/* connect() with a deadline: non-blocking, then poll for completion. The
- * cgroup hook's verdict (EPERM) comes back from connect() itself. */
-static int connect_bounded(int fd, const struct target *t)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int flags = fcntl(fd, F_GETFL), err = 0;
-	socklen_t elen = sizeof(err);
-
-	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-	if (connect(fd, (const struct sockaddr *)&t->ss, t->len) < 0) {
-		if (errno != EINPROGRESS)
-			return -errno;
-		if (poll(&pfd, 1, TIMEOUT_S * 1000) == 0)
-			return -ETIMEDOUT;
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
-			return -errno;
-		if (err)
-			return -err;
-	}
-	fcntl(fd, F_SETFL, flags);
-	return 0;
-}
-
 static int do_tcp(const struct target *t, const char *payload, int fastopen)
 {
 	char buf[256];
@@ -235,7 +212,7 @@ static int do_tcp(const struct target *t, const char *payload, int fastopen)
 			   (const struct sockaddr *)&t->ss, t->len) < 0)
 			return fail("sendto(MSG_FASTOPEN)", errno);
 	} else {
-		r = connect_bounded(fd, t);
+		r = connect_bounded(fd, (const struct sockaddr *)&t->ss, t->len, TIMEOUT_S);
 		if (r < 0)
 			return fail("connect", -r);
 		if (payload && *payload &&
@@ -629,7 +606,7 @@ static int do_dns(const char *how, const struct target *t, const char *name,
 			   (const struct sockaddr *)&t->ss, t->len) < 0)
 			return fail("sendto(MSG_FASTOPEN)", errno);
 	} else if (tcp) {
-		r = connect_bounded(fd, t);
+		r = connect_bounded(fd, (const struct sockaddr *)&t->ss, t->len, TIMEOUT_S);
 		if (r < 0)
 			return fail("connect", -r);
 		if (send(fd, q, (size_t)qlen + 2, MSG_NOSIGNAL) < 0)

@@ -222,27 +222,6 @@ static void set_timeouts(int fd, int seconds)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-static int connect_bounded(int fd, const struct sockaddr *sa, socklen_t len, int seconds)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int flags = fcntl(fd, F_GETFL), err = 0;
-	socklen_t elen = sizeof(err);
-
-	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-	if (connect(fd, sa, len) < 0) {
-		if (errno != EINPROGRESS)
-			return -errno;
-		if (poll(&pfd, 1, seconds * 1000) == 0)
-			return -ETIMEDOUT;
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
-			return -errno;
-		if (err)
-			return -err;
-	}
-	fcntl(fd, F_SETFL, flags);
-	return 0;
-}
-
 /* Send, half-close, read until EOF: "ok" means the peer read it all. */
 static int stream_exchange(int fd, const char *payload, char *reply, size_t rlen)
 {

@@ -9,6 +9,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,31 @@ static inline int parse_target(const char *addr, const char *port,
 		return 0;
 	}
 	return -1;
+}
+
+/* connect() with a deadline: non-blocking, then poll for completion. The
+ * cgroup hook's verdict (EPERM) comes back from connect() itself.
+ * Returns 0 or -errno (-ETIMEDOUT when the peer never answered). */
+static inline int connect_bounded(int fd, const struct sockaddr *sa,
+				  socklen_t len, int seconds)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int flags = fcntl(fd, F_GETFL), err = 0;
+	socklen_t elen = sizeof(err);
+
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	if (connect(fd, sa, len) < 0) {
+		if (errno != EINPROGRESS)
+			return -errno;
+		if (poll(&pfd, 1, seconds * 1000) == 0)
+			return -ETIMEDOUT;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+			return -errno;
+		if (err)
+			return -err;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return 0;
 }
 
 #endif
