@@ -10,13 +10,13 @@ packages=(
 	make gcc clang llvm pkg-config bpftool
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
 	# tests
-	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils
+	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils jq
 	# make fuzz: libFuzzer runtime for clang 14
 	libclang-rt-14-dev
 )
 # make bench: the iptables/ipset and HTTP-proxy baselines, its report.
 if [ "${1:-}" = bench ]; then
-	packages+=(iptables ipset tinyproxy jq python3)
+	packages+=(iptables ipset tinyproxy python3)
 fi
 
 missing=()

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "dns_proxy.h"
 #include "effective.h"
+#include "json.h"
 #include "log.h"
 
 static void check_usage(FILE *out)
@@ -19,45 +20,6 @@ static void check_usage(FILE *out)
 		"Validate the policy and print the effective allowlist for that repository:\n"
 		"every host and prefix with its ports and the section it came from.\n"
 		"Exit status: 0 valid, 2 refused (each problem on its own line).\n");
-}
-
-/* "443,80,8000-8100" or "any". */
-static void ports_text(const struct port_range *p, unsigned int n, char *buf,
-		       size_t len, bool json)
-{
-	size_t off = 0;
-
-	if (n == 0) {
-		snprintf(buf, len, json ? "\"any\"" : "any");
-		return;
-	}
-	if (json)
-		off += (size_t)snprintf(buf + off, len - off, "[");
-	for (unsigned int i = 0; i < n && off < len; i++) {
-		const char *sep = i ? "," : "";
-
-		if (p[i].lo == p[i].hi)
-			off += (size_t)snprintf(buf + off, len - off, "%s%u", sep, p[i].lo);
-		else
-			off += (size_t)snprintf(buf + off, len - off,
-						json ? "%s\"%u-%u\"" : "%s%u-%u", sep,
-						p[i].lo, p[i].hi);
-	}
-	if (json && off < len)
-		snprintf(buf + off, len - off, "]");
-}
-
-/* JSON string escaping for the few characters our strings can hold. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		if ((unsigned char)*s >= 0x20)
-			fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 static void print_text(const struct policy *p, const char *source,
@@ -73,7 +35,7 @@ static void print_text(const struct policy *p, const char *source,
 		char name[DNS_NAME_MAX + 3];
 
 		snprintf(name, sizeof(name), "%s%s", h->wildcard ? "*." : "", h->name);
-		ports_text(h->ports, h->nports, ports, sizeof(ports), false);
+		ports_format(h->ports, h->nports, ports, sizeof(ports), false);
 		printf("%-40s %-16s %s\n", name, ports, h->origin);
 	}
 	printf("\n%-40s %-16s %s\n", "ADDRESS/PREFIX", "PORTS", "FROM");
@@ -82,7 +44,7 @@ static void print_text(const struct policy *p, const char *source,
 
 		a.nports = 0;
 		spec_format(&a, net, sizeof(net));
-		ports_text(p->specs[i].ports, p->specs[i].nports, ports,
+		ports_format(p->specs[i].ports, p->specs[i].nports, ports,
 			   sizeof(ports), false);
 		printf("%-40s %-16s %s\n", net, ports, p->specs[i].origin);
 	}
@@ -100,22 +62,22 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 	char csv[sizeof(p->upstreams_csv)];
 
 	printf("{\"version\":1,\"policy\":");
-	json_str(stdout, source);
+	json_fputs(stdout, source);
 	printf(",\"builtin\":%s,\"repo\":", builtin ? "true" : "false");
 	if (repo)
-		json_str(stdout, repo);
+		json_fputs(stdout, repo);
 	else
 		printf("null");
 	printf(",\"hosts\":[");
 	for (size_t i = 0; i < p->nhosts; i++) {
 		const struct host_rule *h = &p->hosts[i];
 
-		ports_text(h->ports, h->nports, ports, sizeof(ports), true);
+		ports_format(h->ports, h->nports, ports, sizeof(ports), true);
 		printf("%s{\"name\":", i ? "," : "");
-		json_str(stdout, h->name);
+		json_fputs(stdout, h->name);
 		printf(",\"wildcard\":%s,\"ports\":%s,\"from\":",
 		       h->wildcard ? "true" : "false", ports);
-		json_str(stdout, h->origin);
+		json_fputs(stdout, h->origin);
 		printf("}");
 	}
 	printf("],\"cidrs\":[");
@@ -124,19 +86,19 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 
 		a.nports = 0;
 		spec_format(&a, net, sizeof(net));
-		ports_text(p->specs[i].ports, p->specs[i].nports, ports,
+		ports_format(p->specs[i].ports, p->specs[i].nports, ports,
 			   sizeof(ports), true);
 		printf("%s{\"cidr\":", i ? "," : "");
-		json_str(stdout, net);
+		json_fputs(stdout, net);
 		printf(",\"ports\":%s,\"from\":", ports);
-		json_str(stdout, p->specs[i].origin);
+		json_fputs(stdout, p->specs[i].origin);
 		printf("}");
 	}
 	printf("],\"dns\":{\"upstreams\":[");
 	snprintf(csv, sizeof(csv), "%s", p->upstreams_csv);
 	for (up = strtok_r(csv, ",", &save); up; up = strtok_r(NULL, ",", &save)) {
 		printf("%s", up == csv ? "" : ",");
-		json_str(stdout, up);
+		json_fputs(stdout, up);
 	}
 	printf("],\"min_ttl\":%ld},\"maps\":{\"max_entries\":%ld,\"max_cidrs\":%ld}}\n",
 	       min_ttl, max_entries, max_cidrs);

@@ -153,6 +153,21 @@ static void reply_header_only(struct query *qy, const uint8_t *query,
 	reply(qy, buf, sizeof(buf));
 }
 
+/* Who asked, for the refused name's request (before the reply frees
+ * the client to exit). */
+static void note_asker(struct query *qy)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	if (qy->udp_fd >= 0)
+		events_dns_client(qy->p->cfg.events, qy->q.name,
+				  (struct sockaddr *)&qy->from, false);
+	else if (qy->conn && getpeername(qy->conn->src.fd, (struct sockaddr *)&peer, &len) == 0)
+		events_dns_client(qy->p->cfg.events, qy->q.name,
+				  (struct sockaddr *)&peer, true);
+}
+
 static void query_free(struct query *qy)
 {
 	struct tcp_conn *c = qy->conn;
@@ -316,6 +331,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 				 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
 			events_dns(p->cfg.events, tmpl->q.name, tmpl->q.type,
 				   "deny", NULL, 0, 0);
+			note_asker(tmpl);
 			reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
 			return;
 		}
@@ -750,6 +766,13 @@ int dns_proxy_start(struct dns_proxy *p, struct loop *loop,
 	p->ares_timer.p = p;
 	p->ares_timer.src.fn = on_ares_timer;
 	return loop_watch(loop, &p->ares_timer.src, EPOLLIN);
+}
+
+void dns_proxy_set_rules(struct dns_proxy *p, const struct host_rule *rules,
+			 size_t n)
+{
+	p->cfg.rules = rules;
+	p->cfg.nrules = n;
 }
 
 void dns_proxy_close(struct dns_proxy *p)

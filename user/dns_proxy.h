@@ -84,6 +84,10 @@ int dns_proxy_open(struct dns_proxy *p, const struct dns_proxy_config *cfg,
 int dns_proxy_start(struct dns_proxy *p, struct loop *loop,
 		    const struct allow_maps *maps);
 
+/* Judge later queries by @rules (approvals taken while COMMAND runs). */
+void dns_proxy_set_rules(struct dns_proxy *p, const struct host_rule *rules,
+			 size_t n);
+
 void dns_proxy_close(struct dns_proxy *p);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "approvals.h"
 #include "effective.h"
 #include "log.h"
 #include "util.h"
@@ -14,6 +15,25 @@ static void log_diags(const struct diag *d)
 		log_error("%s", d->msg[i]);
 	if (d->dropped)
 		log_error("%s: %d more problems not shown", d->file, d->dropped);
+}
+
+/* Problems go to @d, named by the approvals file. */
+static int load_approvals(const struct effective_in *in, struct policy *out,
+			  struct diag *d)
+{
+	struct approvals a = {};
+	char path[4096];
+	int r;
+
+	r = approvals_path(in->policy_file, in->repo, path, sizeof(path));
+	if (r == 0)
+		r = approvals_load(&a, path, in->repo, d);
+	if (r == 0)
+		r = approvals_apply(&a, out);
+	if (r < 0 && d->n == 0)
+		diag_add(d, NULL, "approvals for %s: %s", in->repo, strerror(-r));
+	approvals_free(&a);
+	return r;
 }
 
 int effective_policy(const struct effective_in *in, struct policy *out,
@@ -47,6 +67,9 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 	}
 	if (r == 0 && doc.repos)
 		r = policy_resolve(&doc, cat, in->repo, in->remote, out, &d);
+	/* What the operator approved for this repo joins its section. */
+	if (r == 0 && doc.repos && in->repo)
+		r = load_approvals(in, out, &d);
 	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nspecs; i++)
 		r = policy_add_spec(out, &in->cli->specs[i]);
 	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nhosts; i++)

@@ -139,6 +139,29 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 		 name ? name : "");
 }
 
+/*
+ * A destination the allowlist refused is something an operator may
+ * approve; a socket type, an option or a packet the backstop dropped is
+ * not, and an expired entry belongs to a name that is allowed already.
+ */
+static void note_request(struct events *ev, const struct egret_event *e,
+			 const char *name, const char *addr)
+{
+	const char *proto = proto_name(e->proto);
+	char comm[17];
+
+	if (!ev->requests ||
+	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG) ||
+	    (e->reason != EGRET_REASON_NO_ENTRY && e->reason != EGRET_REASON_PORT &&
+	     e->reason != EGRET_REASON_SPECIAL))
+		return;
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	request_log_note(ev->requests, name ? REQUEST_NAME : REQUEST_ADDR,
+			 name ? name : addr, e->port, proto ? proto : "?",
+			 e->tgid, comm);
+}
+
 static int on_bpf_event(void *ctx, void *data, size_t size)
 {
 	struct events *ev = ctx;
@@ -155,8 +178,10 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 		name = ev->names ? names_get(ev->names, e->family == 4 ?
 					     AF_INET : AF_INET6, e->addr) : NULL;
 	}
-	if (e->verdict != EGRET_VERDICT_ALLOW && e->family)
+	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
 		remember_denial(ev, e, name);
+		note_request(ev, e, name, addr);
+	}
 	if (ev->log_fd < 0)
 		return 0;
 
@@ -224,6 +249,11 @@ void events_dns(struct events *ev, const char *name, unsigned int qtype,
 		ev->dns_would_deny++;
 	else
 		ev->dns_failed++;
+	/* Only address lookups ask for a host; PTR, TXT and the rest of a
+	 * refused name's traffic stay in the log. */
+	if ((!strcmp(verdict, "deny") || !strcmp(verdict, "would-deny")) &&
+	    (qtype == DNS_TYPE_A || qtype == DNS_TYPE_AAAA))
+		request_log_note(ev->requests, REQUEST_NAME, name, 0, "dns", 0, NULL);
 	if (ev->log_fd < 0)
 		return;
 	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
@@ -250,6 +280,13 @@ void events_dns(struct events *ev, const char *name, unsigned int qtype,
 	if (off >= sizeof(line) - 1)
 		off = sizeof(line) - 2;
 	write_line(ev, line, off);
+}
+
+void events_dns_client(struct events *ev, const char *name,
+		       const struct sockaddr *client, bool tcp)
+{
+	if (ev)
+		request_log_attribute(ev->requests, name, client, tcp);
 }
 
 static void on_ring(struct loop_source *src, uint32_t events)

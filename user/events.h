@@ -15,6 +15,7 @@
 #include "egret.h"
 #include "loop.h"
 #include "names.h"
+#include "request_log.h"
 
 #define EVENTS_SCHEMA		1
 #define EVENTS_TOP		64	/* distinct denied destinations kept */
@@ -36,6 +37,7 @@ struct events {
 	bool audit;
 	int counters_fd;
 	const struct names *names;	/* learned address -> name */
+	struct request_log *requests;	/* denials become requests, or NULL */
 	struct ring_buffer *rb;
 	struct loop_source src;
 	int64_t boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
@@ -62,6 +64,10 @@ void events_drain(struct events *ev);
 void events_dns(struct events *ev, const char *name, unsigned int qtype,
 		const char *verdict, const struct dns_addr *addrs, int naddrs,
 		uint32_t ttl);
+
+/* The refused lookup of @name came from @client (for its request). */
+void events_dns_client(struct events *ev, const char *name,
+		       const struct sockaddr *client, bool tcp);
 
 /* Exit summary (stderr), from the counters and the denials seen. */
 void events_summary(struct events *ev, FILE *out);

@@ -20,7 +20,7 @@ struct host_rule {
 	bool wildcard;
 	unsigned int nports;		/* 0 = any port */
 	struct port_range ports[EGRET_PORT_SLOTS];
-	char origin[48];		/* where it came from, for egret check */
+	char origin[64];		/* where it came from, for egret check */
 };
 
 /* Does @text look like a hostname rather than an address? (No digits-only

@@ -44,6 +44,16 @@ void loop_unwatch(struct loop *l, struct loop_source *src)
 	src->added = false;
 }
 
+void loop_source_close(struct loop *l, struct loop_source *src)
+{
+	if (src->fd < 0)
+		return;
+	if (l)
+		loop_unwatch(l, src);
+	close(src->fd);
+	src->fd = -1;
+}
+
 void loop_release(struct loop *l, struct loop_source *src)
 {
 	loop_unwatch(l, src);

@@ -39,6 +39,9 @@ void loop_close(struct loop *l);
 int loop_watch(struct loop *l, struct loop_source *src, uint32_t events);
 void loop_unwatch(struct loop *l, struct loop_source *src);
 
+/* Unwatch @src if @l is set and close its fd (a timer the owner made). */
+void loop_source_close(struct loop *l, struct loop_source *src);
+
 /* Unwatch @src and call src->release after the current batch, when no
  * pending event can still point at it. */
 void loop_release(struct loop *l, struct loop_source *src);

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "gc.h"
 #include "log.h"
+#include "requests_cmd.h"
 #include "run.h"
 #include "status.h"
 #include "suggest.h"
@@ -33,6 +34,7 @@ static const struct cmd {
 	{ "run", cmd_run, "run COMMAND with its network egress denied unless allowed" },
 	{ "check", cmd_check, "validate a policy and print a repo's effective allowlist" },
 	{ "status", cmd_status, "list live attempts, their counters and allow entries" },
+	{ "requests", cmd_requests, "review what attempts were denied: list, approve, deny" },
 	{ "suggest", cmd_suggest, "turn decision logs into a policy fragment" },
 	{ "gc", cmd_gc, "clean up attempts whose egret is gone" },
 	{ "version", cmd_version, "print the version" },

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,28 +18,23 @@ void policy_init(struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->min_ttl = p->max_entries = p->max_cidrs = -1;
+	memcpy(p->entry_ports, default_ports, sizeof(default_ports));
+	p->nentry_ports = ARRAY_SIZE(default_ports);
 }
 
-static int grow(void **items, size_t *cap, size_t n, size_t size)
+void policy_fill_ports(const struct policy *p, struct port_range *ports,
+		       unsigned int *nports)
 {
-	size_t newcap = *cap ? 2 * *cap : 16;
-	void *mem;
-
-	if (n < *cap)
-		return 0;
-	if (n >= POLICY_MAX_SPECS)
-		return -E2BIG;
-	mem = reallocarray(*items, newcap, size);
-	if (!mem)
-		return -ENOMEM;
-	*items = mem;
-	*cap = newcap;
-	return 0;
+	if (*nports != PORTS_FROM_POLICY)
+		return;
+	*nports = p->nentry_ports;
+	memcpy(ports, p->entry_ports, p->nentry_ports * sizeof(*ports));
 }
 
 int policy_add_spec(struct policy *p, const struct allow_spec *spec)
 {
-	int r = grow((void **)&p->specs, &p->cap, p->nspecs, sizeof(*spec));
+	int r = array_grow((void **)&p->specs, &p->cap, p->nspecs, sizeof(*spec),
+			   POLICY_MAX_SPECS);
 
 	if (r == 0)
 		p->specs[p->nspecs++] = *spec;
@@ -47,7 +43,8 @@ int policy_add_spec(struct policy *p, const struct allow_spec *spec)
 
 int policy_add_host(struct policy *p, const struct host_rule *host)
 {
-	int r = grow((void **)&p->hosts, &p->hosts_cap, p->nhosts, sizeof(*host));
+	int r = array_grow((void **)&p->hosts, &p->hosts_cap, p->nhosts,
+			   sizeof(*host), POLICY_MAX_SPECS);
 
 	if (r == 0)
 		p->hosts[p->nhosts++] = *host;
@@ -79,6 +76,34 @@ int policy_add_allow_text(struct policy *p, const char *text, char *err,
 	return r;
 }
 
+bool policy_has_host(const struct policy *p, const struct host_rule *h)
+{
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct host_rule *x = &p->hosts[i];
+
+		if (x->wildcard == h->wildcard && x->nports == h->nports &&
+		    !strcmp(x->name, h->name) &&
+		    !memcmp(x->ports, h->ports, sizeof(x->ports[0]) *
+			    (h->nports <= EGRET_PORT_SLOTS ? h->nports : 0)))
+			return true;
+	}
+	return false;
+}
+
+bool policy_has_spec(const struct policy *p, const struct allow_spec *s)
+{
+	for (size_t i = 0; i < p->nspecs; i++) {
+		const struct allow_spec *x = &p->specs[i];
+
+		if (x->family == s->family && x->prefixlen == s->prefixlen &&
+		    x->nports == s->nports && !memcmp(x->addr, s->addr, sizeof(x->addr)) &&
+		    !memcmp(x->ports, s->ports, sizeof(x->ports[0]) *
+			    (s->nports <= EGRET_PORT_SLOTS ? s->nports : 0)))
+			return true;
+	}
+	return false;
+}
+
 void policy_free(struct policy *p)
 {
 	free(p->specs);
@@ -100,6 +125,24 @@ bool policy_repo_name_valid(const char *name)
 		      (*c >= '0' && *c <= '9')))
 			return false;
 	return name[0] != '.' && slash[1] != '.';
+}
+
+int policy_repo_file_name(const char *repo, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *repo && o + 3 < len; repo++) {
+		if (*repo == '/') {
+			buf[o++] = '_';
+			buf[o++] = '_';
+		} else {
+			buf[o++] = (char)tolower((unsigned char)*repo);
+		}
+	}
+	if (*repo || !len)
+		return -ENAMETOOLONG;
+	buf[o] = '\0';
+	return 0;
 }
 
 void policy_doc_free(struct policy_doc *doc)
@@ -140,7 +183,7 @@ static int add_catalog(struct policy *out, const struct catalog *cat,
 		       enum catalog_section s, const char *name)
 {
 	const struct catalog_entry *e = catalog_find(cat, s, name);
-	char origin[48];
+	char origin[64];
 	int r = 0;
 
 	snprintf(origin, sizeof(origin), "%s: %s", catalog_section_key(s), name);
@@ -182,7 +225,7 @@ static int add_git_remote(struct policy *out, const struct catalog *cat,
 {
 	struct port_range port = { remote->port, remote->port };
 	const struct catalog_entry *forge;
-	char origin[48];
+	char origin[64];
 	int r;
 
 	if (remote->is_ip) {
@@ -256,6 +299,8 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 		eff.ports = default_ports;
 		eff.nports = ARRAY_SIZE(default_ports);
 	}
+	out->nentry_ports = eff.ports_any ? 0 : eff.nports;
+	memcpy(out->entry_ports, eff.ports, out->nentry_ports * sizeof(*eff.ports));
 	if (eff.repo && eff.repo->git_remote >= 0)
 		git_remote = eff.repo->git_remote;
 	for (int i = 0; i < 2; i++) {
@@ -318,7 +363,7 @@ static bool trusted_owner_mode(const struct stat *st)
  * a sticky one (like /tmp) may be writable by others when the entry below
  * it is ours, since nobody else can then rename or remove that entry.
  */
-static int check_ancestors(int fd, struct diag *d)
+static int check_ancestors(int fd, const char *what, struct diag *d)
 {
 	char link[64], real[4096], *slash;
 	struct stat st, child;
@@ -328,7 +373,7 @@ static int check_ancestors(int fd, struct diag *d)
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, real, sizeof(real) - 1);
 	if (n <= 0 || real[0] != '/') {
-		diag_add(d, NULL, "cannot resolve the policy's real path");
+		diag_add(d, NULL, "cannot resolve the %s's real path", what);
 		return -EINVAL;
 	}
 	real[n] = '\0';
@@ -351,13 +396,13 @@ static int check_ancestors(int fd, struct diag *d)
 	}
 	return 0;
 refuse:
-	diag_add(d, NULL, "refused: %s (above the policy) must be owned by root and not group/world-writable (chown root; chmod go-w)",
-		 real);
+	diag_add(d, NULL, "refused: %s (above the %s) must be owned by root and not group/world-writable (chown root; chmod go-w)",
+		 real, what);
 	return -EPERM;
 }
 
-int policy_doc_load_file(struct policy_doc *doc, const char *path,
-			 const struct catalog *cat, struct diag *d)
+int trusted_file_read(const char *path, const char *what, size_t max,
+		      char **ret_text, size_t *ret_len, struct diag *d)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
@@ -365,7 +410,6 @@ int policy_doc_load_file(struct policy_doc *doc, const char *path,
 	ssize_t n;
 	int r;
 
-	memset(doc, 0, sizeof(*doc));
 	d->file = path;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -382,17 +426,18 @@ int policy_doc_load_file(struct policy_doc *doc, const char *path,
 		diag_add(d, NULL, "not a regular file");
 		return -EINVAL;
 	}
-	/* Whoever can write the policy (or replace it in a directory above)
+	/* Whoever can write it (or replace it in a directory above)
 	 * decides what the attempt reaches. */
 	if (!trusted_owner_mode(&st)) {
-		diag_add(d, NULL, "refused: the file must be owned by root and not group/world-writable (chown root; chmod go-w)");
+		diag_add(d, NULL, "refused: the %s must be owned by root and not group/world-writable (chown root; chmod go-w)",
+			 what);
 		return -EPERM;
 	}
-	r = check_ancestors(fd, d);
+	r = check_ancestors(fd, what, d);
 	if (r < 0)
 		return r;
-	if (st.st_size > POLICY_MAX_FILE_SIZE) {
-		diag_add(d, NULL, "larger than %d bytes", POLICY_MAX_FILE_SIZE);
+	if ((size_t)st.st_size > max) {
+		diag_add(d, NULL, "larger than %zu bytes", max);
 		return -EFBIG;
 	}
 	text = malloc((size_t)st.st_size + 1);
@@ -404,7 +449,23 @@ int policy_doc_load_file(struct policy_doc *doc, const char *path,
 		return -errno;
 	}
 	text[n] = '\0';
-	return policy_doc_parse(doc, text, (size_t)n, path, cat, d);
+	*ret_len = (size_t)n;
+	*ret_text = TAKE_PTR(text);
+	return 0;
+}
+
+int policy_doc_load_file(struct policy_doc *doc, const char *path,
+			 const struct catalog *cat, struct diag *d)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r;
+
+	memset(doc, 0, sizeof(*doc));
+	r = trusted_file_read(path, "policy", POLICY_MAX_FILE_SIZE, &text, &len, d);
+	if (r < 0)
+		return r;
+	return policy_doc_parse(doc, text, len, path, cat, d);
 }
 
 int policy_doc_load_default(struct policy_doc *doc, const struct catalog *cat,

@@ -44,6 +44,9 @@ struct policy {
 	long min_ttl;			/* -1: egret's default */
 	long max_entries;		/* -1: egret's default */
 	long max_cidrs;			/* -1: egret's default */
+	/* The effective `ports:`, for entries that name none (approvals). */
+	struct port_range entry_ports[EGRET_PORT_SLOTS];
+	unsigned int nentry_ports;	/* 0 = any port */
 };
 
 /* One section: the defaults, or a repository's additions. */
@@ -83,12 +86,20 @@ int policy_add_host(struct policy *p, const struct host_rule *host);
 int policy_add_allow_text(struct policy *p, const char *text, char *err,
 			  size_t errlen);
 
+/* Is the same entry (ignoring its origin) in @p already? */
+bool policy_has_host(const struct policy *p, const struct host_rule *h);
+bool policy_has_spec(const struct policy *p, const struct allow_spec *s);
+
 void policy_free(struct policy *p);
 
 /* Parse a document; every problem goes to @d. -EINVAL if there was any. */
 int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
 		     const char *name, const struct catalog *cat,
 		     struct diag *d);
+
+/* A `ports:` value: a list, a number, "LO-HI,..." or "any" (*@ret_any). */
+int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
+		      struct port_range *ret, unsigned int *ret_n, bool *ret_any);
 
 /*
  * Load @path. Refused (-EPERM) unless the file and its directory are owned
@@ -97,6 +108,21 @@ int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
  */
 int policy_doc_load_file(struct policy_doc *doc, const char *path,
 			 const struct catalog *cat, struct diag *d);
+
+/*
+ * Read a file whose author decides what attempts reach (the policy, an
+ * approvals file): refused (-EPERM) unless it and the directories above its
+ * real path are owned by root or egret's uid and not writable by group or
+ * others (sshd's StrictModes). -ENOENT when absent. @what names the file
+ * in messages ("policy", "approvals file").
+ */
+int trusted_file_read(const char *path, const char *what, size_t max,
+		      char **ret_text, size_t *ret_len, struct diag *d);
+
+/* Give @rule/@spec written without ports (PORTS_FROM_POLICY) @p's
+ * effective `ports:`. */
+void policy_fill_ports(const struct policy *p, struct port_range *ports,
+		       unsigned int *nports);
 
 /* The built-in default policy (user/default-policy.yaml). */
 int policy_doc_load_default(struct policy_doc *doc, const struct catalog *cat,
@@ -112,6 +138,10 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 		   struct policy *out, struct diag *d);
 
 void policy_doc_free(struct policy_doc *doc);
+
+/* "Owner/Name" -> "owner__name", for files kept per repository (which
+ * record their repository: two names can map to one file name). */
+int policy_repo_file_name(const char *repo, char *buf, size_t len);
 
 /* "owner/name" with [A-Za-z0-9._-] parts. */
 bool policy_repo_name_valid(const char *name);

@@ -35,18 +35,12 @@ static yaml_node_t *node_at(struct parser *ps, int index)
 static void unknown_key(struct parser *ps, yaml_node_t *k, const char *key,
 			const char *const *known, size_t n, const char *where)
 {
-	const char *hint = closest_word(key, known, n);
-
-	if (hint)
-		diag_add(ps->d, k, "unknown key '%s' in %s (did you mean '%s'?)",
-			 key, where, hint);
-	else
-		diag_add(ps->d, k, "unknown key '%s' in %s", key, where);
+	diag_unknown_key(ps->d, k, key, known, n, where);
 }
 
 /* `ports: [443, "8000-8100"]`, `ports: 443` or `ports: any`. */
-static int parse_ports(struct parser *ps, yaml_node_t *node,
-		       struct port_range *ret, unsigned int *ret_n, bool *ret_any)
+int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
+		      struct port_range *ret, unsigned int *ret_n, bool *ret_any)
 {
 	const char *text = yaml_scalar(node);
 	yaml_node_item_t *it;
@@ -63,42 +57,48 @@ static int parse_ports(struct parser *ps, yaml_node_t *node,
 	if (text) {
 		r = ports_parse(text, ret, EGRET_PORT_SLOTS, msg, sizeof(msg));
 		if (r < 0) {
-			diag_add(ps->d, node, "%s", msg);
+			diag_add(d, node, "%s", msg);
 			return -EINVAL;
 		}
 		*ret_n = (unsigned int)r;
 		return 0;
 	}
 	if (node->type != YAML_SEQUENCE_NODE) {
-		diag_add(ps->d, node, "ports: want a list, a number or 'any'");
+		diag_add(d, node, "ports: want a list, a number or 'any'");
 		return -EINVAL;
 	}
 	for (it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it);
+		yaml_node_t *item = yaml_node(doc, *it);
 
 		if (!yaml_scalar(item)) {
-			diag_add(ps->d, item, "ports: items are numbers or LO-HI");
+			diag_add(d, item, "ports: items are numbers or LO-HI");
 			return -EINVAL;
 		}
 		if (n == EGRET_PORT_SLOTS) {
-			diag_add(ps->d, item, "ports: more than %d items", EGRET_PORT_SLOTS);
+			diag_add(d, item, "ports: more than %d items", EGRET_PORT_SLOTS);
 			return -EINVAL;
 		}
 		r = ports_parse(yaml_scalar(item), ret + n, EGRET_PORT_SLOTS - n,
 				msg, sizeof(msg));
 		if (r < 0) {
-			diag_add(ps->d, item, "%s", msg);
+			diag_add(d, item, "%s", msg);
 			return -EINVAL;
 		}
 		n += (unsigned int)r;
 	}
 	if (n == 0) {
-		diag_add(ps->d, node, "ports: empty list (use 'any' or omit)");
+		diag_add(d, node, "ports: empty list (use 'any' or omit)");
 		return -EINVAL;
 	}
 	*ret_n = n;
 	return 0;
+}
+
+static int parse_ports(struct parser *ps, yaml_node_t *node,
+		       struct port_range *ret, unsigned int *ret_n, bool *ret_any)
+{
+	return policy_yaml_ports(ps->doc, node, ps->d, ret, ret_n, ret_any);
 }
 
 static int parse_bool(struct parser *ps, yaml_node_t *node, int *ret)
@@ -379,7 +379,7 @@ static int parse_loopback(struct parser *ps, yaml_node_t *node,
 static int parse_section(struct parser *ps, yaml_node_t *map,
 			 struct policy_section *sec, const char *repo)
 {
-	char origin[48];
+	char origin[64];
 	yaml_node_pair_t *p;
 	int r = 0;
 

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "allow.h"
+#include "approvals.h"
+#include "approvals_watch.h"
 #include "cgroup.h"
 #include "dns_proxy.h"
 #include "effective.h"
@@ -34,6 +36,7 @@
 #include "paths.h"
 #include "policy.h"
 #include "preflight.h"
+#include "request_log.h"
 #include "run.h"
 #include "run_opts.h"
 #include "state.h"
@@ -52,6 +55,7 @@ struct attempt {
 	struct dns_proxy dns;
 	bool dns_open;
 	struct events ev;
+	struct request_log requests;	/* only with --repo */
 };
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
@@ -145,6 +149,19 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	r = events_open(&a->ev, o->log_file, a->st.id, o->audit);
 	if (r < 0)
 		return log_error_errno(r, "open --log %s", o->log_file);
+	if (o->repo) {
+		const char *dir = o->state_dir ? o->state_dir : REQUESTS_DEFAULT_DIR;
+
+		r = request_store_prepare(dir);
+		if (r < 0)
+			return log_error_errno(r, "prepare state directory %s (must be a directory owned by egret's uid; fix or give --state-dir)",
+					       dir);
+		r = request_log_open(&a->requests, dir, o->repo, a->st.id,
+				     a->st.cgroup);
+		if (r < 0)
+			return log_error_errno(r, "request log");
+		a->ev.requests = &a->requests;
+	}
 
 	/* The proxy's port is baked into the programs: bind it first. */
 	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
@@ -196,6 +213,7 @@ static int attempt_close(struct attempt *a)
 				     a->pins_made ? a->st.pins : "");
 	if (a->dns_open)
 		dns_proxy_close(&a->dns);
+	request_log_close(&a->requests);
 	events_close(&a->ev);
 	loader_destroy(&a->ld);
 	/* Keep the record if anything stayed behind, so gc retries. */
@@ -212,6 +230,7 @@ struct supervisor {
 	struct loop_source child;	/* pidfd */
 	struct loop_source signals;	/* signalfd */
 	struct loop_source sweep;	/* timerfd */
+	struct approvals_watch approvals;
 	struct allow_maps maps;
 	int status;
 };
@@ -270,7 +289,8 @@ static void on_sweep(struct loop_source *src, uint32_t events)
 static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
 		     int sigfd)
 {
-	struct supervisor sv = { .status = -EIO };
+	struct supervisor sv = { .status = -EIO,
+				 .approvals = { .timer = { .fd = -1 } } };
 	_cleanup_close_ int sweep_fd = -1;
 	uint64_t sweep_ms;
 	int r;
@@ -293,7 +313,12 @@ static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
 	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
-			      loader_counters_fd(&a->ld), a->dns.names)) < 0) {
+			      loader_counters_fd(&a->ld), a->dns.names)) < 0 ||
+	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
+	    (o->approvals_path[0] &&
+	     (r = approvals_watch_start(&sv.approvals, &sv.loop, o->approvals_path,
+					o->repo, &o->approvals_stamp, &o->policy,
+					&a->dns, &sv.maps)) < 0)) {
 		r = r < 0 ? r : -errno;
 		goto out;
 	}
@@ -307,6 +332,8 @@ out:
 	/* The proxy's sources belong to this loop: detach them now. */
 	dns_proxy_close(&a->dns);
 	a->dns_open = false;
+	approvals_watch_free(&sv.approvals);
+	request_log_detach(&a->requests);
 	loop_close(&sv.loop);
 	return r;
 }
@@ -314,7 +341,8 @@ out:
 static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 {
 	struct attempt a = { .state_fd = -1, .cgroup_fd = -1,
-			     .ev = { .log_fd = -1 } };
+			     .ev = { .log_fd = -1 },
+			     .requests = { .timer = { .fd = -1 } } };
 	struct launch_error lerr = {};
 	struct launch launch;
 	_cleanup_close_ int sigfd = -1, pidfd = -1;
@@ -388,6 +416,16 @@ static int run_settle_policy(struct run_opts *o)
 	bool builtin;
 	int r;
 
+	/* Stamp before reading: a change in between is seen as a change. */
+	if (o->repo && !(o->policy_file && !strcmp(o->policy_file, "none"))) {
+		r = approvals_path(o->policy_file, o->repo, o->approvals_path,
+				   sizeof(o->approvals_path));
+		if (r < 0) {
+			log_error_errno(r, "approvals file for %s", o->repo);
+			return -EINVAL;
+		}
+		approvals_changed(o->approvals_path, &o->approvals_stamp);
+	}
 	r = effective_policy(&(struct effective_in){
 		.policy_file = o->policy_file, .repo = o->repo,
 		.remote = o->has_remote ? &o->remote : NULL, .cli = &o->cli },

@@ -27,6 +27,8 @@ void run_usage(FILE *out)
 		"                        'none': only --allow entries)\n"
 		"  --repo OWNER/NAME     the target repository: selects its repos: section\n"
 		"  --git-remote URL      the target repository's remote: its host is allowed\n"
+		"  --state-dir DIR       where denials of a --repo become requests for the\n"
+		"                        operator (egret requests; default " REQUESTS_DEFAULT_DIR ")\n"
 		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
 		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
 		"  --keep-fd N           pass fd N to COMMAND (repeatable; never a socket other\n"
@@ -72,7 +74,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
-	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT };
+	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -90,6 +92,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "log-allowed", no_argument, NULL, OPT_LOG_ALLOWED },
 		{ "audit", no_argument, NULL, OPT_AUDIT },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -165,6 +168,13 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		}
 		case OPT_LOG:
 			o->log_file = optarg;
+			break;
+		case OPT_STATE_DIR:
+			if (optarg[0] != '/') {
+				log_error("--state-dir %s: want an absolute path", optarg);
+				return -EINVAL;
+			}
+			o->state_dir = optarg;
 			break;
 		case OPT_LOG_ALLOWED:
 			o->log_allowed = true;

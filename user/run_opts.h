@@ -5,11 +5,13 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <linux/types.h>
 
 #include "gitremote.h"
 #include "launch.h"
 #include "policy.h"
+#include "requests.h"
 
 /* Exit status when egret itself fails before COMMAND runs (as env(1)). */
 #define EXIT_SETUP	125
@@ -26,6 +28,9 @@ struct run_opts {
 	const char *cgroup_parent;
 	bool allow_root;
 	bool quiet;
+	const char *state_dir;		/* requests; NULL: REQUESTS_DEFAULT_DIR */
+	char approvals_path[4096];	/* "" = no approvals (no --repo, or none) */
+	struct stat approvals_stamp;	/* the file as effective_policy() read it */
 	const char *log_file;		/* --log: JSON lines (docs/EVENTS.md) */
 	bool log_allowed;
 	bool audit;

@@ -325,3 +325,28 @@ int endpoint_parse(const char *text, unsigned int default_port, char *canon,
 		return fail(err, errlen, "too long%s", "");
 	return 0;
 }
+
+void ports_format(const struct port_range *p, unsigned int n, char *buf,
+		  size_t len, bool json)
+{
+	size_t off = 0;
+
+	if (n == 0) {
+		snprintf(buf, len, json ? "\"any\"" : "any");
+		return;
+	}
+	if (json)
+		off += (size_t)snprintf(buf + off, len - off, "[");
+	for (unsigned int i = 0; i < n && off < len; i++) {
+		const char *sep = i ? "," : "";
+
+		if (p[i].lo == p[i].hi)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", sep, p[i].lo);
+		else
+			off += (size_t)snprintf(buf + off, len - off,
+						json ? "%s\"%u-%u\"" : "%s%u-%u", sep,
+						p[i].lo, p[i].hi);
+	}
+	if (json && off < len)
+		snprintf(buf + off, len - off, "]");
+}

@@ -22,7 +22,7 @@ struct allow_spec {
 	unsigned int prefixlen;	/* 32 or 128 for one address */
 	unsigned int nports;	/* 0 = any port */
 	struct port_range ports[EGRET_PORT_SLOTS];
-	char origin[48];	/* where it came from: "--allow", "cidrs", ... */
+	char origin[64];	/* where it came from: "--allow", "cidrs", ... */
 };
 
 /*
@@ -56,6 +56,10 @@ bool spec_contains(const struct allow_spec *outer,
 /* Does the spec lie entirely inside a special range (loopback,
  * unspecified, link-local, metadata) - i.e. did the operator name one? */
 bool spec_is_special(const struct allow_spec *spec);
+
+/* "443,80,8000-8100" or "any" (@json: [443,80,"8000-8100"] or "any"). */
+void ports_format(const struct port_range *p, unsigned int n, char *buf,
+		  size_t len, bool json);
 
 /* "203.0.113.0/24:443,80" - the canonical text, for messages and status. */
 int spec_format(const struct allow_spec *spec, char *buf, size_t len);

@@ -3,6 +3,8 @@
 #ifndef EGRET_UTIL_H
 #define EGRET_UTIL_H
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -24,6 +26,12 @@ static inline void fclosep(FILE **f)
 		fclose(*f);
 }
 
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
 #define _cleanup_(f)		__attribute__((cleanup(f)))
 #define _cleanup_free_		_cleanup_(freep)
 #define _cleanup_close_		_cleanup_(closep)
@@ -32,6 +40,28 @@ static inline void fclosep(FILE **f)
 /* Hand ownership out of a cleanup-managed variable. */
 #define TAKE_PTR(p)  ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
 #define TAKE_FD(fd)  ({ int _fd = (fd); (fd) = -1; _fd; })
+
+/*
+ * Make room for item @n of the array *@items (capacity *@cap, items of
+ * @size bytes): doubles from 16, never beyond @max items (-E2BIG).
+ */
+static inline int array_grow(void **items, size_t *cap, size_t n, size_t size,
+			     size_t max)
+{
+	size_t newcap = *cap ? 2 * *cap : 16;
+	void *mem;
+
+	if (n < *cap)
+		return 0;
+	if (n >= max)
+		return -E2BIG;
+	mem = reallocarray(*items, newcap, size);
+	if (!mem)
+		return -ENOMEM;
+	*items = mem;
+	*cap = newcap;
+	return 0;
+}
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

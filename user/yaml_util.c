@@ -27,6 +27,18 @@ void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)
 		snprintf(d->msg[d->n++], DIAG_LEN, "%.100s: %s", d->file, msg);
 }
 
+void diag_unknown_key(struct diag *d, const yaml_node_t *node, const char *key,
+		      const char *const *known, size_t n, const char *where)
+{
+	const char *hint = closest_word(key, known, n);
+
+	if (hint)
+		diag_add(d, node, "unknown key '%s' in %s (did you mean '%s'?)",
+			 key, where, hint);
+	else
+		diag_add(d, node, "unknown key '%s' in %s", key, where);
+}
+
 const char *yaml_scalar(const yaml_node_t *node)
 {
 	return node && node->type == YAML_SCALAR_NODE ?

@@ -25,6 +25,11 @@ struct diag {
 void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* "unknown key 'KEY' in WHERE (did you mean 'K'?)" at @node: the closest
+ * of @known, if one is close. */
+void diag_unknown_key(struct diag *d, const yaml_node_t *node, const char *key,
+		      const char *const *known, size_t n, const char *where);
+
 /* The scalar text of @node, or NULL if it is not a scalar. */
 const char *yaml_scalar(const yaml_node_t *node);
 

@@ -30,6 +30,7 @@ preflight_problem() {
 	command -v dnsmasq >/dev/null || { echo "dnsmasq missing (package dnsmasq-base)"; return; }
 	command -v dig >/dev/null || { echo "dig missing (package bind9-dnsutils)"; return; }
 	command -v curl >/dev/null || { echo "curl missing"; return; }
+	command -v jq >/dev/null || { echo "jq missing"; return; }
 	for c in "$@"; do
 		command -v "$c" >/dev/null || { echo "$c missing"; return; }
 	done

@@ -186,6 +186,8 @@ policy_path() {
 . "$HERE/test_policy.sh"
 # shellcheck source=tests/integration/test_events.sh
 . "$HERE/test_events.sh"
+# shellcheck source=tests/integration/test_requests.sh
+. "$HERE/test_requests.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -211,6 +213,9 @@ TESTS=(
 	t_events_log_denials t_events_audit t_events_audit_udp_once
 	t_events_suggest t_events_status t_events_bpftool t_events_flood
 	t_events_summary
+	# test_requests.sh
+	t_requests_recorded t_requests_approve t_requests_deny
+	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
 )
 
 # === main ====================================================================
