@@ -263,7 +263,9 @@ int approvals_load(struct approvals *a, const char *path, const char *repo,
 
 /* ---- writing ------------------------------------------------------ */
 
-/* A YAML double-quoted scalar: nothing in it can end the string. */
+/* A YAML double-quoted scalar: nothing in it can end the string. Bytes
+ * above 0x7e pass as they are (UTF-8 read back the same; \xNN would be
+ * read as U+00NN). */
 static void yaml_quoted(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -272,7 +274,7 @@ static void yaml_quoted(FILE *f, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\x%02x", c);
 		else
 			fputc(c, f);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,7 +16,12 @@ int atomic_file_write(const char *path, mode_t mode,
 	FILE *f;
 	int fd, r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new-%d", path, getpid()) >= sizeof(tmp))
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+
+	/* ".NAME.new-PID": hidden, so no listing takes it for a file. */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s.%s.new-%d", dirlen, path,
+			     path + dirlen, getpid()) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * atomic_file.h - replace a file whole: readers see the old content or the
- * new, never a mix, and a crash leaves at most a stray "PATH.new-PID".
+ * new, never a mix, and a crash leaves at most a stray ".NAME.new-PID"
+ * next to it.
  */
 #ifndef EGRET_ATOMIC_FILE_H
 #define EGRET_ATOMIC_FILE_H

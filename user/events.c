@@ -150,7 +150,8 @@ static void note_request(struct events *ev, const struct egret_event *e,
 	const char *proto = proto_name(e->proto);
 	char comm[17];
 
-	if (!ev->requests ||
+	/* Port 0 is no destination (and would read as a lookup request). */
+	if (!ev->requests || !e->port ||
 	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG) ||
 	    (e->reason != EGRET_REASON_NO_ENTRY && e->reason != EGRET_REASON_PORT &&
 	     e->reason != EGRET_REASON_SPECIAL))

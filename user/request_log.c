@@ -63,10 +63,12 @@ void request_log_attribute(struct request_log *l, const char *name,
 	char comm[REQUEST_COMM_MAX + 1];
 	uint32_t pid;
 
-	if (!l || !l->cgroup || !(s = find(l, REQUEST_NAME, name, 0)) ||
-	    s->owner_tried || s->r.pid)
+	/* Bounded: it reads /proc in the loop that also serves DNS. */
+	if (!l || !l->cgroup || l->owner_lookups >= REQUEST_LOG_OWNER_LOOKUPS ||
+	    !(s = find(l, REQUEST_NAME, name, 0)) || s->owner_tried || s->r.pid)
 		return;
 	s->owner_tried = true;
+	l->owner_lookups++;
 	if (sock_owner_find(l->cgroup, client, tcp, &pid, comm, sizeof(comm)) == 0) {
 		s->r.pid = pid;
 		memcpy(s->r.comm, comm, sizeof(comm));
@@ -150,11 +152,11 @@ int request_log_flush(struct request_log *l, bool wait)
 		pending = pending || l->seen[i].unflushed;
 	if (!pending)
 		return 0;
-	r = request_store_open(&st, l->dir, wait);
+	r = request_store_open(&st, l->dir, wait ? REQUESTS_LOCK_WAIT_MS : 0);
 	if (r == 0)
 		r = flush_locked(l, &st);
 	request_store_close(&st);
-	if (r < 0 && r != -EAGAIN && !l->warned) {
+	if (r < 0 && (r != -EAGAIN || wait) && !l->warned) {
 		log_warn("requests: cannot record in %s: %s (enforcement is unaffected)",
 			 l->dir, strerror(-r));
 		l->warned = true;

@@ -19,6 +19,7 @@
 
 #define REQUEST_LOG_MAX		256	/* distinct requests per attempt */
 #define REQUEST_LOG_FLUSH_MS	1000
+#define REQUEST_LOG_OWNER_LOOKUPS 32	/* sock_owner_find() calls per attempt */
 
 struct request_seen {
 	struct request r;		/* key, first/last, example process */
@@ -33,6 +34,7 @@ struct request_log {
 	struct request_seen *seen;
 	size_t n;
 	uint64_t overflow;		/* distinct requests beyond the cap */
+	unsigned int owner_lookups;	/* sock_owner_find() calls so far */
 	bool warned;
 	struct loop *loop;
 	struct loop_source timer;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,12 +66,12 @@ int request_store_prepare(const char *dir)
 	return private_dir_ensure(sub);
 }
 
-int request_store_open(struct request_store *s, const char *dir, bool wait)
+int request_store_open(struct request_store *s, const char *dir, int wait_ms)
 {
 	char path[4200];
 	int r;
 
-	s->lock_fd = -1;
+	*s = (struct request_store){ .lock_fd = -1 };
 	if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s", dir) >= sizeof(s->dir))
 		return -ENAMETOOLONG;
 	r = request_store_prepare(dir);
@@ -80,13 +81,18 @@ int request_store_open(struct request_store *s, const char *dir, bool wait)
 	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (s->lock_fd < 0)
 		return -errno;
-	if (flock(s->lock_fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
-		r = errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		close(s->lock_fd);
-		s->lock_fd = -1;
-		return r;
+	/* Bounded: a stuck holder must not hang attempts at exit. */
+	for (int waited = 0;; waited += 20) {
+		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || waited >= wait_ms)
+			break;
+		usleep(20000);
 	}
-	return 0;
+	r = errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	close(s->lock_fd);
+	s->lock_fd = -1;
+	return r;
 }
 
 void request_store_close(struct request_store *s)
@@ -98,26 +104,53 @@ void request_store_close(struct request_store *s)
 
 /* ---- one record --------------------------------------------------- */
 
+/*
+ * A record line under construction. Every append is bounded; one that does
+ * not fit marks the line truncated, and the line is refused.
+ */
+struct line {
+	char *buf;
+	size_t off, len;
+	bool truncated;
+};
+
+static void put(struct line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->truncated)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->off, l->len - l->off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= l->len - l->off)
+		l->truncated = true;
+	else
+		l->off += (size_t)n;
+}
+
 /* Strings come from the sandbox (names, comm): nothing may split a line.
  * An empty field is "-", so a literal "-" is written escaped. */
-static size_t put_escaped(char *buf, size_t off, size_t len, const char *s)
+static void put_escaped(struct line *l, const char *s)
 {
 	bool lone_dash = !strcmp(s, "-");
 
-	if (!s[0] && off + 2 < len)
-		buf[off++] = '-';
-	for (; *s && off + 5 < len; s++) {
+	if (!s[0])
+		put(l, "-");
+	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '\\')
-			off += (size_t)snprintf(buf + off, len - off, "\\\\");
+			put(l, "\\\\");
 		else if (c <= 0x20 || c >= 0x7f || lone_dash)
-			off += (size_t)snprintf(buf + off, len - off, "\\x%02x", c);
+			put(l, "\\x%02x", c);
 		else
-			buf[off++] = (char)c;
+			put(l, "%c", c);
 	}
-	buf[off] = '\0';
-	return off;
 }
 
 static int unescape(const char *in, char *out, size_t len)
@@ -152,29 +185,28 @@ static int unescape(const char *in, char *out, size_t len)
 
 int request_format(const struct request *r, char *buf, size_t len)
 {
-	size_t off;
+	struct line l = { .buf = buf, .len = len };
 
-	off = (size_t)snprintf(buf, len, "%lu\t%s\t%s\t", r->id,
-			       request_status_name(r->status), kind_names[r->kind]);
-	off = put_escaped(buf, off, len, r->target);
-	off += (size_t)snprintf(buf + off, len - off, "\t%u\t", r->port);
-	off = put_escaped(buf, off, len, r->proto);
-	off += (size_t)snprintf(buf + off, len - off,
-				"\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t",
-				r->count, r->nattempts, r->first, r->last);
-	for (unsigned int i = 0; i < r->nrecent && off + 2 < len; i++) {
+	put(&l, "%lu\t%s\t%s\t", r->id, request_status_name(r->status),
+	    kind_names[r->kind]);
+	put_escaped(&l, r->target);
+	put(&l, "\t%u\t", r->port);
+	put_escaped(&l, r->proto);
+	put(&l, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t",
+	    r->count, r->nattempts, r->first, r->last);
+	for (unsigned int i = 0; i < r->nrecent; i++) {
 		if (i)
-			buf[off++] = ',';
-		off = put_escaped(buf, off, len, r->attempts[i]);
+			put(&l, ",");
+		put_escaped(&l, r->attempts[i]);
 	}
-	if (!r->nrecent && off + 2 < len)
-		buf[off++] = '-';
-	off += (size_t)snprintf(buf + off, len - off, "\t%u\t", r->pid);
-	off = put_escaped(buf, off, len, r->comm);
-	off += (size_t)snprintf(buf + off, len - off, "\t");
-	off = put_escaped(buf, off, len, r->decided_by);
-	off += (size_t)snprintf(buf + off, len - off, "\t%" PRId64, r->decided_at);
-	return off + 1 < len ? 0 : -ENOSPC;
+	if (!r->nrecent)
+		put(&l, "-");
+	put(&l, "\t%u\t", r->pid);
+	put_escaped(&l, r->comm);
+	put(&l, "\t");
+	put_escaped(&l, r->decided_by);
+	put(&l, "\t%" PRId64, r->decided_at);
+	return l.truncated ? -ENOSPC : 0;
 }
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
@@ -299,8 +331,11 @@ int request_file_load(const struct request_store *s, const char *repo,
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
 		if ((r = array_grow((void **)&f->items, &f->cap, f->n, sizeof(*f->items),
-				       REQUESTS_MAX_PER_REPO + 1)) < 0)
+				       REQUESTS_MAX_RECORDS)) < 0) {
+			snprintf(err, errlen, "%s: more than %d records", path,
+				 REQUESTS_MAX_RECORDS);
 			return r;
+		}
 		if (request_parse(line, &f->items[f->n]) < 0) {
 			snprintf(err, errlen, "%s:%u: corrupt record", path, lineno);
 			return -EBADMSG;
@@ -326,11 +361,24 @@ static int fill(FILE *out, const void *ctx)
 	return 0;
 }
 
-int request_file_save(const struct request_store *s, const struct request_file *f)
+static int fill_next_id(FILE *out, const void *ctx)
+{
+	fprintf(out, "%lu\n", *(const unsigned long *)ctx);
+	return 0;
+}
+
+int request_file_save(struct request_store *s, const struct request_file *f)
 {
 	char path[4400];
 	int r = file_of(s, f->repo, path, sizeof(path));
 
+	if (r == 0 && s->ids_taken) {
+		char idpath[4200];
+
+		snprintf(idpath, sizeof(idpath), "%s/next-id", s->dir);
+		r = atomic_file_write(idpath, 0600, fill_next_id, &s->next_id);
+		s->ids_taken = r < 0;
+	}
 	return r < 0 ? r : atomic_file_write(path, 0600, fill, f);
 }
 
@@ -358,7 +406,7 @@ int request_store_repos(const struct request_store *s, char ***ret_repos,
 		_cleanup_fclose_ FILE *in = NULL;
 		char **mem;
 
-		if (de->d_name[0] == '.' || strstr(de->d_name, ".new-"))
+		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/requests/%s", s->dir, de->d_name);
 		in = fopen(path, "re");
@@ -379,29 +427,49 @@ int request_store_repos(const struct request_store *s, char ***ret_repos,
 
 /* ---- merging ------------------------------------------------------ */
 
-static int next_id(const struct request_store *s, unsigned long *ret)
+/* The highest id in the store's files: next-id lost or damaged. */
+static unsigned long highest_id(const struct request_store *s)
 {
-	char path[4200], buf[32] = "";
-	unsigned long id = 1;
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
+	unsigned long max = 0;
+	char **repos = NULL, err[512];
+	size_t n = 0;
 
-	snprintf(path, sizeof(path), "%s/next-id", s->dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n > 0) {
-		buf[n] = '\0';
-		id = strtoul(buf, NULL, 10);
-		if (id == 0)
-			id = 1;
+	if (request_store_repos(s, &repos, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct request_file f;
+
+		if (request_file_load(s, repos[i], &f, err, sizeof(err)) == 0)
+			for (size_t j = 0; j < f.n; j++)
+				max = f.items[j].id > max ? f.items[j].id : max;
+		request_file_free(&f);
+		free(repos[i]);
 	}
-	n = snprintf(buf, sizeof(buf), "%lu\n", id + 1);
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
-		return -EIO;
-	*ret = id;
-	return 0;
+	free(repos);
+	return max;
+}
+
+/* Ids are global and never reused; next-id is written (atomically, before
+ * the file that uses them) by request_file_save(). */
+static unsigned long next_id(struct request_store *s)
+{
+	if (!s->next_id) {
+		char path[4200], buf[32] = "", *end;
+		_cleanup_fclose_ FILE *in = NULL;
+		unsigned long v = 0;
+
+		snprintf(path, sizeof(path), "%s/next-id", s->dir);
+		in = fopen(path, "re");
+		if (in && fgets(buf, sizeof(buf), in)) {
+			errno = 0;
+			v = strtoul(buf, &end, 10);
+			if (errno || (*end && *end != '\n'))
+				v = 0;
+		}
+		s->next_id = v ? v : highest_id(s) + 1;
+	}
+	s->ids_taken = true;
+	return s->next_id++;
 }
 
 static void add_attempt(struct request *r, const char *attempt)
@@ -417,7 +485,7 @@ static void add_attempt(struct request *r, const char *attempt)
 	snprintf(r->attempts[r->nrecent++], sizeof(r->attempts[0]), "%s", attempt);
 }
 
-int request_file_merge(const struct request_store *s, struct request_file *f,
+int request_file_merge(struct request_store *s, struct request_file *f,
 		       const struct request *seen, const char *attempt,
 		       bool new_attempt)
 {
@@ -434,19 +502,22 @@ int request_file_merge(const struct request_store *s, struct request_file *f,
 		}
 	}
 	if (!r) {
-		if (f->n >= REQUESTS_MAX_PER_REPO) {
+		size_t pending = 0;
+
+		for (size_t i = 0; i < f->n; i++)
+			pending += f->items[i].status == REQUEST_PENDING;
+		if (pending >= REQUESTS_MAX_PENDING || f->n >= REQUESTS_MAX_RECORDS) {
 			f->dropped++;
 			return -ENOSPC;
 		}
 		if ((err = array_grow((void **)&f->items, &f->cap, f->n, sizeof(*f->items),
-				       REQUESTS_MAX_PER_REPO + 1)) < 0)
+				       REQUESTS_MAX_RECORDS)) < 0)
 			return err;
 		r = &f->items[f->n];
 		*r = (struct request){ .kind = seen->kind, .port = seen->port,
 				       .first = seen->first };
 		strcpy(r->target, seen->target);
-		if ((err = next_id(s, &r->id)) < 0)
-			return err;
+		r->id = next_id(s);
 		f->n++;
 	}
 	r->count += seen->count;

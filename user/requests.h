@@ -25,7 +25,9 @@
 #include "policy.h"
 
 #define REQUESTS_DEFAULT_DIR	"/var/lib/egret"
-#define REQUESTS_MAX_PER_REPO	1000	/* beyond: counted as dropped */
+#define REQUESTS_MAX_PENDING	1000	/* per repository; beyond: dropped */
+#define REQUESTS_MAX_RECORDS	20000	/* per repository, decided ones too */
+#define REQUESTS_LOCK_WAIT_MS	10000	/* the CLI and an attempt's last flush */
 #define REQUEST_ATTEMPTS	8	/* most recent attempt ids kept */
 #define REQUEST_COMM_MAX	16
 
@@ -63,24 +65,27 @@ struct request_file {
 struct request_store {
 	char dir[4096];
 	int lock_fd;
+	unsigned long next_id;		/* 0: not read yet */
+	bool ids_taken;			/* next-id must be written */
 };
 
 /*
  * Open the store at @dir (created root-owned 0700 if missing; refused when
- * owned by another user) and take its lock. @wait: block for the lock,
- * else -EAGAIN when it is busy. request_store_close() releases it.
+ * owned by another user) and take its lock, waiting up to @wait_ms (0: not
+ * at all) before -EAGAIN. request_store_close() releases it.
  */
-int request_store_open(struct request_store *s, const char *dir, bool wait);
+int request_store_open(struct request_store *s, const char *dir, int wait_ms);
 void request_store_close(struct request_store *s);
 
 /* Just prepare @dir (for `egret run` before COMMAND starts). */
 int request_store_prepare(const char *dir);
 
 /* Read @repo's requests (none yet: empty). -EBADMSG with the line in
- * @err for a corrupt file. */
+ * @err for a corrupt file. Ids handed out since the store was opened are
+ * made durable (next-id) before the first file that holds them. */
 int request_file_load(const struct request_store *s, const char *repo,
 		      struct request_file *f, char *err, size_t errlen);
-int request_file_save(const struct request_store *s, const struct request_file *f);
+int request_file_save(struct request_store *s, const struct request_file *f);
 void request_file_free(struct request_file *f);
 
 /* Every repository's file, for listing and lookup by id. */
@@ -90,10 +95,12 @@ int request_store_repos(const struct request_store *s, char ***ret_repos,
 /*
  * Fold @seen (count, first/last, example process; target/kind/port/proto
  * as the key) into @f for @attempt: an existing request counts up (keeping
- * its status: a denied request stays denied), a new one gets the next id.
+ * its status: a denied request stays denied), a new one gets the next id
+ * unless the repository holds REQUESTS_MAX_PENDING pending requests or
+ * REQUESTS_MAX_RECORDS in all (-ENOSPC, counted in f->dropped).
  * @new_attempt: first time this attempt reports the request.
  */
-int request_file_merge(const struct request_store *s, struct request_file *f,
+int request_file_merge(struct request_store *s, struct request_file *f,
 		       const struct request *seen, const char *attempt,
 		       bool new_attempt);
 

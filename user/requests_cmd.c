@@ -27,8 +27,8 @@ static void requests_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: egret requests list [--repo OWNER/NAME] [--all] [--json]\n"
-		"       egret requests approve ID... [--ports PORTS] [--policy FILE]\n"
-		"       egret requests deny ID...\n\n"
+		"       egret requests approve ID... [--ports PORTS] [--policy FILE] [--repo OWNER/NAME]\n"
+		"       egret requests deny ID... [--repo OWNER/NAME]\n\n"
 		"Denied destinations of attempts run with --repo, waiting for a decision.\n"
 		"  list      pending requests, most frequent first (--all: decided ones too)\n"
 		"  approve   allow the request's host or address for its repository only,\n"
@@ -38,11 +38,6 @@ static void requests_usage(FILE *out)
 		"  --state-dir DIR   the store (default " REQUESTS_DEFAULT_DIR ")\n"
 		"  --policy FILE     whose directory holds approved.d/ (default " POLICY_DEFAULT_PATH ")\n");
 }
-
-struct found {
-	unsigned long id;
-	size_t file, index;	/* into the loaded files */
-};
 
 void view_free(struct store_view *v)
 {
@@ -60,11 +55,12 @@ int view_load(struct store_view *v, const char *dir, const char *repo)
 	int r;
 
 	memset(v, 0, sizeof(*v));
-	r = request_store_open(&v->st, dir, true);
+	r = request_store_open(&v->st, dir, REQUESTS_LOCK_WAIT_MS);
 	if (r < 0)
 		return log_error_errno(r, "open the request store %s%s", dir,
 				       r == -EACCES || r == -EPERM ?
-				       " (needs root, or egret's uid)" : "");
+				       " (needs root, or egret's uid)" :
+				       r == -EAGAIN ? " (its lock is held: try again)" : "");
 	r = request_store_repos(&v->st, &repos, &nrepos);
 	if (r < 0)
 		return log_error_errno(r, "read %s/requests", dir);
@@ -82,17 +78,6 @@ int view_load(struct store_view *v, const char *dir, const char *repo)
 		free(repos[i]);
 	free(repos);
 	return !v->files ? -ENOMEM : r;
-}
-
-static int find_id(const struct store_view *v, unsigned long id, struct found *ret)
-{
-	for (size_t i = 0; i < v->n; i++)
-		for (size_t j = 0; j < v->files[i].n; j++)
-			if (v->files[i].items[j].id == id) {
-				*ret = (struct found){ id, i, j };
-				return 0;
-			}
-	return -ENOENT;
 }
 
 void iso_utc(int64_t t, char *buf, size_t len)
@@ -227,69 +212,77 @@ static bool wanted(const struct request *rq, const unsigned long *ids, int nids)
 	return false;
 }
 
-/* Write @repo's approvals for the requests in @f that are in @ids. */
-static int approve_repo(const struct request_file *f, const unsigned long *ids,
-			int nids, const char *policy, const struct port_range *ports,
-			int nports, const char *by, const char *at, int *ret_added)
+/* One repository's approvals, made in memory before any file is written. */
+struct staged {
+	char path[4096];
+	struct approvals a;
+	int added;		/* entries not in the file yet */
+};
+
+/*
+ * Load @f's approvals file and add its requests in @ids to it. Approved
+ * ones too: an entry the operator removed by hand is written again.
+ */
+static int stage_approvals(const struct request_file *f, const unsigned long *ids,
+			   int nids, const char *policy, const struct port_range *ports,
+			   int nports, const char *by, const char *at, struct staged *out)
 {
-	struct approvals a = {};
 	struct diag d = {};
-	char path[4096], dir[4096];
+	char dir[4096];
 	int r;
 
-	*ret_added = 0;
 	if ((r = approvals_dir(policy, dir, sizeof(dir))) < 0 ||
-	    (r = approvals_path(policy, f->repo, path, sizeof(path))) < 0)
+	    (r = approvals_path(policy, f->repo, out->path, sizeof(out->path))) < 0)
 		return log_error_errno(r, "approvals path");
 	r = approvals_dir_ready(dir);
 	if (r < 0)
 		return r;
-	r = approvals_load(&a, path, f->repo, &d);
-	if (r < 0) {
-		for (int i = 0; i < d.n; i++)
-			log_error("%s", d.msg[i]);
-		approvals_free(&a);
-		return r;
-	}
+	r = approvals_load(&out->a, out->path, f->repo, &d);
+	for (int i = 0; r < 0 && i < d.n; i++)
+		log_error("%s", d.msg[i]);
 	for (size_t j = 0; j < f->n && r >= 0; j++) {
 		const struct request *rq = &f->items[j];
 		struct approval ap;
 
-		if (!wanted(rq, ids, nids) || rq->status == REQUEST_APPROVED)
+		if (!wanted(rq, ids, nids))
 			continue;
 		r = to_approval(rq, ports, nports, &ap);
 		if (r < 0)
 			break;
 		snprintf(ap.by, sizeof(ap.by), "%s", by);
 		snprintf(ap.at, sizeof(ap.at), "%s", at);
-		r = approvals_add(&a, &ap);
+		r = approvals_add(&out->a, &ap);
 		if (r == -E2BIG)
-			log_error("%s: more than %d approvals", path, APPROVALS_MAX);
-		(*ret_added)++;
+			log_error("%s: more than %d approvals", out->path, APPROVALS_MAX);
+		out->added += r == 0;
 	}
-	if (r >= 0 && *ret_added) {
-		r = approvals_save(&a, path);
-		if (r < 0)
-			log_error_errno(r, "write %s", path);
-	}
-	approvals_free(&a);
 	return r < 0 ? r : 0;
 }
 
-/* Every id exists and can take the decision, before anything changes. */
+/* Every id exists once and can take the decision, before anything changes. */
 static int check_ids(const struct store_view *v, const unsigned long *ids, int nids,
 		     enum request_status to, const struct port_range *ports, int nports)
 {
 	for (int i = 0; i < nids; i++) {
-		const struct request *rq;
+		const struct request *rq = NULL;
 		struct approval ap;
-		struct found fd;
+		int found = 0;
 
-		if (find_id(v, ids[i], &fd) < 0) {
+		for (size_t f = 0; f < v->n; f++)
+			for (size_t j = 0; j < v->files[f].n; j++)
+				if (v->files[f].items[j].id == ids[i]) {
+					rq = &v->files[f].items[j];
+					found++;
+				}
+		if (!found) {
 			log_error("requests: no request %lu (see egret requests list --all)", ids[i]);
 			return -ENOENT;
 		}
-		rq = &v->files[fd.file].items[fd.index];
+		if (found > 1) {
+			log_error("requests: id %lu belongs to %d repositories (was next-id reset?); give --repo",
+				  ids[i], found);
+			return -EEXIST;
+		}
 		if (to == REQUEST_APPROVED && to_approval(rq, ports, nports, &ap) < 0)
 			return -EINVAL;
 		if (to == REQUEST_DENIED && rq->status == REQUEST_APPROVED) {
@@ -304,9 +297,9 @@ static int check_ids(const struct store_view *v, const unsigned long *ids, int n
 /* Set the status of @f's requests in @ids, saying so; how many changed. */
 static int mark(struct request_file *f, const unsigned long *ids, int nids,
 		enum request_status to, const struct port_range *ports, int nports,
-		const char *policy, const char *by)
+		const char *by)
 {
-	char target[DNS_NAME_MAX + 32], path[4096];
+	char target[DNS_NAME_MAX + 32];
 	int changed = 0;
 
 	for (size_t j = 0; j < f->n; j++) {
@@ -314,9 +307,12 @@ static int mark(struct request_file *f, const unsigned long *ids, int nids,
 
 		if (!wanted(rq, ids, nids))
 			continue;
-		request_target_text(rq, target, sizeof(target));
+		if (to == REQUEST_APPROVED)
+			approval_text(rq, ports, nports, target, sizeof(target));
+		else
+			request_target_text(rq, target, sizeof(target));
 		if (rq->status == to) {
-			printf("request %lu (%s, %s) is %s already\n", rq->id, f->repo,
+			printf("request %lu for %s (%s) is %s already\n", rq->id, f->repo,
 			       target, request_status_name(to));
 			continue;
 		}
@@ -324,25 +320,37 @@ static int mark(struct request_file *f, const unsigned long *ids, int nids,
 		snprintf(rq->decided_by, sizeof(rq->decided_by), "%s", by);
 		rq->decided_at = (int64_t)time(NULL);
 		changed++;
-		if (to == REQUEST_DENIED) {
-			printf("denied request %lu for %s: %s\n", rq->id, f->repo, target);
-			continue;
-		}
-		approval_text(rq, ports, nports, target, sizeof(target));
-		approvals_path(policy, f->repo, path, sizeof(path));
-		printf("approved request %lu for %s: %s\n  in %s\n", rq->id, f->repo,
-		       target, path);
+		printf("%s request %lu for %s: %s\n",
+		       to == REQUEST_APPROVED ? "approved" : "denied", rq->id, f->repo,
+		       target);
 	}
 	return changed;
 }
 
-static int decide(const char *dir, const char *policy, int argc, char **argv,
-		  enum request_status to, const struct port_range *ports, int nports)
+static bool file_wanted(const struct request_file *f, const unsigned long *ids,
+			int nids)
+{
+	for (size_t j = 0; j < f->n; j++)
+		if (wanted(&f->items[j], ids, nids))
+			return true;
+	return false;
+}
+
+/*
+ * In three steps, so a refusal changes nothing: stage every repository's
+ * approvals (refused files, bad entries stop here), write them, then mark
+ * the requests. A crash after the second step leaves requests pending
+ * whose approvals are in force; approving again is a no-op.
+ */
+static int decide(const char *dir, const char *repo, const char *policy, int argc,
+		  char **argv, enum request_status to,
+		  const struct port_range *ports, int nports)
 {
 	unsigned long ids[64];
 	struct store_view v;
+	_cleanup_free_ struct staged *st = NULL;
 	char by[64], at[32];
-	int nids, r, added;
+	int nids, r, written = 0;
 
 	if (argc > (int)ARRAY_SIZE(ids)) {
 		log_error("requests: at most %zu ids at once", ARRAY_SIZE(ids));
@@ -350,31 +358,41 @@ static int decide(const char *dir, const char *policy, int argc, char **argv,
 	}
 	if (parse_ids(argc, argv, ids, &nids) < 0)
 		return EXIT_USAGE;
-	r = view_load(&v, dir, NULL);
+	r = view_load(&v, dir, repo);
 	if (r == 0)
 		r = check_ids(&v, ids, nids, to, ports, nports);
+	st = calloc(v.n ? v.n : 1, sizeof(*st));
+	if (!st && r == 0)
+		r = log_error_errno(-ENOMEM, "requests");
 	who_decides(by, sizeof(by));
 	iso_utc((int64_t)time(NULL), at, sizeof(at));
+	for (size_t i = 0; r == 0 && to == REQUEST_APPROVED && i < v.n; i++)
+		if (file_wanted(&v.files[i], ids, nids))
+			r = stage_approvals(&v.files[i], ids, nids, policy, ports,
+					    nports, by, at, &st[i]);
 	for (size_t i = 0; r == 0 && i < v.n; i++) {
-		struct request_file *f = &v.files[i];
-		bool any = false;
-
-		for (size_t j = 0; j < f->n; j++)
-			any = any || wanted(&f->items[j], ids, nids);
-		if (!any)
+		if (!st[i].added)
 			continue;
-		/* The approval first: a crash leaves a pending request that is
-		 * approved already, and approving again is a no-op. */
-		if (to == REQUEST_APPROVED &&
-		    (r = approve_repo(f, ids, nids, policy, ports, nports, by, at, &added)) < 0)
-			break;
-		if (mark(f, ids, nids, to, ports, nports, policy, by) > 0 &&
-		    (r = request_file_save(&v.st, f)) < 0)
+		r = approvals_save(&st[i].a, st[i].path);
+		if (r < 0)
+			log_error_errno(r, "write %s", st[i].path);
+		else
+			printf("wrote %d approval%s to %s\n", st[i].added,
+			       st[i].added > 1 ? "s" : "", st[i].path);
+		written += st[i].added;
+	}
+	for (size_t i = 0; r == 0 && i < v.n; i++) {
+		if (!file_wanted(&v.files[i], ids, nids))
+			continue;
+		if (mark(&v.files[i], ids, nids, to, ports, nports, by) > 0 &&
+		    (r = request_file_save(&v.st, &v.files[i])) < 0)
 			log_error_errno(r, "write the request store");
 	}
-	if (r == 0 && to == REQUEST_APPROVED)
+	if (r == 0 && written)
 		printf("the repository's next attempts start with it; running ones pick it up within %d s\n",
 		       APPROVALS_POLL_MS / 1000);
+	for (size_t i = 0; st && i < v.n; i++)
+		approvals_free(&st[i].a);
 	view_free(&v);
 	return r < 0 ? 1 : 0;
 }
@@ -455,10 +473,10 @@ int cmd_requests(int argc, char **argv)
 	if (!strcmp(sub, "list") && optind == argc)
 		return requests_list(dir, repo, all, json);
 	if (!strcmp(sub, "approve"))
-		return decide(dir, policy, argc - optind, argv + optind,
+		return decide(dir, repo, policy, argc - optind, argv + optind,
 			      REQUEST_APPROVED, ports, nports);
 	if (!strcmp(sub, "deny") && nports < 0)
-		return decide(dir, policy, argc - optind, argv + optind,
+		return decide(dir, repo, policy, argc - optind, argv + optind,
 			      REQUEST_DENIED, NULL, -1);
 	log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
 	return EXIT_USAGE;

@@ -95,6 +95,8 @@ int requests_list(const char *dir, const char *repo, bool all, bool json)
 	int r;
 
 	r = view_load(&v, dir, repo);
+	/* Read whole: a slow reader (a pager) must not hold up attempts. */
+	request_store_close(&v.st);
 	if (r < 0) {
 		view_free(&v);
 		return 1;
@@ -133,8 +135,8 @@ int requests_list(const char *dir, const char *repo, bool all, bool json)
 		       repo ? " for " : "", repo ? repo : "");
 	}
 	if (dropped && !json)
-		printf("(%llu more were not recorded: a repository reached %d requests; deny some)\n",
-		       (unsigned long long)dropped, REQUESTS_MAX_PER_REPO);
+		printf("(%llu more were not recorded: a repository reached %d pending requests; decide some)\n",
+		       (unsigned long long)dropped, REQUESTS_MAX_PENDING);
 	view_free(&v);
 	return 0;
 }

@@ -126,6 +126,7 @@ int sock_owner_find(const char *cgroup, const struct sockaddr *peer, bool tcp,
 	while (budget && fscanf(procs, "%d", &pid) == 1) {
 		_cleanup_fclose_ FILE *c = NULL;
 
+		budget--;	/* a pid costs an opendir even without fds */
 		if (!pid_holds(pid, want, &budget))
 			continue;
 		*ret_pid = (uint32_t)pid;

@@ -164,11 +164,18 @@ EOF
 	req_attempt owner/b "$script" "$P" "$tok" "$TDIR" b1
 	assert_eq "err EAI_NONAME" "$(got conn)" "owner/b while owner/a is approved"
 	assert_not_landed "$tok-b1" tcp 203.0.113.25 443 "owner/b"
-	# Approving again changes nothing.
-	out=$("$EGRET" requests approve "$id" --policy "$TDIR/etc/policy.yaml" \
+	# Approving again changes nothing...
+	out=$("$EGRET" requests approve "$id" --ports 443 --policy "$TDIR/etc/policy.yaml" \
 		--state-dir "$TDIR/state" 2>&1) || fail "approve again: $out"
-	grep -q "approved already" <<<"$out" || fail "approve again: $out"
+	grep -q "approved already" <<<"$out" && ! grep -q "^wrote" <<<"$out" ||
+		fail "approve again: $out"
 	assert_eq 1 "$(grep -c 'host:' "$file")" "entries after approving twice"
+	# ... unless the operator removed the entry by hand: it is written again.
+	printf 'version: 1\nrepo: owner/a\napprovals: []\n' >"$file"
+	out=$("$EGRET" requests approve "$id" --ports 443 --policy "$TDIR/etc/policy.yaml" \
+		--state-dir "$TDIR/state" 2>&1) || fail "approve after removal: $out"
+	grep -q "^wrote 1 approval to $file" <<<"$out" || fail "approve after removal: $out"
+	grep -q 'host: "registry.evil.test"' "$file" || fail "entry not written again: $(cat "$file")"
 }
 
 # 3. A denied request is dismissed: the same denial later counts, but the

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "request_log.h"
@@ -127,7 +128,7 @@ static void test_merge(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(request_store_open(&st, dir, true), 0);
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
 	assert_int_equal(request_file_load(&st, "Owner/A", &a, err, sizeof(err)), 0);
 	assert_int_equal(a.n, 0);
 	assert_int_equal(request_file_merge(&st, &a, &s1, "att1", true), 0);
@@ -173,34 +174,92 @@ static void test_merge(void **state)
 	request_store_close(&st);
 }
 
-/* A repository's file is bounded; what does not fit is counted. */
+/* Pending requests are bounded per repository; what does not fit is
+ * counted; decided requests do not hold the cap. */
 static void test_cap(void **state)
 {
 	struct request_store st;
 	struct request_file f;
+	struct request s;
 	char err[256], name[64];
 
 	(void)state;
-	assert_int_equal(request_store_open(&st, dir, true), 0);
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
 	assert_int_equal(request_file_load(&st, "o/cap", &f, err, sizeof(err)), 0);
-	for (int i = 0; i < REQUESTS_MAX_PER_REPO; i++) {
-		struct request s;
-
+	for (int i = 0; i < REQUESTS_MAX_PENDING; i++) {
 		snprintf(name, sizeof(name), "n%d.example", i);
 		s = seen(REQUEST_NAME, name, 0, 1, 1);
 		assert_int_equal(request_file_merge(&st, &f, &s, "a", true), 0);
 	}
-	{
-		struct request s = seen(REQUEST_NAME, "one-more.example", 0, 1, 1);
-
-		assert_int_equal(request_file_merge(&st, &f, &s, "a", true), -ENOSPC);
-		assert_int_equal(f.dropped, 1);
-		/* An existing request still counts. */
-		s = seen(REQUEST_NAME, "n0.example", 0, 1, 1);
-		assert_int_equal(request_file_merge(&st, &f, &s, "a", false), 0);
-	}
+	s = seen(REQUEST_NAME, "one-more.example", 0, 1, 1);
+	assert_int_equal(request_file_merge(&st, &f, &s, "a", true), -ENOSPC);
+	assert_int_equal(f.dropped, 1);
+	/* An existing request still counts. */
+	s = seen(REQUEST_NAME, "n0.example", 0, 1, 1);
+	assert_int_equal(request_file_merge(&st, &f, &s, "a", false), 0);
+	assert_int_equal(f.items[0].count, 2);
+	/* Deny one: room for one more. */
+	f.items[5].status = REQUEST_DENIED;
+	s = seen(REQUEST_NAME, "one-more.example", 0, 1, 1);
+	assert_int_equal(request_file_merge(&st, &f, &s, "a", true), 0);
+	assert_int_equal(f.n, REQUESTS_MAX_PENDING + 1);
 	request_file_free(&f);
 	request_store_close(&st);
+}
+
+/* Ids survive a lost or damaged next-id: numbering goes on after the
+ * highest id in the store, never reusing one. */
+static void test_next_id_recovery(void **state)
+{
+	struct request_store st;
+	struct request_file a, b;
+	struct request s = seen(REQUEST_ADDR, "203.0.113.1", 443, 1, 1);
+	char err[256], path[128];
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
+	assert_int_equal(request_file_load(&st, "o/a", &a, err, sizeof(err)), 0);
+	assert_int_equal(request_file_merge(&st, &a, &s, "x", true), 0);
+	strcpy(s.target, "203.0.113.2");
+	assert_int_equal(request_file_merge(&st, &a, &s, "x", true), 0);
+	assert_int_equal(request_file_save(&st, &a), 0);
+	request_store_close(&st);
+
+	snprintf(path, sizeof(path), "%s/next-id", dir);
+	out = fopen(path, "w");
+	assert_non_null(out);
+	fprintf(out, "garbage\n");
+	fclose(out);
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
+	assert_int_equal(request_file_load(&st, "o/b", &b, err, sizeof(err)), 0);
+	strcpy(s.target, "203.0.113.3");
+	assert_int_equal(request_file_merge(&st, &b, &s, "y", true), 0);
+	assert_int_equal(b.items[0].id, 3);
+	assert_int_equal(request_file_save(&st, &b), 0);
+	request_store_close(&st);
+
+	unlink(path);
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
+	strcpy(s.target, "203.0.113.4");
+	assert_int_equal(request_file_merge(&st, &b, &s, "y", true), 0);
+	assert_int_equal(b.items[1].id, 4);
+	request_file_free(&a);
+	request_file_free(&b);
+	request_store_close(&st);
+}
+
+/* A record that does not fit its buffer is refused, never cut short. */
+static void test_record_too_long(void **state)
+{
+	struct request r = seen(REQUEST_NAME, "a-rather-long-name.example", 0, 1, 1);
+	char small[48], big[4096];
+
+	(void)state;
+	r.id = 1;
+	strcpy(r.comm, "\x01\x02\x03\x04\x05\x06\x07\x08");
+	assert_int_equal(request_format(&r, small, sizeof(small)), -ENOSPC);
+	assert_int_equal(request_format(&r, big, sizeof(big)), 0);
 }
 
 /* A file for another repository (two names, one file name) is refused. */
@@ -212,7 +271,7 @@ static void test_wrong_repo(void **state)
 	FILE *out;
 
 	(void)state;
-	assert_int_equal(request_store_open(&st, dir, true), 0);
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
 	snprintf(path, sizeof(path), "%s/requests/a__b__c", dir);
 	out = fopen(path, "w");
 	assert_non_null(out);
@@ -224,16 +283,22 @@ static void test_wrong_repo(void **state)
 	request_store_close(&st);
 }
 
-/* The store's lock: a second opener without wait gets -EAGAIN. */
+/* The store's lock: a second opener gets -EAGAIN, at once or after its
+ * bounded wait. */
 static void test_lock(void **state)
 {
 	struct request_store a, b;
+	struct timespec t0, t1;
 
 	(void)state;
-	assert_int_equal(request_store_open(&a, dir, true), 0);
-	assert_int_equal(request_store_open(&b, dir, false), -EAGAIN);
+	assert_int_equal(request_store_open(&a, dir, 0), 0);
+	assert_int_equal(request_store_open(&b, dir, 0), -EAGAIN);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(request_store_open(&b, dir, 200), -EAGAIN);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 200);
 	request_store_close(&a);
-	assert_int_equal(request_store_open(&b, dir, false), 0);
+	assert_int_equal(request_store_open(&b, dir, 0), 0);
 	request_store_close(&b);
 }
 
@@ -256,7 +321,7 @@ static void test_log_folds(void **state)
 	request_log_note(&l, REQUEST_ADDR, "203.0.113.9", 443, "tcp", 7, "again");
 	request_log_close(&l);
 
-	assert_int_equal(request_store_open(&st, dir, true), 0);
+	assert_int_equal(request_store_open(&st, dir, 0), 0);
 	assert_int_equal(request_file_load(&st, "o/log", &f, err, sizeof(err)), 0);
 	assert_int_equal(f.n, 2);
 	assert_int_equal(f.items[0].count, 1001);
@@ -275,6 +340,8 @@ int main(void)
 		cmocka_unit_test(test_record_corrupt),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_next_id_recovery, setup, teardown),
+		cmocka_unit_test(test_record_too_long),
 		cmocka_unit_test_setup_teardown(test_wrong_repo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_folds, setup, teardown),
