@@ -6,6 +6,10 @@
  * Attached (by bpf_link) to one attempt's cgroup only; processes elsewhere,
  * the miner included, never run these programs.
  */
+/* Only uapi context structs are read here, at offsets the kernel fixes:
+ * without CO-RE relocations libbpf need not load and parse the kernel's
+ * BTF (about 20 ms of every launch). */
+#define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -27,21 +31,22 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Judge @addr:@port (host order) for @hook, count it, log it. */
+/* Judge @addr:@port (host order) for @hook, count it, log it. *@lasting:
+ * allowed by a rule that never expires. */
 static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
-				  __u8 proto)
+				  __u8 proto, int *lasting)
 {
 	__u32 a[4] = { addr };
 	struct event_info in = {
 		.hook = hook, .family = 4, .addr = a, .port = port,
-		.proto = proto, .reason = allow4_judge(addr, port),
+		.proto = proto, .reason = allow4_judge(addr, port, lasting),
 	};
 
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
 static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
-				  __u16 port, __u8 proto)
+				  __u16 port, __u8 proto, int *lasting)
 {
 	struct event_info in = {
 		.hook = hook, .family = 6, .addr = addr, .port = port,
@@ -50,8 +55,8 @@ static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
 
 	/* ::ffff:a.b.c.d is routed, and so judged and logged, as IPv4. */
 	if (egret_is_v4mapped(addr))
-		return judge4(hook, addr[3], port, proto);
-	in.reason = allow6_judge(addr, port);
+		return judge4(hook, addr[3], port, proto, lasting);
+	in.reason = allow6_judge(addr, port, lasting);
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
@@ -72,8 +77,8 @@ static __always_inline void ctx_ip6(const struct bpf_sock_addr *ctx, __u32 addr[
 static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 {
 	struct bpf_sock *sk = ctx->sk;
-
 	__u32 peer[4] = {};
+	int lasting;
 
 	if (!sk)
 		return SYS_REJECT;
@@ -85,13 +90,14 @@ static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 	if (conn_remembered(sk, 4, peer, sk->dst_port))
 		return SYS_PROCEED;
 	return judge4(EGRET_HOOK_SENDMSG, peer[0], bpf_ntohs(sk->dst_port),
-		      (__u8)ctx->protocol);
+		      (__u8)ctx->protocol, &lasting);
 }
 
 static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 {
 	struct bpf_sock *sk = ctx->sk;
 	__u32 addr[4];
+	int lasting;
 
 	if (!sk)
 		return SYS_REJECT;
@@ -110,42 +116,51 @@ static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 		return SYS_PROCEED;
 	}
 	return judge6(EGRET_HOOK_SENDMSG, addr, bpf_ntohs(sk->dst_port),
-		      (__u8)ctx->protocol);
+		      (__u8)ctx->protocol, &lasting);
 }
 
 /* A DNS destination goes to the proxy; anything else is judged. */
 static __always_inline int sock4_connect_or_send(struct bpf_sock_addr *ctx,
-						 enum egret_hook hook)
+						 enum egret_hook hook, int *lasting)
 {
 	int r = dns_redirect4(ctx);
 
+	*lasting = 0;
 	if (r)
 		return r > 0 ? SYS_PROCEED : SYS_REJECT;
 	return judge4(hook, ctx->user_ip4, bpf_ntohs(ctx->user_port),
-		      (__u8)ctx->protocol);
+		      (__u8)ctx->protocol, lasting);
 }
 
 static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx,
-						 enum egret_hook hook)
+						 enum egret_hook hook, int *lasting)
 {
 	__u32 addr[4];
 	int r = dns_redirect6(ctx);
 
+	*lasting = 0;
 	if (r)
 		return r > 0 ? SYS_PROCEED : SYS_REJECT;
 	ctx_ip6(ctx, addr);
-	return judge6(hook, addr, bpf_ntohs(ctx->user_port), (__u8)ctx->protocol);
+	return judge6(hook, addr, bpf_ntohs(ctx->user_port), (__u8)ctx->protocol,
+		      lasting);
 }
 
-/* An allowed connect: the socket remembers where, for the backstop. */
+/*
+ * An allowed connect: the socket remembers where, for the backstop - unless
+ * a rule that never expires allowed it, which the backstop will find in
+ * the maps for as long as the flow lives (and creating the socket's storage
+ * is most of this program's cost).
+ */
 SEC("cgroup/connect4")
 int egret_connect4(struct bpf_sock_addr *ctx)
 {
-	int verdict = sock4_connect_or_send(ctx, EGRET_HOOK_CONNECT);
+	int lasting;
+	int verdict = sock4_connect_or_send(ctx, EGRET_HOOK_CONNECT, &lasting);
 	__u32 ip = ctx->user_ip4, port = ctx->user_port;
 	__u32 addr[4] = {};
 
-	if (verdict != SYS_PROCEED)
+	if (verdict != SYS_PROCEED || lasting)
 		return verdict;
 	/* Loaded now, through the unmodified ctx pointer, as the verifier
 	 * requires; after a DNS redirect they are the proxy's. */
@@ -160,9 +175,10 @@ SEC("cgroup/connect6")
 int egret_connect6(struct bpf_sock_addr *ctx)
 {
 	__u32 addr[4];
-	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT);
+	int lasting;
+	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT, &lasting);
 
-	if (verdict != SYS_PROCEED)
+	if (verdict != SYS_PROCEED || lasting)
 		return verdict;
 	/* After a DNS redirect these are the proxy's: fine, it passes too. */
 	ctx_ip6(ctx, addr);
@@ -209,11 +225,11 @@ static __always_inline void audit_remember4(struct bpf_sock_addr *ctx)
 SEC("cgroup/sendmsg4")
 int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
-	int verdict;
+	int verdict, lasting;
 
 	if (sock4_no_destination(ctx))
 		return sock4_judge_peer(ctx);
-	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
+	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
 	if (audit && verdict == SYS_PROCEED)
 		audit_remember4(ctx);
 	return verdict;
@@ -225,11 +241,11 @@ SEC("cgroup/sendmsg6")
 int egret_sendmsg6(struct bpf_sock_addr *ctx)
 {
 	__u32 addr[4];
-	int verdict;
+	int verdict, lasting;
 
 	if (ctx->user_family == AF_UNSPEC)
 		return sock6_judge_peer(ctx);
-	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG);
+	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
 	if (audit && verdict == SYS_PROCEED) {
 		/* As audit_remember4 (v4-mapped sends take the IPv4 path). */
 		ctx_ip6(ctx, addr);

@@ -25,7 +25,7 @@
  * "any port" rule and a DNS-learned "443 for 300 s" on the same address do
  * not bleed into each other. */
 struct egret_port_rule {
-	__u64 expires_ns;	/* CLOCK_BOOTTIME deadline; see EGRET_EXPIRES_* */
+	__u64 expires_ns;	/* CLOCK_MONOTONIC deadline; see EGRET_EXPIRES_* */
 	__u16 port_lo;		/* host order, inclusive; 0..65535 = any port */
 	__u16 port_hi;
 	__u32 reserved;

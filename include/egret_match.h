@@ -109,6 +109,24 @@ egret_allow_match(const struct egret_allow *allow, __u32 port, __u64 now,
 	return reason;
 }
 
+/*
+ * Does a rule that never expires (a static entry) allow @port? Then no
+ * flow to it needs remembering: the entry outlives every connection.
+ */
+EGRET_INLINE int egret_allow_lasting(const struct egret_allow *allow, __u32 port)
+{
+	int i;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		const struct egret_port_rule *rule = &allow->rules[i];
+
+		if (rule->expires_ns == EGRET_EXPIRES_NEVER &&
+		    port >= rule->port_lo && port <= rule->port_hi)
+			return 1;
+	}
+	return 0;
+}
+
 /* Of two denial reasons from two maps, the one that tells the operator more. */
 EGRET_INLINE enum egret_reason egret_reason_pick(enum egret_reason a,
 						 enum egret_reason b)

@@ -12,7 +12,7 @@ __u64 allow_now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_BOOTTIME, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 

@@ -69,7 +69,8 @@ int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
 int allow_name(const struct allow_maps *maps, int family, const void *addr,
 	       const char *name);
 
-/* CLOCK_BOOTTIME in ns: the clock bpf_ktime_get_boot_ns() reads. */
+/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_coarse_ns() reads (a tick
+ * behind at most); allow deadlines are on it. */
 __u64 allow_now_ns(void);
 
 #endif

@@ -56,7 +56,16 @@ struct attempt {
 	bool dns_open;
 	struct events ev;
 	struct request_log requests;	/* only with --repo */
+	uint64_t load_us;		/* BPF load and verification */
 };
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
 {
@@ -89,6 +98,7 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	const char *step = NULL;
 	char parent[PATH_MAX];
 	struct allow_maps maps;
+	uint64_t t0 = mono_us(), t1;
 	int r;
 
 	/* Without privilege, gc cannot even read the records; the next step
@@ -173,12 +183,14 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	if (r < 0)
 		return log_error_errno(r, "%s", step);
 
+	t1 = mono_us();
 	r = loader_load(&a->ld, &(struct loader_opts){
 		.max_entries = (__u32)o->max_entries,
 		.max_cidrs = (__u32)o->max_cidrs,
 		.dns_port = a->dns.port,
 		.dns_ip6_loopback = a->dns.ip6_loopback,
 		.log_allowed = o->log_allowed, .audit = o->audit });
+	a->load_us = mono_us() - t1;
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
 				       a->ld.failed_step, PRIV_HINT);
@@ -195,9 +207,10 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	if (r < 0)
 		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
 				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
-	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u",
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u; set up in %.1f ms (BPF load %.1f ms)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
-		 a->dns.port);
+		 a->dns.port, (double)(mono_us() - t0) / 1000,
+		 (double)a->load_us / 1000);
 	return 0;
 }
 

@@ -8,10 +8,14 @@
 #ifndef EGRET_BPF_ALLOW_H
 #define EGRET_BPF_ALLOW_H
 
-/* Exact IPv4 addresses -> port rules with lifetimes. */
+/* Exact IPv4 addresses -> port rules with lifetimes. Not preallocated:
+ * --max-entries is a limit, not memory every attempt pins up front (two
+ * full maps of 65 536 would be ~25 MiB of kernel memory per attempt and
+ * several ms of every launch). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_DEFAULT_MAX_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_key4);
 	__type(value, struct egret_allow);
 } egret_allow4 SEC(".maps");
@@ -20,6 +24,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_DEFAULT_MAX_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_key6);
 	__type(value, struct egret_allow);
 } egret_allow6 SEC(".maps");
@@ -57,26 +62,35 @@ struct {
 	__type(value, struct egret_name);
 } egret_names SEC(".maps");
 
+/*
+ * *@lasting: allowed by a rule that never expires. The coarse clock (one
+ * tick of staleness) is a fraction of the fine one's cost here, and
+ * lifetimes are seconds; user space writes deadlines on CLOCK_MONOTONIC.
+ */
 static __always_inline enum egret_reason
 allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
-	    __u32 port, int special)
+	    __u32 port, int special, int *lasting)
 {
 	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
 	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
-	__u64 now = bpf_ktime_get_boot_ns();
+	__u64 now = bpf_ktime_get_coarse_ns();
 	struct egret_allow *allow;
 
 	allow = bpf_map_lookup_elem(exact_map, key);
 	if (allow) {
 		exact = egret_allow_match(allow, port, now, special);
-		if (exact == EGRET_REASON_ALLOWED)
+		if (exact == EGRET_REASON_ALLOWED) {
+			*lasting = egret_allow_lasting(allow, port);
 			return exact;
+		}
 	}
 	allow = bpf_map_lookup_elem(trie, lpm_key);
 	if (allow) {
 		cidr = egret_allow_match(allow, port, now, special);
-		if (cidr == EGRET_REASON_ALLOWED)
+		if (cidr == EGRET_REASON_ALLOWED) {
+			*lasting = egret_allow_lasting(allow, port);
 			return cidr;
+		}
 	}
 	/* Unlisted special addresses say so rather than "no entry". */
 	if (special && exact == EGRET_REASON_NO_ENTRY &&
@@ -86,38 +100,56 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 }
 
 static __always_inline enum egret_reason
-allow4_judge(__u32 addr, __u32 port)
+allow4_judge(__u32 addr, __u32 port, int *lasting)
 {
 	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
 	struct egret_key4 key = { .addr = addr };
 
 	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
-			   egret_classify4(addr) != EGRET_ADDR_NORMAL);
+			   egret_classify4(addr) != EGRET_ADDR_NORMAL, lasting);
 }
 
 static __always_inline enum egret_reason
-allow6_judge(const __u32 addr[4], __u32 port)
+allow6_judge(const __u32 addr[4], __u32 port, int *lasting)
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = 128 };
 	struct egret_key6 key = {};
 
 	if (egret_is_v4mapped(addr))
-		return allow4_judge(addr[3], port);
+		return allow4_judge(addr[3], port, lasting);
 	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
 	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
 	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,
-			   egret_classify6(addr) != EGRET_ADDR_NORMAL);
+			   egret_classify6(addr) != EGRET_ADDR_NORMAL, lasting);
 }
 
 /* Some live rule on the address, whatever the port (IP fragments). */
 static __always_inline int allow4_any_port(__u32 addr)
 {
-	return allow4_judge(addr, EGRET_PORT_ANY) == EGRET_REASON_ALLOWED;
+	int lasting;
+
+	return allow4_judge(addr, EGRET_PORT_ANY, &lasting) == EGRET_REASON_ALLOWED;
 }
 
 static __always_inline int allow6_any_port(const __u32 addr[4])
 {
-	return allow6_judge(addr, EGRET_PORT_ANY) == EGRET_REASON_ALLOWED;
+	int lasting;
+
+	return allow6_judge(addr, EGRET_PORT_ANY, &lasting) == EGRET_REASON_ALLOWED;
+}
+
+static __always_inline int allow4_port(__u32 addr, __u32 port)
+{
+	int lasting;
+
+	return allow4_judge(addr, port, &lasting) == EGRET_REASON_ALLOWED;
+}
+
+static __always_inline int allow6_port(const __u32 addr[4], __u32 port)
+{
+	int lasting;
+
+	return allow6_judge(addr, port, &lasting) == EGRET_REASON_ALLOWED;
 }
 
 #endif /* EGRET_BPF_ALLOW_H */

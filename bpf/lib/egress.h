@@ -138,12 +138,12 @@ static __always_inline int egress4(struct __sk_buff *skb)
 		return SKB_PASS;
 	if (dport && dns_is_proxy4(dst[0], dport))
 		return SKB_PASS;
-	if (dport ? allow4_judge(dst[0], bpf_ntohs(dport)) == EGRET_REASON_ALLOWED :
+	if (dport ? allow4_port(dst[0], bpf_ntohs(dport)) :
 		    allow4_any_port(dst[0]))
 		return SKB_PASS;
 	if (sport && egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
 	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
-	    allow4_judge(src, bpf_ntohs(sport)) == EGRET_REASON_ALLOWED)
+	    allow4_port(src, bpf_ntohs(sport)))
 		return SKB_PASS;
 	return egress_deny(4, dst, dport, iph.protocol);
 }
@@ -191,12 +191,12 @@ static __always_inline int egress6(struct __sk_buff *skb)
 		return SKB_PASS;
 	if (dport && dns_is_proxy6(dst, dport))
 		return SKB_PASS;
-	if (dport ? allow6_judge(dst, bpf_ntohs(dport)) == EGRET_REASON_ALLOWED :
+	if (dport ? allow6_port(dst, bpf_ntohs(dport)) :
 		    allow6_any_port(dst))
 		return SKB_PASS;
 	if (sport && egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
 	    egret_classify6(src) == EGRET_ADDR_LOOPBACK &&
-	    allow6_judge(src, bpf_ntohs(sport)) == EGRET_REASON_ALLOWED)
+	    allow6_port(src, bpf_ntohs(sport)))
 		return SKB_PASS;
 	return egress_deny(6, dst, dport, next);
 }

@@ -5,7 +5,8 @@
 #
 #   1. connect cost: connect+close of TCP to an allowed world address,
 #      interleaved rounds of: unrestricted; in an empty cgroup (no BPF);
-#      inside an egret attempt; and the baseline design (dnsmasq ipset= +
+#      inside an egret attempt (allowed by a static entry, and by one learned
+#      from DNS); and the baseline design (dnsmasq ipset= +
 #      iptables OUTPUT DROP + ipset match, ipt-world.sh, its own world).
 #      Plus the attempt's BPF programs' own cost (run_time_ns / run_cnt).
 #   2. growth: the same over IPv6 with 10, 10 000 and 65 536 (= default and
@@ -148,12 +149,16 @@ baseline() {
 # attempt VARIANT ROUND ADDR FILL EGRET-ARGS...: connbench inside an attempt,
 # with the attempt's BPF stats snapshotted just before and after it. FILL > 0:
 # first grow the attempt's egret_allow6 to FILL entries (fillmap.c).
+# RESOLVE=NAME: the attempt resolves NAME through egret first, so ADDR is
+# allowed by a DNS-learned (expiring) entry rather than a static one.
 attempt() {
 	local v=$1 r=$2 addr=$3 fill=$4 d us cg pid
 	shift 4
 	d=$(mktemp -d "$TMP/att.XXXXXX")
 	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
-		--max-entries "$MAXE" "$@" -- "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
+		--max-entries "$MAXE" "$@" -- sh -c \
+		'[ -z "$0" ] || getent hosts "$0" >/dev/null || exit 9; exec "$@"' \
+		"${RESOLVE:-}" "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
 		"$B/connbench" "$addr" "$PORT" "$N" >"$d/out" 2>"$d/err" &
 	pid=$!
 	if ! waitfile "$d/cg"; then
@@ -187,13 +192,16 @@ echo "bench: 1. connect cost ($ROUNDS rounds x $N connects)" >&2
 baseline warm 0 || exit 1
 incgroup warm 0 "$V4" || exit 1
 sed -i '/^connect warm /d' "$RAW"
-v1=(unrestricted4 cgroup4 egret4 iptables4)
+v1=(unrestricted4 cgroup4 egret4 egretdns4 iptables4)
 for ((r = 1; r <= ROUNDS; r++)); do
-	for ((k = 0; k < 4; k++)); do
-		case ${v1[$(((k + r) % 4))]} in
+	for ((k = 0; k < 5; k++)); do
+		case ${v1[$(((k + r) % 5))]} in
 		unrestricted4) plain unrestricted4 "$r" "$V4" ;;
 		cgroup4) incgroup cgroup4 "$r" "$V4" ;;
 		egret4) attempt egret4 "$r" "$V4" 0 --allow "$V4:$PORT" ;;
+		# github.com is 203.0.113.10 in the world.
+		egretdns4) RESOLVE=github.com attempt egretdns4 "$r" "$V4" 0 \
+			--allow "github.com:$PORT" ;;
 		iptables4) baseline iptables4 "$r" ;;
 		esac || exit 1
 	done
@@ -318,6 +326,22 @@ for r in 1 2 3; do
 	world_exec_client "$B/spawnbench" conc 50 -- "${L[@]}" |
 		awk -v r="$r" '{ print "conc egret", r, $4, $6, $8 }' >>"$RAW"
 done
+# Where the time goes: egret -v reports its set-up and BPF load times.
+for ((i = 1; i <= 10; i++)); do
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --allow-root --dns-upstream "$WORLD_DNS" \
+		-- true 2>&1 | sed -n 's/.*set up in \([0-9.]*\) ms (BPF load \([0-9.]*\) ms).*/phase setup \1 \2/p' >>"$RAW"
+done
+# Kernel memory of one attempt's maps (bpftool's memlock), while it runs.
+d=$(mktemp -d "$TMP/mem.XXXXXX")
+"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
+	--id "bench-mem-$$" -- "$ROOT/tests/bench/in-attempt.sh" "$d" -- true >/dev/null 2>&1 &
+pid=$!
+if waitfile "$d/cg"; then
+	for m in /sys/fs/bpf/egret/bench-mem-$$/egret_*; do
+		bpftool -j map show pinned "$m" 2>/dev/null
+	done | jq -s 'map(.bytes_memlock // 0) | add' | awk '{ print "meta map_memlock_bytes", $1 }' >>"$RAW"
+fi
+: >"$d/go1"; : >"$d/go2"; wait "$pid"
 leftover=$(find "$CGROOT" -path '*egret/*' -type d 2>/dev/null | wc -l)
 echo "meta leftover_cgroups $leftover" >>"$RAW"
 

@@ -16,6 +16,7 @@ conc = []
 bulk = defaultdict(list)            # variant -> [MiB/s]
 dnsr = defaultdict(list)            # variant-kind-mode -> [{qps, p50_us, ...}]
 meta = {}
+phases = []                         # (set-up ms, BPF load ms) from egret -v
 for line in open(raw):
     f = line.split()
     if not f:
@@ -41,6 +42,8 @@ for line in open(raw):
         conc.append((float(f[3]), int(f[4]), int(f[5])))
     elif f[0] == "meta":
         meta[f[1]] = f[2]
+    elif f[0] == "phase":
+        phases.append((float(f[2]), float(f[3])))
 
 
 def summ(xs):
@@ -51,7 +54,7 @@ res = {"connect_us": {}, "bpf_prog_ns_per_run": {}, "launch": {}, "meta": meta}
 print("| measurement | variant | median | min | max | rounds | ratio to unrestricted (of medians; median of per-round paired ratios) |")
 print("|---|---|---|---|---|---|---|")
 base = {"4": "unrestricted4", "6": "unrestricted6"}
-for v in ["unrestricted4", "cgroup4", "egret4", "iptables4", "unrestricted6", "e10", "e10000", "e65536"]:
+for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536"]:
     if v not in conn:
         continue
     s = summ(conn[v])
@@ -61,7 +64,8 @@ for v in ["unrestricted4", "cgroup4", "egret4", "iptables4", "unrestricted6", "e
     s["paired_ratio_median"] = st.median(pr)
     s["paired_ratio_min"], s["paired_ratio_max"] = min(pr), max(pr)
     res["connect_us"][v] = s
-    label = {"unrestricted4": "connect+close µs, IPv4", "egret4": "connect+close µs, IPv4", "cgroup4": "connect+close µs, IPv4, empty cgroup",
+    label = {"unrestricted4": "connect+close µs, IPv4", "egret4": "connect+close µs, IPv4, static allow entry",
+             "egretdns4": "connect+close µs, IPv4, DNS-learned allow entry", "cgroup4": "connect+close µs, IPv4, empty cgroup",
              "iptables4": "connect+close µs, IPv4, dnsmasq+ipset+iptables",
              "unrestricted6": "connect+close µs, IPv6"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
     print(f"| {label} | {v} | {s['median']:.2f} | {s['min']:.2f} | {s['max']:.2f} | {s['n']} | {s['ratio']:.3f}; {s['paired_ratio_median']:.3f} ({s['paired_ratio_min']:.2f}–{s['paired_ratio_max']:.2f}) |")
@@ -114,4 +118,11 @@ if conc:
     s["maxrss_kb_max"] = max(c[2] for c in conc)
     res["launch"]["concurrent50"] = s
     print(f"| 50 concurrent `egret run -- true`, wall ms for all | egret | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | exit 0: {s['ok']} of 50 |")
+if phases:
+    for i, what in [(0, "egret set-up (cgroup, record, proxy, BPF load, attach, pins), ms"), (1, "of which BPF load and verification, ms")]:
+        s = summ([p[i] for p in phases])
+        res["launch"]["phase_" + ("setup" if i == 0 else "bpf_load")] = s
+        print(f"| {what} | egret -v | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | |")
+if "map_memlock_bytes" in meta:
+    print(f"| kernel memory of one attempt's maps (memlock), KiB | egret | {int(meta['map_memlock_bytes']) / 1024:.0f} | | | 1 | |")
 json.dump(res, open(out, "w"), indent=1)

@@ -192,6 +192,25 @@ static void match_special(void **state)
 	assert_int_equal(egret_allow_match(&a, 80, NOW, 1), EGRET_REASON_SPECIAL);
 }
 
+/* Only a rule that never expires makes a flow not worth remembering. */
+static void allow_lasting(void **state)
+{
+	struct egret_allow a = {};
+
+	set_rule(&a, 0, 443, 443, NOW + 1000);
+	assert_false(egret_allow_lasting(&a, 443));
+	set_rule(&a, 1, 8000, 8100, EGRET_EXPIRES_NEVER);
+	assert_false(egret_allow_lasting(&a, 443));
+	assert_true(egret_allow_lasting(&a, 8000));
+	assert_true(egret_allow_lasting(&a, 8100));
+	assert_false(egret_allow_lasting(&a, 8101));
+	/* Unused slots (deadline 0) never count. */
+	set_rule(&a, 2, 0, 65535, EGRET_EXPIRES_UNUSED);
+	assert_false(egret_allow_lasting(&a, 80));
+	set_rule(&a, 2, 0, 65535, EGRET_EXPIRES_NEVER);
+	assert_true(egret_allow_lasting(&a, 80));
+}
+
 static void reason_pick(void **state)
 {
 	/* More informative reasons win, in either order. */
@@ -218,6 +237,7 @@ int main(void)
 		cmocka_unit_test(match_unused_slots),
 		cmocka_unit_test(match_expiry),
 		cmocka_unit_test(match_special),
+		cmocka_unit_test(allow_lasting),
 		cmocka_unit_test(reason_pick),
 	};
 
