@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "gc.h"
+#include "spare.h"
 #include "log.h"
 #include "paths.h"
 #include "state.h"
@@ -101,6 +102,8 @@ int gc_stale_attempts(void)
 			failed++;
 	}
 	closedir(dir);
+	/* Spares of an older build, or left half-made by a maker that died. */
+	spare_gc(false);
 	return failed ? -EBUSY : removed;
 }
 
@@ -109,17 +112,23 @@ int cmd_gc(int argc, char **argv)
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "spares", no_argument, NULL, 's' },
 		{}
 	};
+	bool spares = false;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "+hv", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			printf("Usage: egret gc [-v]\n\n"
+			printf("Usage: egret gc [-v] [--spares]\n\n"
 			       "Kill the processes of attempts whose egret is gone and remove\n"
-			       "their cgroups, pins and records. Live attempts are left alone.\n");
+			       "their cgroups, pins and records. Live attempts are left alone.\n"
+			       "Spare program sets of other builds go too; --spares: all of them.\n");
 			return 0;
+		case 's':
+			spares = true;
+			break;
 		case 'v':
 			log_set_level(LOG_INFO);
 			break;
@@ -137,5 +146,13 @@ int cmd_gc(int argc, char **argv)
 		return 1;
 	}
 	printf("removed %d stale attempt%s\n", r, r == 1 ? "" : "s");
+	if (spares) {
+		r = spare_gc(true);
+		if (r < 0) {
+			log_error_errno(r, "gc: remove spares in %s", SPARE_ROOT);
+			return 1;
+		}
+		printf("removed %d spare program set%s\n", r, r == 1 ? "" : "s");
+	}
 	return 0;
 }

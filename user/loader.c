@@ -1,16 +1,92 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "loader.h"
+#include "log.h"
+#include "spare.h"
 #include "egret.skel.h"
 
-int loader_load(struct loader *ld, const struct loader_opts *opts)
+const struct loader_prog_def loader_progs[LOADER_NPROGS] = {
+	{ "egret_connect4", BPF_CGROUP_INET4_CONNECT },
+	{ "egret_connect6", BPF_CGROUP_INET6_CONNECT },
+	{ "egret_sendmsg4", BPF_CGROUP_UDP4_SENDMSG },
+	{ "egret_sendmsg6", BPF_CGROUP_UDP6_SENDMSG },
+	{ "egret_recvmsg4", BPF_CGROUP_UDP4_RECVMSG },
+	{ "egret_recvmsg6", BPF_CGROUP_UDP6_RECVMSG },
+	{ "egret_getpeer4", BPF_CGROUP_INET4_GETPEERNAME },
+	{ "egret_getpeer6", BPF_CGROUP_INET6_GETPEERNAME },
+	{ "egret_socket", BPF_CGROUP_INET_SOCK_CREATE },
+	{ "egret_sockopt", BPF_CGROUP_SETSOCKOPT },
+	{ "egret_egress", BPF_CGROUP_INET_EGRESS },
+};
+
+const char *const loader_map_names[LOADER_NMAPS] = {
+	[LOADER_ALLOW4] = "egret_allow4", [LOADER_ALLOW6] = "egret_allow6",
+	[LOADER_CIDR4] = "egret_cidr4", [LOADER_CIDR6] = "egret_cidr6",
+	[LOADER_NAMES] = "egret_names", [LOADER_EVENTS] = "egret_events",
+	[LOADER_COUNTERS] = "egret_counters", [LOADER_DNS_ORIG] = "egret_dns_orig",
+	[LOADER_CONN] = "egret_conn", [LOADER_BSS] = "bss",
+};
+
+void loader_init(struct loader *ld)
+{
+	memset(ld, 0, sizeof(*ld));
+	for (int i = 0; i < LOADER_NPROGS; i++)
+		ld->progs[i] = ld->links[i] = -1;
+	for (int i = 0; i < LOADER_NMAPS; i++)
+		ld->maps[i] = -1;
+}
+
+/* Our own copy of an fd the skeleton owns: it outlives the skeleton. */
+static int keep(int fd)
+{
+	return fd < 0 ? -EBADF : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/*
+ * The object's programs must be exactly loader_progs, each with its attach
+ * type: a program the table missed would load and never be attached.
+ */
+static int take_fds(struct loader *ld, struct egret_bpf *skel)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int n = 0;
+
+	bpf_object__for_each_program(prog, skel->obj)
+		n++;
+	if (n != LOADER_NPROGS)
+		return -EPROTO;
+	for (int i = 0; i < LOADER_NPROGS; i++) {
+		prog = bpf_object__find_program_by_name(skel->obj, loader_progs[i].name);
+		if (!prog || bpf_program__expected_attach_type(prog) != loader_progs[i].type)
+			return -EPROTO;
+		ld->progs[i] = keep(bpf_program__fd(prog));
+		if (ld->progs[i] < 0)
+			return -errno;
+	}
+	for (int i = 0; i < LOADER_NMAPS; i++) {
+		map = i == LOADER_BSS ? skel->maps.bss :
+		      bpf_object__find_map_by_name(skel->obj, loader_map_names[i]);
+		if (!map)
+			return -EPROTO;
+		ld->maps[i] = keep(bpf_map__fd(map));
+		if (ld->maps[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs)
 {
 	struct egret_bpf *skel;
 	int r;
@@ -20,94 +96,115 @@ int loader_load(struct loader *ld, const struct loader_opts *opts)
 		ld->failed_step = "open BPF object";
 		return -errno;
 	}
-	ld->skel = skel;
-	if (bpf_map__set_max_entries(skel->maps.egret_allow4, opts->max_entries) ||
-	    bpf_map__set_max_entries(skel->maps.egret_allow6, opts->max_entries) ||
-	    bpf_map__set_max_entries(skel->maps.egret_cidr4, opts->max_cidrs) ||
-	    bpf_map__set_max_entries(skel->maps.egret_cidr6, opts->max_cidrs) ||
-	    bpf_map__set_max_entries(skel->maps.egret_names, 2 * opts->max_entries)) {
+	if (bpf_map__set_max_entries(skel->maps.egret_allow4, max_entries) ||
+	    bpf_map__set_max_entries(skel->maps.egret_allow6, max_entries) ||
+	    bpf_map__set_max_entries(skel->maps.egret_cidr4, max_cidrs) ||
+	    bpf_map__set_max_entries(skel->maps.egret_cidr6, max_cidrs) ||
+	    bpf_map__set_max_entries(skel->maps.egret_names, 2 * max_entries)) {
 		ld->failed_step = "size BPF maps";
-		return -EINVAL;
+		r = -EINVAL;
+		goto out;
 	}
-	/* Where the programs send DNS: read-only data, fixed at load. */
-	skel->rodata->dns_proxy_port_be = htons(opts->dns_port);
-	if (opts->dns_ip6_loopback) {
-		skel->rodata->dns_proxy_ip6[3] = htonl(1);	/* ::1 */
-	} else {
-		skel->rodata->dns_proxy_ip6[2] = htonl(0xffff);	/* ::ffff:127.0.0.1 */
-		skel->rodata->dns_proxy_ip6[3] = htonl(0x7f000001);
-	}
-	skel->rodata->log_allowed = opts->log_allowed;
-	skel->rodata->audit = opts->audit;
 	r = egret_bpf__load(skel);
 	if (r < 0) {
 		ld->failed_step = "load BPF programs";
-		return r;
+		goto out;
 	}
+	r = take_fds(ld, skel);
+	if (r < 0)
+		ld->failed_step = "take BPF programs and maps";
+out:
+	/* Our fds keep what we need; the skeleton's mappings go. */
+	egret_bpf__destroy(skel);
+	return r;
+}
+
+/* Where the programs send DNS, and what they log: before any attach. */
+static int configure(struct loader *ld, const struct loader_opts *opts)
+{
+	struct egret_bpf__bss bss = {};
+	__u32 zero = 0;
+
+	bss.dns_proxy_port_be = htons(opts->dns_port);
+	if (opts->dns_ip6_loopback) {
+		bss.dns_proxy_ip6[3] = htonl(1);		/* ::1 */
+	} else {
+		bss.dns_proxy_ip6[2] = htonl(0xffff);	/* ::ffff:127.0.0.1 */
+		bss.dns_proxy_ip6[3] = htonl(0x7f000001);
+	}
+	bss.log_allowed = opts->log_allowed;
+	bss.audit = opts->audit;
+	if (bpf_map_update_elem(ld->maps[LOADER_BSS], &zero, &bss, BPF_ANY) < 0)
+		return -errno;
 	return 0;
+}
+
+int loader_load(struct loader *ld, const struct loader_opts *opts)
+{
+	int r = -ENOENT;
+
+	if (!opts->no_spare)
+		r = spare_take(ld, opts->max_entries, opts->max_cidrs);
+	ld->from_spare = r == 0;
+	if (r < 0)
+		r = loader_load_fresh(ld, opts->max_entries, opts->max_cidrs);
+	if (r < 0)
+		return r;
+	r = configure(ld, opts);
+	if (r < 0)
+		ld->failed_step = "configure BPF programs";
+	return r;
 }
 
 struct allow_maps loader_allow_maps(const struct loader *ld)
 {
 	return (struct allow_maps){
-		.allow4 = bpf_map__fd(ld->skel->maps.egret_allow4),
-		.allow6 = bpf_map__fd(ld->skel->maps.egret_allow6),
-		.cidr4 = bpf_map__fd(ld->skel->maps.egret_cidr4),
-		.cidr6 = bpf_map__fd(ld->skel->maps.egret_cidr6),
-		.names = bpf_map__fd(ld->skel->maps.egret_names),
+		.allow4 = ld->maps[LOADER_ALLOW4],
+		.allow6 = ld->maps[LOADER_ALLOW6],
+		.cidr4 = ld->maps[LOADER_CIDR4],
+		.cidr6 = ld->maps[LOADER_CIDR6],
+		.names = ld->maps[LOADER_NAMES],
 	};
 }
 
 int loader_events_fd(const struct loader *ld)
 {
-	return bpf_map__fd(ld->skel->maps.egret_events);
+	return ld->maps[LOADER_EVENTS];
 }
 
 int loader_counters_fd(const struct loader *ld)
 {
-	return bpf_map__fd(ld->skel->maps.egret_counters);
+	return ld->maps[LOADER_COUNTERS];
 }
 
 int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir)
 {
-	struct bpf_program *prog;
-	struct bpf_map *map;
 	char path[PATH_MAX];
-	int r;
 
 	/* Links first: if egret dies from here on, the pins keep every
 	 * attached program enforcing until `egret gc` removes the cgroup. */
-	bpf_object__for_each_program(prog, ld->skel->obj) {
-		struct bpf_link *link;
+	for (int i = 0; i < LOADER_NPROGS; i++) {
+		int fd = bpf_link_create(ld->progs[i], cgroup_fd, loader_progs[i].type, NULL);
 
-		if (ld->nlinks == LOADER_MAX_LINKS) {
-			ld->failed_step = "attach BPF programs";
-			return -E2BIG;
-		}
-		link = bpf_program__attach_cgroup(prog, cgroup_fd);
-		if (!link) {
+		if (fd < 0) {
 			ld->failed_step = "attach BPF program to cgroup";
 			return -errno;
 		}
-		ld->links[ld->nlinks++] = link;
-		snprintf(path, sizeof(path), "%s/link_%s", pin_dir,
-			 bpf_program__name(prog));
-		r = bpf_link__pin(link, path);
-		if (r < 0) {
+		ld->links[ld->nlinks++] = fd;
+		snprintf(path, sizeof(path), "%s/link_%s", pin_dir, loader_progs[i].name);
+		if (bpf_obj_pin(fd, path) < 0) {
 			ld->failed_step = "pin BPF link";
-			return r;
+			return -errno;
 		}
 	}
-	bpf_object__for_each_map(map, ld->skel->obj) {
-		/* Skip internal maps (.rodata, .bss): nothing to inspect. */
-		if (strchr(bpf_map__name(map), '.'))
+	/* The settings stay egret's: not pinned. */
+	for (int i = 0; i < LOADER_NMAPS; i++) {
+		if (i == LOADER_BSS)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", pin_dir,
-			 bpf_map__name(map));
-		r = bpf_map__pin(map, path);
-		if (r < 0) {
+		snprintf(path, sizeof(path), "%s/%s", pin_dir, loader_map_names[i]);
+		if (bpf_obj_pin(ld->maps[i], path) < 0) {
 			ld->failed_step = "pin BPF map";
-			return r;
+			return -errno;
 		}
 	}
 	return 0;
@@ -115,11 +212,27 @@ int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir)
 
 void loader_destroy(struct loader *ld)
 {
-	int i;
+	for (int i = 0; i < LOADER_NPROGS; i++) {
+		if (ld->links[i] >= 0)
+			close(ld->links[i]);
+		if (ld->progs[i] >= 0)
+			close(ld->progs[i]);
+	}
+	for (int i = 0; i < LOADER_NMAPS; i++)
+		if (ld->maps[i] >= 0)
+			close(ld->maps[i]);
+	loader_init(ld);
+}
 
-	for (i = 0; i < ld->nlinks; i++)
-		bpf_link__destroy(ld->links[i]);
-	ld->nlinks = 0;
-	egret_bpf__destroy(ld->skel);
-	ld->skel = NULL;
+void loader_object_tag(char *buf, size_t len)
+{
+	size_t sz = 0;
+	const unsigned char *p = egret_bpf__elf_bytes(&sz);
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (size_t i = 0; i < sz; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	snprintf(buf, len, "%016llx", (unsigned long long)h);
 }

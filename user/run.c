@@ -39,6 +39,7 @@
 #include "request_log.h"
 #include "run.h"
 #include "run_opts.h"
+#include "spare.h"
 #include "state.h"
 #include "util.h"
 
@@ -189,7 +190,8 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 		.max_cidrs = (__u32)o->max_cidrs,
 		.dns_port = a->dns.port,
 		.dns_ip6_loopback = a->dns.ip6_loopback,
-		.log_allowed = o->log_allowed, .audit = o->audit });
+		.log_allowed = o->log_allowed, .audit = o->audit,
+		.no_spare = o->no_spare });
 	a->load_us = mono_us() - t1;
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
@@ -207,10 +209,11 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	if (r < 0)
 		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
 				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
-	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u; set up in %.1f ms (BPF load %.1f ms)",
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u; set up in %.1f ms (BPF load %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 a->dns.port, (double)(mono_us() - t0) / 1000,
-		 (double)a->load_us / 1000);
+		 (double)a->load_us / 1000,
+		 a->ld.from_spare ? "programs loaded in advance" : "loaded now");
 	return 0;
 }
 
@@ -364,6 +367,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 	pid_t pid;
 	int r;
 
+	loader_init(&a.ld);
 	/* Block before spawning so no signal slips between fork and wait. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -404,6 +408,9 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		goto out;
 	}
 
+	/* COMMAND runs: leave the next attempt programs loaded in advance. */
+	if (!o->no_spare)
+		spare_make_async((__u32)o->max_entries, (__u32)o->max_cidrs);
 	status = supervise(&a, o, pidfd, sigfd);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");

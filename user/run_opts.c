@@ -44,6 +44,8 @@ void run_usage(FILE *out)
 		"  --log FILE            append every decision as a JSON line (docs/EVENTS.md)\n"
 		"  --log-allowed         log allowed decisions too\n"
 		"  --audit               deny nothing; log what would be denied\n"
+		"  --no-spare            load the BPF programs now, and leave none loaded\n"
+		"                        in advance for the next attempt (docs/ARCHITECTURE.md)\n"
 		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
 		"  -q, --quiet           errors only, no exit summary\n"
 		"  -h, --help            this text\n\n"
@@ -74,7 +76,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
-	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR };
+	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
+	       OPT_NO_SPARE };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -93,6 +96,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "log-allowed", no_argument, NULL, OPT_LOG_ALLOWED },
 		{ "audit", no_argument, NULL, OPT_AUDIT },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "no-spare", no_argument, NULL, OPT_NO_SPARE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -168,6 +172,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		}
 		case OPT_LOG:
 			o->log_file = optarg;
+			break;
+		case OPT_NO_SPARE:
+			o->no_spare = true;
 			break;
 		case OPT_STATE_DIR:
 			if (optarg[0] != '/') {

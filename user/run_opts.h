@@ -34,6 +34,7 @@ struct run_opts {
 	const char *log_file;		/* --log: JSON lines (docs/EVENTS.md) */
 	bool log_allowed;
 	bool audit;
+	bool no_spare;			/* --no-spare: load now, leave none */
 	bool builtin_policy;		/* no policy file: the built-in default */
 	/* -1 until set on the command line; then the policy, then defaults */
 	long max_entries;

@@ -14,10 +14,12 @@
 #define DNS_PORT_BE	bpf_htons(53)
 #define LOOPBACK4_BE	bpf_htonl(0x7f000001)
 
-/* Set by user space before load: the proxy's port (network order), and
- * where IPv6 sockets are sent (::1, or ::ffff:127.0.0.1 without ::1). */
-const volatile __u16 dns_proxy_port_be = 0;
-const volatile __u32 dns_proxy_ip6[4] = {};
+/* Set by user space before the programs are attached (not at load: they
+ * may have been loaded in advance, user/spare.c): the proxy's port (network
+ * order; 0 until set, and then nothing counts as DNS) and where IPv6
+ * sockets are sent (::1, or ::ffff:127.0.0.1 without ::1). */
+volatile __u16 dns_proxy_port_be;
+volatile __u32 dns_proxy_ip6[4];
 
 /* The resolver address a socket asked for before we redirected it. */
 struct {

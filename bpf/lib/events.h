@@ -9,9 +9,9 @@
 #ifndef EGRET_BPF_EVENTS_H
 #define EGRET_BPF_EVENTS_H
 
-/* Set before load (--log-allowed, --audit). */
-const volatile __u8 log_allowed = 0;
-const volatile __u8 audit = 0;
+/* Set before the programs are attached (--log-allowed, --audit). */
+volatile __u8 log_allowed;
+volatile __u8 audit;
 
 /* Decisions as they happen; egret reads them in its epoll loop. */
 struct {

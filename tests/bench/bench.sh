@@ -18,7 +18,9 @@
 #   4. bulk: one large TCP upload (BENCH_MIB MiB) unrestricted vs egret vs
 #      through an allowlisting HTTP CONNECT proxy (tinyproxy, FilterDefaultDeny).
 #   5. launch: wall time and peak RSS of `egret run -- true`, one at a time
-#      and 50 at once.
+#      with programs loaded on the spot (--no-spare) and with a spare ready,
+#      and 50 at once; egret's own set-up and BPF load times (-v); one
+#      attempt's map memory.
 #
 # Env: BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
 #      BENCH_OUT (build/bench/results). Output: $BENCH_OUT/raw.txt,
@@ -320,8 +322,21 @@ L=("$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" -- true)
 world_exec_client "$B/spawnbench" seq 3 -- "${L[@]}" >/dev/null
 world_exec_client "$B/spawnbench" seq "$LAUNCH" -- /bin/true |
 	awk '{ print "launch true", $2, $4, $6, $8 }' >>"$RAW"
-world_exec_client "$B/spawnbench" seq "$LAUNCH" -- "${L[@]}" |
-	awk '{ print "launch egret", $2, $4, $6, $8 }' >>"$RAW"
+# Cold: the programs loaded and verified on the spot (--no-spare).
+world_exec_client "$B/spawnbench" seq "$LAUNCH" -- "$EGRET" run --allow-root -q \
+	--no-spare --dns-upstream "$WORLD_DNS" -- true |
+	awk '{ print "launch egret-cold", $2, $4, $6, $8 }' >>"$RAW"
+# Warm: a spare left by the previous attempt is ready (the gap, not timed,
+# is the time a real attempt's command runs while its spare is made).
+"$EGRET" gc --spares >/dev/null
+for ((i = 1; i <= LAUNCH; i++)); do
+	for ((w = 0; w < 50; w++)); do
+		ls /sys/fs/bpf/egret-spares 2>/dev/null | grep -q '^spare_' && break
+		sleep 0.1
+	done
+	world_exec_client "$B/spawnbench" seq 1 -- "${L[@]}" |
+		awk -v i="$i" '{ print "launch egret", i, $4, $6, $8 }' >>"$RAW"
+done
 for r in 1 2 3; do
 	world_exec_client "$B/spawnbench" conc 50 -- "${L[@]}" |
 		awk -v r="$r" '{ print "conc egret", r, $4, $6, $8 }' >>"$RAW"

@@ -188,6 +188,8 @@ policy_path() {
 . "$HERE/test_events.sh"
 # shellcheck source=tests/integration/test_requests.sh
 . "$HERE/test_requests.sh"
+# shellcheck source=tests/integration/test_spare.sh
+. "$HERE/test_spare.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -216,6 +218,8 @@ TESTS=(
 	# test_requests.sh
 	t_requests_recorded t_requests_approve t_requests_deny
 	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
+	# test_spare.sh
+	t_spare_taken t_spare_tampered
 )
 
 # === main ====================================================================
