@@ -50,10 +50,13 @@ for p in acceptor connbench spawnbench bulkbench dnsbench; do
 	gcc -O2 -Wall -Wextra -o "$B/$p" "$ROOT/tests/bench/$p.c" || exit 1
 done
 gcc -O2 -Wall -Wextra -o "$B/fillmap" "$ROOT/tests/bench/fillmap.c" -lbpf || exit 1
-if [ "$(sysctl -n kernel.bpf_stats_enabled)" != 1 ]; then
-	echo "bench: kernel.bpf_stats_enabled=0: per-program costs will read 0" \
-		"(sysctl -w kernel.bpf_stats_enabled=1 to measure them)" >&2
-fi
+# BPF run-time statistics time every program run (two clock reads each, a
+# cost of their own): off while connect cost is measured, on for the
+# per-program figures; restored on exit.
+STATS0=$(sysctl -n kernel.bpf_stats_enabled)
+stats() {
+	sysctl -qw kernel.bpf_stats_enabled="$1"
+}
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 RAW=$OUT/raw.txt
 : >"$RAW"
@@ -72,6 +75,7 @@ cleanup() {
 		wait "$IPT_PID"
 	fi
 	world_down
+	stats "$STATS0"
 	rmdir "$CGB" "${CGB%/c}" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -159,7 +163,7 @@ attempt() {
 	d=$(mktemp -d "$TMP/att.XXXXXX")
 	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
 		--max-entries "$MAXE" "$@" -- sh -c \
-		'[ -z "$0" ] || getent hosts "$0" >/dev/null || exit 9; exec "$@"' \
+		'[ -z "$0" ] || getent ahostsv4 "$0" >/dev/null || exit 9; exec "$@"' \
 		"${RESOLVE:-}" "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
 		"$B/connbench" "$addr" "$PORT" "$N" >"$d/out" 2>"$d/err" &
 	pid=$!
@@ -190,7 +194,8 @@ plain warm 0 "$V4" && plain warm 0 "$V6" || exit 1
 sed -i '/^connect warm /d' "$RAW"
 
 # --- 1. connect cost, IPv4 ----------------------------------------------------
-echo "bench: 1. connect cost ($ROUNDS rounds x $N connects)" >&2
+echo "bench: 1. connect cost ($ROUNDS rounds x $N connects, BPF stats off)" >&2
+stats 0
 baseline warm 0 || exit 1
 incgroup warm 0 "$V4" || exit 1
 sed -i '/^connect warm /d' "$RAW"
@@ -208,11 +213,18 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		esac || exit 1
 	done
 done
+# Each program's own cost, stats on: the same two attempts, apart.
+echo "bench: 1b. BPF programs' cost (6 rounds, BPF stats on)" >&2
+stats 1
+for ((r = 1; r <= 6; r++)); do
+	attempt bpf-static4 "$r" "$V4" 0 --allow "$V4:$PORT" || exit 1
+	RESOLVE=github.com attempt bpf-learned4 "$r" "$V4" 0 --allow "github.com:$PORT" || exit 1
+done
 
 # --- 2. growth, IPv6 (the documentation prefix has room for 65 536 hosts) ----
 # egret takes at most 4096 static specs, so fillmap.c grows the pinned map
 # from outside to N entries (N-1 fillers 2001:db8:ff:H::L, never contacted).
-echo "bench: 2. growth ($ROUNDS rounds x $N connects, entries 10 10000 $MAXE)" >&2
+echo "bench: 2. growth ($ROUNDS rounds x $N connects, entries 10 10000 $MAXE, BPF stats on)" >&2
 variants=(unrestricted6 e10 e10000 "e$MAXE")
 for ((r = 1; r <= ROUNDS; r++)); do
 	for ((k = 0; k < 4; k++)); do
@@ -341,10 +353,18 @@ for r in 1 2 3; do
 	world_exec_client "$B/spawnbench" conc 50 -- "${L[@]}" |
 		awk -v r="$r" '{ print "conc egret", r, $4, $6, $8 }' >>"$RAW"
 done
-# Where the time goes: egret -v reports its set-up and BPF load times.
+# Where the time goes: egret -v reports its set-up and BPF load times
+# (a spare is ready for most: the previous run left one, 0.5 s ago).
 for ((i = 1; i <= 10; i++)); do
+	sleep 0.5
 	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --allow-root --dns-upstream "$WORLD_DNS" \
-		-- true 2>&1 | sed -n 's/.*set up in \([0-9.]*\) ms (BPF load \([0-9.]*\) ms).*/phase setup \1 \2/p' >>"$RAW"
+		-- true 2>&1 | sed -n 's/.*set up in \([0-9.]*\) ms (BPF load \([0-9.]*\) ms, \([a-z ]*\)).*/phase setup \1 \2 \3/p' |
+		sed 's/ programs loaded in advance$/ spare/; s/ loaded now$/ now/' >>"$RAW"
+done
+for ((i = 1; i <= 5; i++)); do
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --no-spare --allow-root --dns-upstream "$WORLD_DNS" \
+		-- true 2>&1 | sed -n 's/.*set up in \([0-9.]*\) ms (BPF load \([0-9.]*\) ms, \([a-z ]*\)).*/phase setup \1 \2 \3/p' |
+		sed 's/ programs loaded in advance$/ spare/; s/ loaded now$/ now/' >>"$RAW"
 done
 # Kernel memory of one attempt's maps (bpftool's memlock), while it runs.
 d=$(mktemp -d "$TMP/mem.XXXXXX")

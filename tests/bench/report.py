@@ -43,7 +43,7 @@ for line in open(raw):
     elif f[0] == "meta":
         meta[f[1]] = f[2]
     elif f[0] == "phase":
-        phases.append((float(f[2]), float(f[3])))
+        phases.append((float(f[2]), float(f[3]), f[4] if len(f) > 4 else "?"))
 
 
 def summ(xs):
@@ -120,10 +120,15 @@ if conc:
     res["launch"]["concurrent50"] = s
     print(f"| 50 concurrent `egret run -- true`, wall ms for all | egret | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | exit 0: {s['ok']} of 50 |")
 if phases:
-    for i, what in [(0, "egret set-up (cgroup, record, proxy, BPF load, attach, pins), ms"), (1, "of which BPF load and verification, ms")]:
-        s = summ([p[i] for p in phases])
-        res["launch"]["phase_" + ("setup" if i == 0 else "bpf_load")] = s
-        print(f"| {what} | egret -v | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | |")
+    for how in ["spare", "now"]:
+        rows = [p for p in phases if p[2] == how]
+        if not rows:
+            continue
+        for i, what in [(0, "egret set-up (record, cgroup, proxy, programs, attach, pins), ms"), (1, "of which getting the BPF programs, ms")]:
+            s = summ([p[i] for p in rows])
+            res["launch"][f"phase_{'setup' if i == 0 else 'bpf'}_{how}"] = s
+            label = "taken from a spare" if how == "spare" else "loaded now"
+            print(f"| {what} | {label} (egret -v) | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | |")
 if "map_memlock_bytes" in meta:
     print(f"| kernel memory of one attempt's maps (memlock), KiB | egret | {int(meta['map_memlock_bytes']) / 1024:.0f} | | | 1 | |")
 json.dump(res, open(out, "w"), indent=1)
