@@ -160,8 +160,12 @@ int egret_connect4(struct bpf_sock_addr *ctx)
 	__u32 ip = ctx->user_ip4, port = ctx->user_port;
 	__u32 addr[4] = {};
 
-	if (verdict != SYS_PROCEED || lasting)
+	if (verdict != SYS_PROCEED)
 		return verdict;
+	if (lasting) {
+		conn_forget(ctx);
+		return verdict;
+	}
 	/* Loaded now, through the unmodified ctx pointer, as the verifier
 	 * requires; after a DNS redirect they are the proxy's. */
 	barrier_var(ip);
@@ -178,8 +182,12 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 	int lasting;
 	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT, &lasting);
 
-	if (verdict != SYS_PROCEED || lasting)
+	if (verdict != SYS_PROCEED)
 		return verdict;
+	if (lasting) {
+		conn_forget(ctx);
+		return verdict;
+	}
 	/* After a DNS redirect these are the proxy's: fine, it passes too. */
 	ctx_ip6(ctx, addr);
 	if (egret_is_v4mapped(addr)) {

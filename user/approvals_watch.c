@@ -35,19 +35,25 @@ static void apply_new(struct approvals_watch *w)
 		nhosts++;
 	}
 	for (size_t i = 0; i < add.nspecs; i++) {
-		const struct allow_spec *bad;
-		char text[96];
-
 		if (policy_has_spec(&w->rules, &add.specs[i]))
 			continue;
-		spec_format(&add.specs[i], text, sizeof(text));
-		r = allow_write_static(&w->maps, &add.specs[i], 1, &bad);
-		if (r < 0) {
-			log_warn("approvals: cannot add %s: %s", text, strerror(-r));
-			continue;
-		}
-		policy_add_spec(&w->rules, &add.specs[i]);
+		if (policy_add_spec(&w->rules, &add.specs[i]) < 0)
+			break;
 		nspecs++;
+	}
+	/* All of them again: a prefix entry holds the rules of the prefixes
+	 * that cover it, so a new one can change entries written before
+	 * (exact entries merge, prefixes are rewritten whole). */
+	if (nspecs) {
+		const struct allow_spec *bad = NULL;
+		char text[96] = "?";
+
+		r = allow_write_static(&w->maps, w->rules.specs, w->rules.nspecs, &bad);
+		if (r < 0) {
+			if (bad)
+				spec_format(bad, text, sizeof(text));
+			log_warn("approvals: cannot write %s: %s", text, strerror(-r));
+		}
 	}
 	/* rules.hosts may have moved: the proxy always gets the current array. */
 	dns_proxy_set_rules(w->dns, w->rules.hosts, w->rules.nhosts);

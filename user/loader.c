@@ -49,7 +49,10 @@ void loader_init(struct loader *ld)
 /* Our own copy of an fd the skeleton owns: it outlives the skeleton. */
 static int keep(int fd)
 {
-	return fd < 0 ? -EBADF : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -EBADF;
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	return fd < 0 ? -errno : fd;
 }
 
 /*
@@ -72,7 +75,7 @@ static int take_fds(struct loader *ld, struct egret_bpf *skel)
 			return -EPROTO;
 		ld->progs[i] = keep(bpf_program__fd(prog));
 		if (ld->progs[i] < 0)
-			return -errno;
+			return ld->progs[i];
 	}
 	for (int i = 0; i < LOADER_NMAPS; i++) {
 		map = i == LOADER_BSS ? skel->maps.bss :
@@ -81,7 +84,7 @@ static int take_fds(struct loader *ld, struct egret_bpf *skel)
 			return -EPROTO;
 		ld->maps[i] = keep(bpf_map__fd(map));
 		if (ld->maps[i] < 0)
-			return -errno;
+			return ld->maps[i];
 	}
 	return 0;
 }
@@ -224,15 +227,27 @@ void loader_destroy(struct loader *ld)
 	loader_init(ld);
 }
 
-void loader_object_tag(char *buf, size_t len)
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 {
-	size_t sz = 0;
-	const unsigned char *p = egret_bpf__elf_bytes(&sz);
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	const unsigned char *p = data;
 
-	for (size_t i = 0; i < sz; i++) {
+	for (size_t i = 0; i < n; i++) {
 		h ^= p[i];
 		h *= 1099511628211ULL;
 	}
+	return h;
+}
+
+/* The object, egret's version and libbpf's: what made a spare. */
+void loader_object_tag(char *buf, size_t len)
+{
+	size_t sz = 0;
+	const void *obj = egret_bpf__elf_bytes(&sz);
+	const char *lib = libbpf_version_string();
+	uint64_t h = 1469598103934665603ULL;
+
+	h = fnv1a(h, obj, sz);
+	h = fnv1a(h, EGRET_VERSION, strlen(EGRET_VERSION));
+	h = fnv1a(h, lib, strlen(lib));
 	snprintf(buf, len, "%016llx", (unsigned long long)h);
 }

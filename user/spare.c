@@ -44,18 +44,71 @@ static bool dir_ready(void)
 
 /* ---- taking ------------------------------------------------------- */
 
-static int check_prog(int fd, const char *name)
+/* Our own directory, as we made it: a directory, ours, 0700. */
+static bool dir_is_ours(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_uid == geteuid() && (st.st_mode & 07777) == 0700;
+}
+
+static __u32 prog_type_of(int i)
+{
+	switch (loader_progs[i].type) {
+	case BPF_CGROUP_INET_SOCK_CREATE:
+		return BPF_PROG_TYPE_CGROUP_SOCK;
+	case BPF_CGROUP_SETSOCKOPT:
+		return BPF_PROG_TYPE_CGROUP_SOCKOPT;
+	case BPF_CGROUP_INET_EGRESS:
+		return BPF_PROG_TYPE_CGROUP_SKB;
+	default:
+		return BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
+	}
+}
+
+/*
+ * The program is the one its name says, and every map it uses is one of
+ * the set's pinned maps (@ids), or its own read-only data: programs and
+ * maps of two spares cannot be paired up into one.
+ */
+static int check_prog(int fd, int i, const __u32 *ids, size_t nids)
 {
 	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
+	__u32 len = sizeof(info), used[16];
 
+	info.nr_map_ids = ARRAY_SIZE(used);
+	info.map_ids = (__u64)(unsigned long)used;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return -errno;
-	return strncmp(info.name, name, sizeof(info.name) - 1) ? -EPROTO : 0;
+	if (strncmp(info.name, loader_progs[i].name, sizeof(info.name) - 1) ||
+	    info.type != prog_type_of(i) || info.nr_map_ids > ARRAY_SIZE(used))
+		return -EPROTO;
+	for (__u32 k = 0; k < info.nr_map_ids; k++) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+		bool pinned = false;
+		int mfd;
+
+		for (size_t j = 0; j < nids; j++)
+			pinned = pinned || ids[j] == used[k];
+		if (pinned)
+			continue;
+		mfd = bpf_map_get_fd_by_id(used[k]);
+		if (mfd < 0)
+			return -errno;
+		if (bpf_obj_get_info_by_fd(mfd, &mi, &mlen) < 0 ||
+		    !strstr(mi.name, ".rodata")) {
+			close(mfd);
+			return -EPROTO;
+		}
+		close(mfd);
+	}
+	return 0;
 }
 
 /* Present, of the right kind and size, and (allow maps) empty. */
-static int check_map(int fd, int which, __u32 me, __u32 mc)
+static int check_map(int fd, int which, __u32 me, __u32 mc, __u32 *ret_id)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -63,6 +116,7 @@ static int check_map(int fd, int which, __u32 me, __u32 mc)
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return -errno;
+	*ret_id = info.id;
 	switch (which) {
 	case LOADER_ALLOW4:
 	case LOADER_ALLOW6:
@@ -100,23 +154,24 @@ static int check_map(int fd, int which, __u32 me, __u32 mc)
 static int open_taken(struct loader *ld, const char *dir, __u32 me, __u32 mc)
 {
 	char path[SPARE_DIR_MAX + 64];
+	__u32 ids[LOADER_NMAPS];
 	int r;
 
-	for (int i = 0; i < LOADER_NPROGS; i++) {
-		snprintf(path, sizeof(path), "%s/prog_%s", dir, loader_progs[i].name);
-		ld->progs[i] = bpf_obj_get(path);
-		if (ld->progs[i] < 0)
-			return -errno;
-		r = check_prog(ld->progs[i], loader_progs[i].name);
-		if (r < 0)
-			return r;
-	}
 	for (int i = 0; i < LOADER_NMAPS; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, loader_map_names[i]);
 		ld->maps[i] = bpf_obj_get(path);
 		if (ld->maps[i] < 0)
 			return -errno;
-		r = check_map(ld->maps[i], i, me, mc);
+		r = check_map(ld->maps[i], i, me, mc, &ids[i]);
+		if (r < 0)
+			return r;
+	}
+	for (int i = 0; i < LOADER_NPROGS; i++) {
+		snprintf(path, sizeof(path), "%s/prog_%s", dir, loader_progs[i].name);
+		ld->progs[i] = bpf_obj_get(path);
+		if (ld->progs[i] < 0)
+			return -errno;
+		r = check_prog(ld->progs[i], i, ids, LOADER_NMAPS);
 		if (r < 0)
 			return r;
 	}
@@ -131,6 +186,9 @@ int spare_take(struct loader *ld, __u32 max_entries, __u32 max_cidrs)
 	int r = -ENOENT;
 
 	key_of(max_entries, max_cidrs, key, sizeof(key));
+	/* Only a directory we made is worth looking into. */
+	if (!dir_is_ours(SPARE_ROOT))
+		return -ENOENT;
 	d = opendir(SPARE_ROOT);
 	if (!d)
 		return -ENOENT;
@@ -139,6 +197,8 @@ int spare_take(struct loader *ld, __u32 max_entries, __u32 max_cidrs)
 		if (strncmp(de->d_name, "spare_", 6) || strncmp(de->d_name + 6, key, strlen(key)))
 			continue;
 		snprintf(from, sizeof(from), SPARE_ROOT "/%s", de->d_name);
+		if (!dir_is_ours(from))
+			continue;
 		/* Whoever renames it has it; the others find it gone. */
 		if (rename(from, to) == 0) {
 			r = 0;
@@ -225,6 +285,7 @@ void spare_make_async(__u32 max_entries, __u32 max_cidrs)
 	 * ours (sockets, the attempt's record lock) goes with it. */
 	if (fork() != 0)
 		_exit(0);
+	close_range(3, ~0U, 0);
 	setsid();
 	/* Off the attempt's network namespace (egret may run in one a test or
 	 * a container made): loading needs none, and holding it keeps it. */
@@ -236,8 +297,8 @@ void spare_make_async(__u32 max_entries, __u32 max_cidrs)
 		dup2(fd, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
+		close(fd);
 	}
-	close_range(3, ~0U, 0);
 	_exit(spare_make(max_entries, max_cidrs) < 0 ? 1 : 0);
 }
 

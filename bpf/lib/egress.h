@@ -61,6 +61,20 @@ static __always_inline void conn_remember(struct bpf_sock_addr *ctx, int family,
 	c->valid = 1;
 }
 
+/* A connect a lasting rule allowed: the socket keeps no earlier peer (a
+ * reconnected UDP socket must not carry its old destination's pass). */
+static __always_inline void conn_forget(struct bpf_sock_addr *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+	struct egret_conn *c;
+
+	if (!sk)
+		return;
+	c = bpf_sk_storage_get(&egret_conn, sk, 0, 0);
+	if (c)
+		c->valid = 0;
+}
+
 /* Was @sk's connect() allowed to exactly this destination? */
 static __always_inline int conn_remembered(struct bpf_sock *sk, int family,
 					   const __u32 dst[4], __u16 dport_be)

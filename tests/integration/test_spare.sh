@@ -71,5 +71,22 @@ t_spare_tampered() {
 	assert_not_landed "$tok" tcp 203.0.113.11 80 "planted address"
 	grep -q "loaded now" <<<"$ERR" || fail "the tampered spare was used: $(said)"
 	[ ! -e "$spare" ] || fail "tampered spare $spare was left in place"
+
+	# Two spares with their allow maps swapped: every map is empty and of
+	# the right kind, but the programs use the other spare's maps.
+	"$EGRET" gc --spares >/dev/null
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user nobody -- true &
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user nobody -- true
+	wait
+	wait_until 20 eval '[ "$(spares_ready | wc -l)" -ge 2 ]' ||
+		fail "two spares never appeared: $(spares_ready)"
+	mapfile -t two < <(spares_ready)
+	mv "${two[0]}/egret_allow4" "$SPARES/swap_pin" &&
+		mv "${two[1]}/egret_allow4" "${two[0]}/egret_allow4" &&
+		mv "$SPARES/swap_pin" "${two[1]}/egret_allow4" ||
+		fail "could not swap the spares' maps"
+	attempt -v --user nobody -- "$P" tcp 203.0.113.11 80 "$tok-swap"
+	assert_eq "err EPERM" "$OUT" "probe after the swap $(said)"
+	grep -q "loaded now" <<<"$ERR" || fail "a spare with another spare's map was used: $(said)"
 	"$EGRET" gc --spares >/dev/null
 }
