@@ -2,7 +2,7 @@
 /*
  * spare.h - program sets loaded and verified in advance.
  *
- * Loading egret's object costs ~125 ms, nearly all of it the kernel
+ * Loading egret's object costs ~100-130 ms, nearly all of it the kernel
  * verifying the programs: most of an attempt's start. So once an attempt's
  * command runs, egret leaves a spare for the next one: a process of its
  * own (outside the attempt) loads a fresh, never-attached copy and pins its
