@@ -238,16 +238,22 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 	return h;
 }
 
-/* The object, egret's version and libbpf's: what made a spare. */
+/* The object, egret's version and libbpf's: what made a spare. Hashed
+ * once per process (gc, take and make all ask). */
 void loader_object_tag(char *buf, size_t len)
 {
-	size_t sz = 0;
-	const void *obj = egret_bpf__elf_bytes(&sz);
-	const char *lib = libbpf_version_string();
-	uint64_t h = 1469598103934665603ULL;
+	static char tag[17];
 
-	h = fnv1a(h, obj, sz);
-	h = fnv1a(h, EGRET_VERSION, strlen(EGRET_VERSION));
-	h = fnv1a(h, lib, strlen(lib));
-	snprintf(buf, len, "%016llx", (unsigned long long)h);
+	if (!tag[0]) {
+		size_t sz = 0;
+		const void *obj = egret_bpf__elf_bytes(&sz);
+		const char *lib = libbpf_version_string();
+		uint64_t h = 1469598103934665603ULL;
+
+		h = fnv1a(h, obj, sz);
+		h = fnv1a(h, EGRET_VERSION, strlen(EGRET_VERSION));
+		h = fnv1a(h, lib, strlen(lib));
+		snprintf(tag, sizeof(tag), "%016llx", (unsigned long long)h);
+	}
+	snprintf(buf, len, "%s", tag);
 }

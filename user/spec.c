@@ -195,39 +195,56 @@ static int parse_prefix(char *text, struct allow_spec *spec, char *err,
 	return 0;
 }
 
+/*
+ * Split @buf in place into an address and what follows its colon:
+ * "[V6]", "[V6]:TAIL", "V4:TAIL", or a bare IPv6 address (more than one
+ * colon: no tail). *@ret_tail is NULL without one. -1: '[' without ']';
+ * -2: something other than ':' after ']'.
+ */
+static int split_addr_tail(char *buf, char **ret_addr, char **ret_tail)
+{
+	*ret_addr = buf;
+	*ret_tail = NULL;
+	if (buf[0] == '[') {
+		char *close = strchr(buf, ']');
+
+		if (!close)
+			return -1;
+		if (close[1] && close[1] != ':')
+			return -2;
+		*close = '\0';
+		*ret_addr = buf + 1;
+		if (close[1])
+			*ret_tail = close + 2;
+		return 0;
+	}
+	char *colon = strchr(buf, ':');
+
+	/* One colon: IPv4 with a tail; more: a bare IPv6 address. */
+	if (colon && !strchr(colon + 1, ':')) {
+		*colon = '\0';
+		*ret_tail = colon + 1;
+	}
+	return 0;
+}
+
 int allow_spec_parse(const char *text, struct allow_spec *ret, char *err,
 		     size_t errlen)
 {
 	char buf[MAX_SPEC_LEN];
 	struct allow_spec spec = {};
-	char *addr = buf, *ports = NULL;
+	char *addr, *ports;
 	int r;
 
 	if (strlen(text) >= sizeof(buf))
 		return fail(err, errlen, "allow spec too long%s", "");
 	strcpy(buf, text);
 
-	if (buf[0] == '[') {
-		char *close = strchr(buf, ']');
-
-		if (!close)
-			return fail(err, errlen, "missing ']' in '%s'", text);
-		*close = '\0';
-		addr = buf + 1;
-		if (close[1] == ':')
-			ports = close + 2;
-		else if (close[1])
-			return fail(err, errlen,
-				    "expected ':PORTS' after ']' in '%s'", text);
-	} else {
-		char *colon = strchr(buf, ':');
-
-		/* One colon: IPv4 with ports; more: a bare IPv6 address. */
-		if (colon && !strchr(colon + 1, ':')) {
-			*colon = '\0';
-			ports = colon + 1;
-		}
-	}
+	r = split_addr_tail(buf, &addr, &ports);
+	if (r == -1)
+		return fail(err, errlen, "missing ']' in '%s'", text);
+	if (r == -2)
+		return fail(err, errlen, "expected ':PORTS' after ']' in '%s'", text);
 
 	r = parse_prefix(addr, &spec, err, errlen);
 	if (r < 0)
@@ -286,30 +303,15 @@ int endpoint_parse(const char *text, unsigned int default_port, char *canon,
 {
 	char buf[MAX_SPEC_LEN], addr_text[INET6_ADDRSTRLEN];
 	unsigned char addr[16];
-	char *host = buf, *port = NULL;
+	char *host, *port;
 	__u16 portnum = (__u16)default_port;
 	int family, n;
 
 	if (strlen(text) >= sizeof(buf))
 		return fail(err, errlen, "too long%s", "");
 	strcpy(buf, text);
-	if (buf[0] == '[') {
-		char *close = strchr(buf, ']');
-
-		if (!close || (close[1] && close[1] != ':'))
-			return fail(err, errlen, "want [V6ADDR] or [V6ADDR]:PORT, not '%s'", text);
-		*close = '\0';
-		host = buf + 1;
-		if (close[1])
-			port = close + 2;
-	} else {
-		char *colon = strchr(buf, ':');
-
-		if (colon && !strchr(colon + 1, ':')) {
-			*colon = '\0';
-			port = colon + 1;
-		}
-	}
+	if (split_addr_tail(buf, &host, &port) < 0)
+		return fail(err, errlen, "want [V6ADDR] or [V6ADDR]:PORT, not '%s'", text);
 	if (inet_pton(AF_INET, host, addr) == 1)
 		family = AF_INET;
 	else if (inet_pton(AF_INET6, host, addr) == 1)

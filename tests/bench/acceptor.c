@@ -10,34 +10,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../helpers/target.h"
+
 int main(int argc, char **argv)
 {
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
+	struct target t;
 	int fd, one = 1;
 
-	if (argc != 3) {
+	if (argc != 3 || parse_target(argv[1], argv[2], &t) < 0) {
 		fprintf(stderr, "usage: acceptor ADDR PORT\n");
 		return 2;
 	}
-	if (strchr(argv[1], ':')) {
-		struct sockaddr_in6 *s6 = (void *)&ss;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(atoi(argv[2]));
-		if (inet_pton(AF_INET6, argv[1], &s6->sin6_addr) != 1)
-			return 2;
-		len = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (void *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(atoi(argv[2]));
-		if (inet_pton(AF_INET, argv[1], &s4->sin_addr) != 1)
-			return 2;
-		len = sizeof(*s4);
-	}
-	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	fd = socket(t.family, SOCK_STREAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (void *)&ss, len) || listen(fd, 4096)) {
+	    bind(fd, (void *)&t.ss, t.len) || listen(fd, 4096)) {
 		perror("acceptor");
 		return 1;
 	}

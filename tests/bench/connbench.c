@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../helpers/target.h"
+
 static double now_us(void)
 {
 	struct timespec ts;
@@ -24,40 +26,24 @@ static double now_us(void)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_storage ss = {0};
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	socklen_t len;
+	struct target t;
 	long i, n;
 	double t0, t1;
 
-	if (argc != 4) {
+	if (argc != 4 || parse_target(argv[1], argv[2], &t) < 0) {
 		fprintf(stderr, "usage: connbench ADDR PORT N\n");
 		return 2;
 	}
 	n = atol(argv[3]);
 	if (n < 1 || n > 10000000)
 		return 2;
-	if (strchr(argv[1], ':')) {
-		struct sockaddr_in6 *s6 = (void *)&ss;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(atoi(argv[2]));
-		if (inet_pton(AF_INET6, argv[1], &s6->sin6_addr) != 1)
-			return 2;
-		len = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (void *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(atoi(argv[2]));
-		if (inet_pton(AF_INET, argv[1], &s4->sin_addr) != 1)
-			return 2;
-		len = sizeof(*s4);
-	}
 	t0 = now_us();
 	for (i = 0; i < n; i++) {
-		int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+		int fd = socket(t.family, SOCK_STREAM, 0);
 		if (fd < 0 ||
 		    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) ||
-		    connect(fd, (void *)&ss, len)) {
+		    connect(fd, (void *)&t.ss, t.len)) {
 			fprintf(stderr, "connbench: connect %ld: %s\n", i, strerror(errno));
 			return 1;
 		}

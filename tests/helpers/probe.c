@@ -231,30 +231,6 @@ static int do_tcp(const struct target *t, const char *payload, int fastopen)
 	return ok();
 }
 
-/* A cmsg the kernel accepts on this socket: any cmsg at all turns off the
- * connected fast path, which is what makes the sendmsg hook run. A v4-mapped
- * peer goes through udp_sendmsg(), which parses SOL_IP cmsgs. */
-static void fill_cmsg(const struct target *t, struct msghdr *msg, char *cbuf,
-		      size_t clen)
-{
-	struct cmsghdr *cm;
-	int val = 64;
-
-	memset(cbuf, 0, clen);
-	msg->msg_control = cbuf;
-	msg->msg_controllen = CMSG_SPACE(sizeof(int));
-	cm = CMSG_FIRSTHDR(msg);
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	if (t->family == AF_INET6 && !t->mapped) {
-		cm->cmsg_level = IPPROTO_IPV6;
-		cm->cmsg_type = IPV6_HOPLIMIT;
-	} else {
-		cm->cmsg_level = IPPROTO_IP;
-		cm->cmsg_type = IP_TTL;
-	}
-	memcpy(CMSG_DATA(cm), &val, sizeof(val));
-}
-
 /* @other: for udp-connected-sendto, where sendto() goes after connect(). */
 static int do_udp(const struct target *t, const char *mode, const char *payload,
 		  const struct target *other)
@@ -283,7 +259,8 @@ static int do_udp(const struct target *t, const char *mode, const char *payload,
 		if (connect(fd, (const struct sockaddr *)&t->ss, t->len) < 0)
 			return fail("connect", errno);
 		if (!strcmp(mode, "udp-connected-cmsg"))
-			fill_cmsg(t, &msg, cbuf, sizeof(cbuf));
+			fill_ttl_cmsg(t->family == AF_INET6 && !t->mapped, &msg, cbuf,
+				      sizeof(cbuf));
 		if (other && !strcmp(mode, "udp-connected-unspec")) {
 			memcpy(&odd, &other->ss, sizeof(odd));
 			odd.sin_family = AF_UNSPEC;

@@ -527,21 +527,6 @@ static int do_with_socket(char **argv)
 
 /* ---- UDP paths ------------------------------------------------------------ */
 
-static void fill_cmsg(int v6, struct msghdr *msg, char *cbuf, size_t clen)
-{
-	struct cmsghdr *cm;
-	int val = 64;
-
-	memset(cbuf, 0, clen);
-	msg->msg_control = cbuf;
-	msg->msg_controllen = CMSG_SPACE(sizeof(int));
-	cm = CMSG_FIRSTHDR(msg);
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	cm->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
-	cm->cmsg_type = v6 ? IPV6_HOPLIMIT : IP_TTL;
-	memcpy(CMSG_DATA(cm), &val, sizeof(val));
-}
-
 static int do_sendto(const char *addr, const char *port, const char *token, int bcast)
 {
 	struct target t;
@@ -602,7 +587,7 @@ static int do_sendmmsg(int argc, char **argv)
 	v6 = family == AF_INET6 && !(strcmp(argv[2], "-") ? conn.mapped : tg[0].mapped);
 	if (cmsg)
 		for (int i = 0; i < n; i++)
-			fill_cmsg(v6, &mm[i].msg_hdr, cbuf[i], sizeof(cbuf[i]));
+			fill_ttl_cmsg(v6, &mm[i].msg_hdr, cbuf[i], sizeof(cbuf[i]));
 	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail("socket", errno);
@@ -1180,7 +1165,7 @@ static int do_ask(int tcp, int argc, char **argv)
 			msg.msg_namelen = t.len;
 		}
 		if (cmsg)
-			fill_cmsg(t.family == AF_INET6 && !t.mapped, &msg, cbuf, sizeof(cbuf));
+			fill_ttl_cmsg(t.family == AF_INET6 && !t.mapped, &msg, cbuf, sizeof(cbuf));
 		if (sendmsg(fd, &msg, 0) < 0)
 			return fail("sendmsg", errno);
 		n = recv(fd, reply, sizeof(reply) - 1, 0);
@@ -1556,7 +1541,7 @@ static int do_expiry(const char *name, const char *port, const char *uport,
 	iov.iov_len = strlen(msg);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	fill_cmsg(0, &mh, cbuf, sizeof(cbuf));
+	fill_ttl_cmsg(0, &mh, cbuf, sizeof(cbuf));
 	report("connected-udp-cmsg", sendmsg(ufd, &mh, 0) < 0 ? errno : 0);
 
 	nfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -65,6 +65,26 @@ static inline int parse_target(const char *addr, const char *port,
 	return -1;
 }
 
+/* A cmsg the kernel accepts (TTL, or IPv6 hop limit, 64): any cmsg at all
+ * turns off the connected fast path, which is what makes the sendmsg hook
+ * run. A v4-mapped peer goes through udp_sendmsg(), which parses SOL_IP
+ * cmsgs: @v6 only for a real IPv6 peer. */
+static inline void fill_ttl_cmsg(int v6, struct msghdr *msg, char *cbuf,
+				 size_t clen)
+{
+	struct cmsghdr *cm;
+	int val = 64;
+
+	memset(cbuf, 0, clen);
+	msg->msg_control = cbuf;
+	msg->msg_controllen = CMSG_SPACE(sizeof(int));
+	cm = CMSG_FIRSTHDR(msg);
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	cm->cmsg_level = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+	cm->cmsg_type = v6 ? IPV6_HOPLIMIT : IP_TTL;
+	memcpy(CMSG_DATA(cm), &val, sizeof(val));
+}
+
 /* connect() with a deadline: non-blocking, then poll for completion. The
  * cgroup hook's verdict (EPERM) comes back from connect() itself.
  * Returns 0 or -errno (-ETIMEDOUT when the peer never answered). */
