@@ -19,8 +19,6 @@
 #define TCP_MAX_QUEUED		(256 * 1024)
 #define BIND_TRIES		16
 
-enum { DNS_RCODE_NOTIMP = 4 };
-
 /* Where a query came from, so its answer goes back the same way. */
 struct query {
 	struct dns_proxy *p;
@@ -30,6 +28,8 @@ struct query {
 	unsigned int nports;
 	bool any_port;
 	bool audit_only;		/* not allowed; answered for --audit */
+	bool client_edns;		/* the client sent an OPT record */
+	uint16_t client_limit;		/* largest UDP answer it takes */
 	int udp_fd;			/* -1 for TCP */
 	struct sockaddr_storage from;
 	socklen_t fromlen;
@@ -181,6 +181,35 @@ static void query_free(struct query *qy)
 
 /* ---- answers ------------------------------------------------------ */
 
+/*
+ * Upstream answered egret's query (RD set, EDNS 1232): give the client an
+ * answer to its own. RD as it asked; no OPT record if it sent none; and a
+ * UDP answer larger than it takes becomes an empty one with TC set, so it
+ * asks again over TCP, as a server would have made it.
+ */
+static void reply_answer(struct query *qy, uint8_t *msg, size_t len)
+{
+	uint8_t trunc[sizeof(qy->qraw)];
+	long n;
+	int t;
+
+	msg[2] = (uint8_t)((msg[2] & ~0x01) | (qy->qraw[2] & 0x01));
+	if (!qy->client_edns) {
+		n = dns_strip_opt(msg, len);
+		if (n > 0)
+			len = (size_t)n;
+	}
+	if (len <= qy->client_limit) {
+		reply(qy, msg, len);
+		return;
+	}
+	t = dns_build_reply(qy->qraw, &qy->q, msg[3] & 0x0f, trunc, sizeof(trunc));
+	if (t <= 0)
+		return;
+	trunc[2] |= 0x02;	/* TC */
+	reply(qy, trunc, (size_t)t);
+}
+
 /* Write every address of the answer into the maps, and log it. Special
  * addresses (loopback, link-local, metadata...) are never learned from
  * DNS; an --audit answer for a name not allowed is only attributed. */
@@ -271,7 +300,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 		log_debug("dns: %s type %u: learned %d address(es)",
 			  qy->q.name, qy->q.type, r);
 	}
-	reply(qy, buf, (size_t)alen);
+	reply_answer(qy, buf, (size_t)alen);
 	goto out;
 servfail:
 	p->stats.servfail++;
@@ -282,8 +311,6 @@ out:
 }
 
 /* ---- queries ------------------------------------------------------ */
-
-#define DNS_EDNS_MAX	1232	/* the DNS flag day 2020 payload size */
 
 static uint16_t random_id(void)
 {
@@ -343,27 +370,30 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 		reply_rcode(tmpl, DNS_RCODE_NOERROR);
 		return;
 	}
+	if (!dns_type_forwarded(tmpl->q.type)) {
+		/* The type is the client's choice of 16 bits: only those a
+		 * connection needs go upstream. */
+		p->stats.notimp++;
+		reply_rcode(tmpl, DNS_RCODE_NOTIMP);
+		return;
+	}
+	/* Upstream gets a query egret wrote (dns_build_query); the client
+	 * gets an answer sized for what it said it takes. */
+	r = dns_query_edns(msg, len, &tmpl->q, &edns_size, &do_bit);
+	if (r < 0) {
+		reply_rcode(tmpl, DNS_RCODE_FORMERR);
+		return;
+	}
+	tmpl->client_edns = r == 1;
+	tmpl->client_limit = tmpl->conn ? DNS_MAX_MSG :
+			     !tmpl->client_edns || edns_size < 512 ? 512 : edns_size;
 	if (p->inflight >= DNS_MAX_INFLIGHT || !(qy = malloc(sizeof(*qy)))) {
 		p->stats.servfail++;
 		reply_rcode(tmpl, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	*qy = *tmpl;
-	/* Upstream gets a query egret wrote: the question alone, a fresh id,
-	 * EDNS size and DO as the client asked (capped). Nothing else the
-	 * client put in its message - additional records, options, trailing
-	 * bytes, its own id - leaves the host. */
-	r = dns_query_edns(msg, len, &qy->q, &edns_size, &do_bit);
-	if (r >= 0) {
-		if (r == 0)
-			edns_size = 0;
-		else if (edns_size < 512)
-			edns_size = 512;
-		else if (edns_size > DNS_EDNS_MAX)
-			edns_size = DNS_EDNS_MAX;
-		r = dns_build_query(&qy->q, random_id(), msg[2] & 0x01,
-				    edns_size, do_bit, fresh, sizeof(fresh));
-	}
+	r = dns_build_query(&qy->q, random_id(), fresh, sizeof(fresh));
 	if (r < 0) {
 		reply_rcode(tmpl, DNS_RCODE_FORMERR);
 		free(qy);
@@ -599,8 +629,12 @@ static void sock_state_tcp(void *data, ares_socket_t fd, int r, int w)
 static int channel_init(struct dns_proxy *p, ares_channel *ret, int flags,
 			ares_sock_state_cb cb)
 {
+	/* EDNS: c-ares then reads UDP answers up to the size our queries
+	 * announce (it would cut them at 512 bytes otherwise). */
 	struct ares_options opts = {
-		.flags = flags | ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES,
+		.flags = flags | ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES |
+			 ARES_FLAG_EDNS,
+		.ednspsz = DNS_UPSTREAM_EDNS_SIZE,
 		.timeout = DNS_UPSTREAM_TIMEOUT_MS,
 		.tries = 2,
 		.sock_state_cb = cb,
@@ -609,7 +643,8 @@ static int channel_init(struct dns_proxy *p, ares_channel *ret, int flags,
 	int r;
 
 	r = ares_init_options(ret, &opts, ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS |
-				  ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB);
+				  ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB |
+				  ARES_OPT_EDNSPSZ);
 	if (r != ARES_SUCCESS)
 		return -EIO;
 	if (p->cfg.upstreams_csv &&

@@ -43,6 +43,7 @@ struct dns_stats {
 	uint64_t allowed;		/* forwarded upstream */
 	uint64_t denied;		/* NXDOMAIN: name not allowed */
 	uint64_t nodata;		/* HTTPS/SVCB answered empty */
+	uint64_t notimp;		/* a type egret does not forward */
 	uint64_t servfail;		/* upstream failure, full map, over cap */
 	uint64_t learned;		/* addresses written to the maps */
 };

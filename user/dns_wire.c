@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -292,8 +293,13 @@ int dns_query_edns(const uint8_t *msg, size_t len, const struct dns_question *q,
 	return 0;
 }
 
-int dns_build_query(const struct dns_question *q, uint16_t id, int rd,
-		    uint16_t edns_size, int do_bit, uint8_t *out, size_t outlen)
+bool dns_type_forwarded(uint16_t type)
+{
+	return type == DNS_TYPE_A || type == DNS_TYPE_AAAA || type == DNS_TYPE_CNAME;
+}
+
+int dns_build_query(const struct dns_question *q, uint16_t id, uint8_t *out,
+		    size_t outlen)
 {
 	size_t pos = DNS_HEADER_LEN;
 	const char *label = q->name;
@@ -303,9 +309,9 @@ int dns_build_query(const struct dns_question *q, uint16_t id, int rd,
 	memset(out, 0, DNS_HEADER_LEN);
 	out[0] = (uint8_t)(id >> 8);
 	out[1] = (uint8_t)id;
-	out[2] = rd ? 0x01 : 0;
+	out[2] = 0x01;		/* RD, and no other flag */
 	out[5] = 1;
-	out[11] = edns_size ? 1 : 0;
+	out[11] = 1;
 	while (*label) {
 		const char *dot = strchr(label, '.');
 		size_t l = dot ? (size_t)(dot - label) : strlen(label);
@@ -322,20 +328,51 @@ int dns_build_query(const struct dns_question *q, uint16_t id, int rd,
 	out[pos++] = (uint8_t)q->type;
 	out[pos++] = (uint8_t)(q->qclass >> 8);
 	out[pos++] = (uint8_t)q->qclass;
-	if (edns_size) {
-		/* OPT: root name, type 41, class = payload size, TTL holds
-		 * the DO bit, no options (no cookies, no client subnet). */
-		out[pos++] = 0;
-		out[pos++] = 0;
-		out[pos++] = DNS_TYPE_OPT;
-		out[pos++] = (uint8_t)(edns_size >> 8);
-		out[pos++] = (uint8_t)edns_size;
-		out[pos++] = 0;
-		out[pos++] = 0;
-		out[pos++] = do_bit ? 0x80 : 0;
-		out[pos++] = 0;
-		out[pos++] = 0;
-		out[pos++] = 0;
-	}
+	/* OPT: root name, type 41, class = payload size, TTL 0 (extended
+	 * rcode, version 0, DO clear), no options (no cookies, no client
+	 * subnet). */
+	out[pos++] = 0;
+	out[pos++] = 0;
+	out[pos++] = DNS_TYPE_OPT;
+	out[pos++] = (uint8_t)(DNS_UPSTREAM_EDNS_SIZE >> 8);
+	out[pos++] = (uint8_t)DNS_UPSTREAM_EDNS_SIZE;
+	memset(out + pos, 0, 6);
+	pos += 6;
 	return (int)pos;
+}
+
+long dns_strip_opt(uint8_t *msg, size_t len)
+{
+	size_t pos = DNS_HEADER_LEN, last = 0;
+	unsigned int an, ns, ar;
+	uint16_t type = 0, rclass;
+	uint32_t ttl;
+	long next;
+
+	if (len < DNS_HEADER_LEN || get16(msg + 4) != 1)
+		return -EBADMSG;
+	an = get16(msg + 6);
+	ns = get16(msg + 8);
+	ar = get16(msg + 10);
+	if (an + ns + ar > DNS_MAX_RRS)
+		return -EBADMSG;
+	if (dns_read_name(msg, len, pos, (char[DNS_NAME_MAX + 1]){ 0 }, &pos) < 0 ||
+	    pos + 4 > len)
+		return -EBADMSG;
+	pos += 4;
+	for (unsigned int i = 0; i < an + ns + ar; i++) {
+		last = pos;
+		next = skip_rr(msg, len, pos, &type, &rclass, &ttl);
+		if (next < 0)
+			return -EBADMSG;
+		pos = (size_t)next;
+	}
+	/* Only a trailing OPT: cutting one out of the middle would move
+	 * what later compression pointers point at. */
+	if (!ar || type != DNS_TYPE_OPT || pos != len)
+		return (long)len;
+	ar--;
+	msg[10] = (uint8_t)(ar >> 8);
+	msg[11] = (uint8_t)ar;
+	return (long)last;
 }

@@ -11,6 +11,7 @@
 #ifndef EGRET_DNS_WIRE_H
 #define EGRET_DNS_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@
 #define DNS_MAX_MSG		65535
 #define DNS_MAX_ANSWER_RRS	128	/* more answer records: refuse */
 #define DNS_MAX_ADDRS		DNS_MAX_ANSWER_RRS	/* every address of an answer */
+#define DNS_MAX_RRS		512	/* all sections of a message we edit */
+#define DNS_UPSTREAM_EDNS_SIZE	1232	/* every query egret sends upstream */
 
 enum {
 	DNS_TYPE_A = 1,
@@ -35,6 +38,7 @@ enum {
 	DNS_RCODE_FORMERR = 1,
 	DNS_RCODE_SERVFAIL = 2,
 	DNS_RCODE_NXDOMAIN = 3,
+	DNS_RCODE_NOTIMP = 4,
 	DNS_RCODE_REFUSED = 5,
 };
 
@@ -95,13 +99,30 @@ int dns_query_edns(const uint8_t *msg, size_t len, const struct dns_question *q,
 		   uint16_t *ret_size, int *ret_do);
 
 /*
- * A fresh query for @q alone: @id, RD as given, the question as parsed
- * (lower case), and an OPT record when @edns_size is non-zero. Nothing of
- * the client's message but its question survives, so no bytes ride along
- * to the upstream resolver. Returns the length or -ENOSPC.
+ * The query types egret forwards for an allowed name: A, AAAA and CNAME.
+ * Any other value the client chose would reach the upstream resolver (and
+ * the zone's servers) as 16 bits of its own; HTTPS/SVCB get "no data",
+ * the rest NOTIMP.
  */
-int dns_build_query(const struct dns_question *q, uint16_t id, int rd,
-		    uint16_t edns_size, int do_bit, uint8_t *out, size_t outlen);
+bool dns_type_forwarded(uint16_t type);
+
+/*
+ * A fresh query for @q alone, every field egret's choice: @id, RD set and
+ * no other flag, the question as parsed (lower case), and an OPT record of
+ * DNS_UPSTREAM_EDNS_SIZE with DO clear and no options. Nothing of the
+ * client's message but its name and (forwarded) type survives: no
+ * records, options, EDNS size, DO/CD/RD bits or trailing bytes ride along
+ * to the upstream resolver. Returns the length or -ENOSPC/-EINVAL.
+ */
+int dns_build_query(const struct dns_question *q, uint16_t id, uint8_t *out,
+		    size_t outlen);
+
+/*
+ * Remove the OPT record from a message whose last record it is (for a
+ * client that sent no EDNS: egret's own query did). Returns the new
+ * length (@len when there is no trailing OPT) or -EBADMSG.
+ */
+long dns_strip_opt(uint8_t *msg, size_t len);
 
 /* Name comparison helpers: @name is lower case, no trailing dot. */
 int dns_name_normalize(const char *in, char *out, size_t outlen);

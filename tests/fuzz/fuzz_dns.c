@@ -33,6 +33,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (addrs[i].family != 2 && addrs[i].family != 10)
 				__builtin_trap();
 	}
+	/* OPT stripping edits in place: a copy, never past its length. */
+	if (size <= DNS_MAX_MSG) {
+		static uint8_t copy[DNS_MAX_MSG];
+		long stripped;
+
+		memcpy(copy, data, size);
+		stripped = dns_strip_opt(copy, size);
+		if (stripped > (long)size)
+			__builtin_trap();
+	}
 	/* Names at every offset: pointers, loops, truncation. */
 	for (size_t off = 0; off < size && off < 64; off++) {
 		if (dns_read_name(data, size, off, name, &next) == 0 &&

@@ -87,7 +87,10 @@
  *   capture LOG IFNAME               log every packet arriving on IFNAME
  *                                    (AF_PACKET, incoming only), one line:
  *                                    "pkt v4 S:P > D:P proto=N opts=0|1
- *                                    len=N data=PRINTABLE" (v6: "rh=0|1")
+ *                                    len=N [dns=...] data=PRINTABLE" (v6:
+ *                                    "rh=0|1"; dns=: a query's header flags,
+ *                                    type, class, counts and OPT, see
+ *                                    dns_fields)
  * DNS beyond the name:
  *   dns-smuggle SERVER NAME TOKEN KIND
  *                                    one UDP query for NAME (type A) to
@@ -97,7 +100,10 @@
  *                                    additional section), answer (a TXT
  *                                    record in the answer section),
  *                                    trailing (bytes after the question),
- *                                    plain (none: the control). "ok RCODE"
+ *                                    plain (none: the control); or in the
+ *                                    query's own fields: qtype=N, flags=N
+ *                                    (header bytes 2-3), edns-size=N,
+ *                                    edns-do. "ok RCODE"
  * Expiry:
  *   expiry NAME PORT UPORT TOKEN WAIT
  *                                    resolve NAME (IPv4), open TCP to PORT
@@ -1304,6 +1310,52 @@ static int do_unix_sink(int argc, char **argv)
 	}
 }
 
+/*
+ * What a DNS query at the world carries besides its name, for the capture
+ * line: "dns=flags:0100,qtype:1,qclass:1,counts:1/0/0/1,opt:1232/00000000 "
+ * (opt: payload size / the TTL word holding the DO bit; "-" without OPT).
+ * @l4 is the UDP or TCP header; a TCP segment counts only when it starts a
+ * message (length prefix). "" when the bytes are no query.
+ */
+static int dns_fields(char *out, size_t outlen, const unsigned char *l4,
+		      size_t l4len, unsigned int proto)
+{
+	size_t hl = proto == IPPROTO_UDP ? 8 : 0, pos, end;
+	const unsigned char *m;
+	unsigned int counts[4], i;
+	char opt[32] = "-";
+
+	if (proto == IPPROTO_TCP) {
+		if (l4len < 20)
+			return 0;
+		hl = (size_t)(l4[12] >> 4) * 4 + 2;	/* and the length */
+	}
+	if (l4len < hl + 12)
+		return 0;
+	m = l4 + hl;
+	end = l4len - hl;
+	for (i = 0; i < 4; i++)
+		counts[i] = (unsigned int)(m[4 + 2 * i] << 8 | m[5 + 2 * i]);
+	pos = 12;
+	while (pos < end && m[pos] && m[pos] < 64)
+		pos += (size_t)m[pos] + 1;
+	if (pos + 5 > end || m[pos])
+		return 0;
+	pos += 5;
+	/* The OPT record, if it is the first additional record of a plain
+	 * query (no answer or authority records): root name, type 41. */
+	if (counts[1] == 0 && counts[2] == 0 && counts[3] && pos + 11 <= end &&
+	    m[pos] == 0 && m[pos + 1] == 0 && m[pos + 2] == 41)
+		snprintf(opt, sizeof(opt), "%u/%02x%02x%02x%02x",
+			 (unsigned int)(m[pos + 3] << 8 | m[pos + 4]),
+			 m[pos + 5], m[pos + 6], m[pos + 7], m[pos + 8]);
+	return snprintf(out, outlen,
+			"dns=flags:%02x%02x,qtype:%u,qclass:%u,counts:%u/%u/%u/%u,opt:%s ",
+			m[2], m[3], (unsigned int)(m[pos - 4] << 8 | m[pos - 3]),
+			(unsigned int)(m[pos - 2] << 8 | m[pos - 1]),
+			counts[0], counts[1], counts[2], counts[3], opt);
+}
+
 static int do_capture(const char *logpath, const char *ifname)
 {
 	struct sockaddr_ll sll = { 0 };
@@ -1365,9 +1417,13 @@ static int do_capture(const char *logpath, const char *ifname)
 			dport = (unsigned int)(l3[hl + 2] << 8 | l3[hl + 3]);
 		}
 		len = snprintf(line, sizeof(line),
-			       "pkt %s %s:%u > %s:%u proto=%u %s=%u len=%zu data=",
+			       "pkt %s %s:%u > %s:%u proto=%u %s=%u len=%zu ",
 			       fam, src, sport, dst, dport, proto,
 			       !strcmp(fam, "v6") ? "rh" : "opts", flag, l3len);
+		if (dport == 53 && hl && (proto == IPPROTO_UDP || proto == IPPROTO_TCP))
+			len += dns_fields(line + len, sizeof(line) - (size_t)len,
+					  l3 + hl, l3len - hl, proto);
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "data=");
 		used = (size_t)len;
 		for (size_t i = 0; i < l3len && used < sizeof(line) - 2; i++)
 			line[used++] = l3[i] > ' ' && l3[i] <= '~' ? (char)l3[i] : '.';
@@ -1428,7 +1484,28 @@ static int do_dns_smuggle(const char *server, const char *name, const char *tok,
 	n += put_name(q + n, name);
 	q[n++] = 0; q[n++] = 1;		/* A */
 	q[n++] = 0; q[n++] = 1;		/* IN */
-	if (!strcmp(kind, "edns")) {
+	if (!strncmp(kind, "qtype=", 6)) {
+		long v = strtol(kind + 6, NULL, 0);
+
+		q[n - 4] = (unsigned char)(v >> 8);
+		q[n - 3] = (unsigned char)v;
+	} else if (!strncmp(kind, "flags=", 6)) {
+		long v = strtol(kind + 6, NULL, 0);	/* header bytes 2-3 */
+
+		q[2] = (unsigned char)(v >> 8);
+		q[3] = (unsigned char)v;
+	} else if (!strncmp(kind, "edns-size=", 10) || !strcmp(kind, "edns-do")) {
+		long v = kind[5] == 's' ? strtol(kind + 10, NULL, 0) : 1232;
+		unsigned char opt[11] = { 0, 0, 41, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+		q[11] = 1;
+		opt[3] = (unsigned char)(v >> 8);
+		opt[4] = (unsigned char)v;
+		if (kind[5] == 'd')
+			opt[7] = 0x80;	/* DO */
+		memcpy(q + n, opt, sizeof(opt));
+		n += sizeof(opt);
+	} else if (!strcmp(kind, "edns")) {
 		unsigned char opt[11] = { 0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0 };
 
 		q[11] = 1;		/* ARCOUNT */

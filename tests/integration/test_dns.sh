@@ -211,6 +211,13 @@ echo "tc-before: $("$P" tcp 203.0.113.199 80 "$T-tc-before")"
 echo "tc-udp: $("$P" dns udp 192.0.2.99 many.test)"
 # glibc asks over UDP without EDNS (512 bytes), sees TC, asks again over TCP.
 echo "tc-getent: $(getent ahostsv4 many.test | awk '$2 == "STREAM"' | wc -l)"
+# Over 512 bytes, under 1232: egret always asks upstream with EDNS 1232, so
+# a client without EDNS gets TC from egret itself (and no OPT record), one
+# with EDNS the whole answer over UDP.
+echo "mid-noedns: $("$P" dns udp 192.0.2.99 mid.test)"
+echo "mid-noedns-opt: $(dig +noedns +ignore +time=2 +tries=1 @192.0.2.99 mid.test | grep -c 'OPT PSEUDOSECTION')"
+echo "mid-edns: $(dig +bufsize=1232 +ignore +time=2 +tries=1 @192.0.2.99 mid.test | sed -n 's/.*flags: \([a-z ]*\);.*ANSWER: \([0-9]*\),.*/\1 \2/p')"
+echo "mid-getent: $(getent ahostsv4 mid.test | awk '$2 == "STREAM"' | wc -l)"
 # Every address the client was given must be allowed, not only the first.
 echo "tc-all: $("$P" connect-all many.test 9 4)"
 echo "tc-first: $("$P" tcp 203.0.113.100 80 "$T-tc-first")"
@@ -218,7 +225,7 @@ echo "tc-last: $("$P" tcp 203.0.113.199 80 "$T-tc-last")"
 EOF
 )
 	attempt --user nobody --dns-upstream "$WORLD_DNS6" --allow cdn.example.net \
-		--allow github.com --allow many.test -- sh "$script" "$P" "$tok" "$TDIR"
+		--allow github.com --allow many.test --allow mid.test -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq "err EPERM" "$(got cname-before)" "198.51.100.7 before resolving cdn.example.net $(said)"
 	assert_eq "edge.example.net. origin.example.net. 198.51.100.7" "$(got cname)" \
@@ -240,6 +247,11 @@ EOF
 	[[ $(got tc-udp) =~ ^ok\ NOERROR\ an=[0-9]+\ tc\ from=192\.0\.2\.99:53$ ]] ||
 		fail "UDP query for many.test (100 A records): want a truncated (tc) answer, got '$(got tc-udp)' $(said)"
 	assert_eq 100 "$(got tc-getent)" "addresses getent got for many.test (TCP retry) $(said)"
+	assert_eq "ok NOERROR an=0 tc from=192.0.2.99:53" "$(got mid-noedns)" "mid.test (666 bytes) over UDP without EDNS: TC from egret $(said)"
+	assert_eq 0 "$(got mid-noedns-opt)" "an OPT record in the answer to a query without EDNS $(said)"
+	[[ $(got mid-edns) =~ ^qr( aa)?\ rd\ ra\ 40$ ]] ||
+		fail "mid.test over UDP with EDNS 1232: want the whole answer (40, no tc), got '$(got mid-edns)' $(said)"
+	assert_eq 40 "$(got mid-getent)" "addresses getent got for mid.test (TCP retry) $(said)"
 	assert_eq "ok 100" "$(got tc-all)" "connect() to each of many.test's 100 addresses $(said)"
 	assert_eq ok "$(got tc-first)" "203.0.113.100 (of many.test) $(said)"
 	assert_eq ok "$(got tc-last)" "203.0.113.199 (of many.test) $(said)"

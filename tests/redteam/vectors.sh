@@ -743,34 +743,69 @@ EOF
 
 # DNS tunnelling beyond the name: a query for an ALLOWED name may carry
 # data elsewhere - an EDNS0 option, a record in the additional or answer
-# section, bytes after the question. If the proxy forwards the query as it
-# came, those bytes leave the host for the upstream resolver (not a
-# destination of the attempt): the capture on the world's side would show
-# them. Control: the same query without payload is answered and forwarded.
+# section, bytes after the question - or in the query's own fields: its
+# type (any 16 bits), EDNS payload size, DO bit, and header flags (RD, CD,
+# AD). If the proxy lets any of it through, it leaves the host for the
+# upstream resolver (not a destination of the attempt), and on cache misses
+# for the zone's servers. The world's side of the link decides: the
+# capture decodes every DNS query that reached it, and each one must be
+# egret's fixed form - flags 0100 (RD only), type A/AAAA/CNAME, class IN,
+# one question and one OPT of 1232 with nothing set. Control: the same
+# query without payload is answered and forwarded.
 t_rt_dns_smuggling() {
-	local c t k problems="" line
-	c=$(tk ctl) t=$(tk smg)
+	local c t k problems="" line from n queries bad b
+	c=$(tk ctl) t=$(tk smg) b=$(tk b)
+	from=$(($(wc -l <"$CAPTURE_LOG") + 1))
 	steps in <<EOF
 plain $R dns-smuggle 198.51.100.53 github.com $t-plain plain
 edns $R dns-smuggle 198.51.100.53 github.com $t-edns edns
 additional $R dns-smuggle 198.51.100.53 github.com $t-additional additional
 answer $R dns-smuggle 198.51.100.53 github.com $t-answer answer
 trailing $R dns-smuggle 198.51.100.53 github.com $t-trailing trailing
+qtype $R dns-smuggle 198.51.100.53 github.com $t-q qtype=0x7a71
+qtype-any $R dns-smuggle 198.51.100.53 github.com $t-q qtype=255
+qtype-txt $R dns-smuggle 198.51.100.53 github.com $t-q qtype=16
+qtype-aaaa $R dns-smuggle 198.51.100.53 github.com $t-q qtype=28
+edns-size $R dns-smuggle 198.51.100.53 github.com $t-s edns-size=1001
+edns-small $R dns-smuggle 198.51.100.53 github.com $t-s edns-size=613
+edns-do $R dns-smuggle 198.51.100.53 github.com $t-s edns-do
+no-rd $R dns-smuggle 198.51.100.53 github.com $t-f flags=0x0000
+cd-ad $R dns-smuggle 198.51.100.53 github.com $t-f flags=0x0130
 control $P tcp 203.0.113.10 80 $c
 EOF
 	run_in in --allow github.com:80 --dns-upstream "$WORLD_DNS"
 	check_control "$c"
-	expect plain "ok NOERROR"
 	barriers
-	world_dns_barrier "$(tk b)" || fail "DNS barrier"
+	world_dns_barrier "$b" || fail "DNS barrier"
 	for k in edns additional answer trailing; do
 		line=$(grep -F -- "$t-$k" "$CAPTURE_LOG" | head -n 1)
 		[ -z "$line" ] || problems="$problems
   $k (COMMAND saw '$(res "$k")'): ${line:0:200}"
 	done
+	# Every query the world got meanwhile but the barrier (dig, outside).
+	queries=$(tail -n +"$from" "$CAPTURE_LOG" | grep -F ' > 198.51.100.53:53 ' |
+		grep -F ' dns=' | grep -vF -- "$b")
+	n=$(printf '%s\n' "$queries" | grep -c ' dns=')
+	# plain, qtype-aaaa and the five field kinds at least reached it.
+	[ "$n" -ge 7 ] ||
+		fail "only $n DNS queries reached the world's resolver (is the capture decoding them?): $queries"
+	bad=$(printf '%s\n' "$queries" |
+		grep -vE ' dns=flags:0100,qtype:(1|28|5),qclass:1,counts:1/0/0/1,opt:1232/00000000 ')
+	[ -z "$bad" ] || problems="$problems
+  queries whose fields are not egret's fixed form:
+$(printf '%s\n' "$bad" | sed -E 's/ data=.*//; s/^/    /' | head -n 8)"
 	[ -z "$problems" ] ||
 		fail "data in queries for an allowed name left the host for the upstream resolver:$problems"
 	nowhere "$t"
+	# What COMMAND saw: its other types refused, the rest answered.
+	expect plain "ok NOERROR"
+	expect qtype "ok NOTIMP"
+	expect qtype-any "ok NOTIMP"
+	expect qtype-txt "ok NOTIMP"
+	expect qtype-aaaa "ok NOERROR"
+	for k in edns-size edns-small edns-do no-rd cd-ad; do
+		expect "$k" "ok NOERROR"
+	done
 }
 
 # --- listeners -----------------------------------------------------------------

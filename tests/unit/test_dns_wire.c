@@ -93,6 +93,16 @@ static void rr_named(struct msg *m, const char *owner, uint16_t type,
 	m->len += rdlen;
 }
 
+/* An EDNS OPT record: root owner, payload @size, TTL word @ttl (DO). */
+static void opt_rr(struct msg *m, uint16_t size, uint32_t ttl)
+{
+	put8(m, 0);
+	put16(m, DNS_TYPE_OPT);
+	put16(m, size);
+	put32(m, ttl);
+	put16(m, 0);
+}
+
 static struct dns_question query_of(const char *name, uint16_t type)
 {
 	struct dns_question q;
@@ -347,11 +357,7 @@ static void build_reply(void **state)
 	question(&m, "Denied.TEST", DNS_TYPE_A);
 	/* An EDNS OPT record in the additional section is not echoed. */
 	m.b[11] = 1;
-	put8(&m, 0);
-	put16(&m, DNS_TYPE_OPT);
-	put16(&m, 1232);
-	put32(&m, 0);
-	put16(&m, 0);
+	opt_rr(&m, 1232, 0);
 	assert_int_equal(dns_parse_query(m.b, m.len, &q), 0);
 	n = dns_build_reply(m.b, &q, DNS_RCODE_NXDOMAIN, out, sizeof(out));
 	assert_int_equal(n, (int)q.end);
@@ -364,6 +370,82 @@ static void build_reply(void **state)
 	/* The question is echoed byte for byte (case kept). */
 	assert_memory_equal(out + 12, m.b + 12, q.end - 12);
 	assert_int_equal(dns_build_reply(m.b, &q, 2, out, 12), -ENOSPC);
+}
+
+/* Whatever the client's query held, egret's upstream query is the same
+ * bytes but for the id and the question: RD only, EDNS 1232, DO clear,
+ * no options. */
+static void build_query_fixed(void **state)
+{
+	static const uint8_t want_tail[] = {
+		0, 0, 1, 0, 1,			/* root name, type A, class IN */
+		0, 0, 41, 0x04, 0xd0,		/* OPT, payload 1232 */
+		0, 0, 0, 0, 0, 0,		/* rcode/version/DO 0, no rdata */
+	};
+	struct dns_question q;
+	uint8_t out[512];
+	struct msg m;
+	int n;
+
+	/* CD, AD, RD clear, an EDNS size of 777 with DO: none survives. */
+	header(&m, 0x1111, 0x0030, 1, 0);
+	question(&m, "GitHub.com", DNS_TYPE_A);
+	m.b[11] = 1;
+	opt_rr(&m, 777, 0x8000);
+	assert_int_equal(dns_parse_query(m.b, m.len, &q), 0);
+	n = dns_build_query(&q, 0xabcd, out, sizeof(out));
+	assert_int_equal(n, 12 + 12 + sizeof(want_tail) - 1);
+	assert_int_equal(out[0], 0xab);
+	assert_int_equal(out[1], 0xcd);
+	assert_int_equal(out[2], 0x01);		/* RD, nothing else */
+	assert_int_equal(out[3], 0x00);		/* no AD, no CD */
+	assert_int_equal(out[5], 1);
+	assert_int_equal(out[7] | out[9], 0);
+	assert_int_equal(out[11], 1);		/* our OPT */
+	assert_memory_equal(out + 12, "\6github\3com", 11);
+	assert_memory_equal(out + 23, want_tail, sizeof(want_tail));
+	assert_int_equal(dns_build_query(&q, 1, out, 16), -ENOSPC);
+}
+
+static void forwarded_types(void **state)
+{
+	assert_true(dns_type_forwarded(DNS_TYPE_A));
+	assert_true(dns_type_forwarded(DNS_TYPE_AAAA));
+	assert_true(dns_type_forwarded(DNS_TYPE_CNAME));
+	for (unsigned int t = 0; t < 65536; t++)
+		if (t != DNS_TYPE_A && t != DNS_TYPE_AAAA && t != DNS_TYPE_CNAME)
+			assert_false(dns_type_forwarded((uint16_t)t));
+}
+
+static void strip_opt(void **state)
+{
+	uint8_t a[4] = { 203, 0, 113, 10 };
+	struct msg m;
+	size_t with;
+	long n;
+
+	header(&m, 7, 0x8180, 1, 1);
+	question(&m, "github.com", DNS_TYPE_A);
+	rr_ptr(&m, DNS_TYPE_A, 60, a, 4);
+	with = m.len;
+	assert_int_equal(dns_strip_opt(m.b, m.len), (long)m.len);	/* none */
+	m.b[11] = 1;
+	opt_rr(&m, 1232, 0);
+	n = dns_strip_opt(m.b, m.len);
+	assert_int_equal(n, (long)with);
+	assert_int_equal(m.b[11], 0);
+	/* Not last: left alone (later pointers would move). */
+	header(&m, 7, 0x8180, 1, 0);
+	question(&m, "github.com", DNS_TYPE_A);
+	m.b[11] = 2;
+	opt_rr(&m, 1232, 0);
+	rr_ptr(&m, DNS_TYPE_A, 60, a, 4);
+	assert_int_equal(dns_strip_opt(m.b, m.len), (long)m.len);
+	assert_int_equal(m.b[11], 2);
+	/* Lying counts: malformed. */
+	m.b[11] = 9;
+	assert_int_equal(dns_strip_opt(m.b, m.len), -EBADMSG);
+	assert_int_equal(dns_strip_opt(m.b, 5), -EBADMSG);
 }
 
 static void normalize(void **state)
@@ -389,6 +471,9 @@ int main(void)
 		cmocka_unit_test(collect_rejects_lies),
 		cmocka_unit_test(cname_loop_terminates),
 		cmocka_unit_test(build_reply),
+		cmocka_unit_test(build_query_fixed),
+		cmocka_unit_test(forwarded_types),
+		cmocka_unit_test(strip_opt),
 		cmocka_unit_test(normalize),
 	};
 

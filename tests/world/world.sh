@@ -37,6 +37,8 @@
 #   *.tunnel.test       A 198.51.100.7 (any label: a tunnel would get answers)
 #   many.test           100 A records 203.0.113.100-199: over 512 bytes and
 #                       over EDNS's 1232, so a UDP answer is truncated (TC)
+#   mid.test            40 A records 198.51.100.100-139 (no listener): over
+#                       512 bytes, under EDNS's 1232
 #   huge.test           129 A records 198.51.100.100-228 (no listener): one
 #                       more than egret takes from one answer
 #   r0..r999.race.test  AAAA 2001:db8:2::1:0 + N (distinct, no listener)
@@ -134,6 +136,9 @@ _world_dns_config() {
 		done
 		for i in $(seq 100 228); do
 			echo "host-record=huge.test,198.51.100.$i"
+		done
+		for i in $(seq 100 139); do
+			echo "host-record=mid.test,198.51.100.$i"
 		done
 	} >"$WORLD_DIR/dnsmasq.conf"
 	for ((i = 0; i < WORLD_RACE_NAMES; i++)); do
