@@ -16,14 +16,19 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: needs root (network namespaces, cgroups, BPF): sudo make demo" >&2
 	exit 1
 fi
+# The agent runs as a user of its own, which no daemon shares (egret
+# refuses a uid that owns processes outside the attempt).
+TEST_USER=${EGRET_TEST_USER:-egret-test}
+id "$TEST_USER" >/dev/null 2>&1 ||
+	{ echo "demo: no user $TEST_USER (tools/install-deps.sh creates it)" >&2; exit 1; }
 # shellcheck source=../tests/world/world.sh
 . tests/world/world.sh
 world_up || { echo "demo: could not build the demo world" >&2; exit 1; }
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-say "egret run --user nobody --allow github.com:80 --dns-upstream $WORLD_DNS -- agent"
-world_exec_client "$EGRET" run -v --policy none --user nobody --id "demo-$$" \
+say "egret run --user "$TEST_USER" --allow github.com:80 --dns-upstream $WORLD_DNS -- agent"
+world_exec_client "$EGRET" run -v --policy none --user "$TEST_USER" --id "demo-$$" \
 	--dns-upstream "$WORLD_DNS" --allow github.com:80 -- sh -c '
 	p() { "$probe" "$@" 2>/dev/null; }; probe=$1
 	r() { a=$(getent ahostsv4 "$1") && echo "${a%% *}" || echo "NXDOMAIN (getent status $?)"; }

@@ -9,8 +9,9 @@ packages=(
 	# build
 	make gcc clang llvm pkg-config bpftool
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
-	# tests
+	# tests (tmux: a real terminal for the terminal tests)
 	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils jq
+	tmux
 	# make fuzz: libFuzzer runtime for clang 14
 	libclang-rt-14-dev
 )
@@ -19,19 +20,30 @@ if [ "${1:-}" = bench ]; then
 	packages+=(iptables ipset tinyproxy python3)
 fi
 
+# The user tests and the demo run COMMAND as: one of their own, never a
+# uid a daemon shares (nobody is dnsmasq's), or egret refuses to start it.
+test_user=${EGRET_TEST_USER:-egret-test}
+
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing+=("$p")
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+id "$test_user" >/dev/null 2>&1 && [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: missing packages (${missing[*]}); run as root: sudo $0" >&2
+	echo "install-deps: missing packages (${missing[*]}) or user $test_user; run as root: sudo $0" >&2
 	exit 1
 fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! id "$test_user" >/dev/null 2>&1; then
+	echo "install-deps: adding user $test_user (COMMAND's user in tests and the demo)"
+	useradd --system --user-group --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin "$test_user"
+fi

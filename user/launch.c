@@ -22,12 +22,14 @@
 
 #include "launch.h"
 #include "seccomp.h"
+#include "terminal.h"
 #include "util.h"
 
 const char *launch_step_name(int step)
 {
 	static const char *const names[] = {
 		[LAUNCH_STEP_SIGNALS] = "reset signals",
+		[LAUNCH_STEP_SESSION] = "start a session of its own (and its terminal)",
 		[LAUNCH_STEP_SECUREBITS] = "lock securebits",
 		[LAUNCH_STEP_BOUNDING] = "drop capability bounding set",
 		[LAUNCH_STEP_AMBIENT] = "clear ambient capabilities",
@@ -232,6 +234,11 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		signal(sig, SIG_DFL);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_SIGNALS, errno, 125);
+	/* Never egret's terminal: a session of its own, and its own pty
+	 * as its controlling terminal if it gets one (terminal.h). */
+	r = terminal_child_setup(l->terminal);
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_SESSION, -r, 125);
 
 	/* Root's capabilities never come back: not on exec of a setuid-root
 	 * or file-capability binary (bounding set empty, no_new_privs), not

@@ -25,9 +25,12 @@ struct launch_user {
 
 #define LAUNCH_MAX_KEEP_FDS 16
 
+struct terminal;
+
 struct launch {
 	char *const *argv;
 	int cgroup_fd;
+	const struct terminal *terminal;	/* session and pty (terminal.h) */
 	struct launch_user user;
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
 	int nkeep_fds;
@@ -41,6 +44,7 @@ struct launch_error {
 
 enum launch_step {
 	LAUNCH_STEP_SIGNALS = 1,
+	LAUNCH_STEP_SESSION,
 	LAUNCH_STEP_SECUREBITS,
 	LAUNCH_STEP_BOUNDING,
 	LAUNCH_STEP_AMBIENT,

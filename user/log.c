@@ -9,6 +9,12 @@
 #include "log.h"
 
 static enum log_level max_level = LOG_WARN;
+static const char *line_end = "\n";
+
+void log_set_crlf(bool on)
+{
+	line_end = on ? "\r\n" : "\n";
+}
 
 void log_set_level(enum log_level level)
 {
@@ -29,9 +35,9 @@ static void log_va(enum log_level level, int err, const char *fmt, va_list ap)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	/* One write per line, so lines of concurrent attempts never interleave. */
 	if (err)
-		fprintf(stderr, "egret: %s: %s\n", line, strerror(abs(err)));
+		fprintf(stderr, "egret: %s: %s%s", line, strerror(abs(err)), line_end);
 	else
-		fprintf(stderr, "egret: %s\n", line);
+		fprintf(stderr, "egret: %s%s", line, line_end);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -10,7 +10,12 @@ enum log_level {
 	LOG_DEBUG,
 };
 
+#include <stdbool.h>
+
 void log_set_level(enum log_level level);
+
+/* Lines end in CR LF while egret's terminal is raw (terminal.c). */
+void log_set_crlf(bool on);
 enum log_level log_get_level(void);
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -41,6 +41,7 @@
 #include "run_opts.h"
 #include "spare.h"
 #include "state.h"
+#include "terminal.h"
 #include "util.h"
 
 #define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
@@ -248,6 +249,7 @@ struct supervisor {
 	struct loop_source sweep;	/* timerfd */
 	struct approvals_watch approvals;
 	struct allow_maps maps;
+	struct terminal *term;
 	int status;
 };
 
@@ -267,10 +269,54 @@ static void on_child(struct loop_source *src, uint32_t events)
 	loop_stop(&sv->loop, 0);
 }
 
+/* A terminal's signal goes to the process group in its foreground: the
+ * pty's, or COMMAND's own (it leads its session). */
+static void signal_group(struct supervisor *sv, int sig)
+{
+	kill(-terminal_signal_group(sv->term), sig);
+}
+
+/* Stop until SIGCONT, as a shell's job: SIGTSTP is blocked (signalfd), so
+ * raise it with its default action and let it through once. */
+static void suspend_self(void)
+{
+	sigset_t tstp;
+
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);	/* stopped here */
+	sigprocmask(SIG_BLOCK, &tstp, NULL);
+}
+
 /*
- * Forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to COMMAND. A signal the terminal
- * generated (si_code SI_KERNEL) already reached COMMAND, which shares our
- * process group; forwarding it would deliver it twice.
+ * COMMAND stopped (Ctrl-Z in its pty, or forwarded from egret's
+ * terminal): if egret is a job in a terminal's foreground, it stops too,
+ * so the shell gets the terminal back, and `fg` resumes both. Without job
+ * control (a miner's pipes) COMMAND's stop is its own business.
+ */
+static void on_child_stopped(struct supervisor *sv)
+{
+	siginfo_t info = {};
+
+	if (waitid(P_PIDFD, (id_t)sv->child.fd, &info, WSTOPPED | WNOHANG) < 0 ||
+	    !info.si_pid || info.si_code != CLD_STOPPED ||
+	    !terminal_job_control(sv->term))
+		return;
+	terminal_suspend(sv->term);
+	suspend_self();
+	terminal_resume(sv->term);
+	signal_group(sv, SIGCONT);
+	syscall(SYS_pidfd_send_signal, sv->child.fd, SIGCONT, NULL, 0);
+}
+
+/*
+ * COMMAND is in a session of its own, so the terminal's signals reach
+ * egret alone: Ctrl-C, Ctrl-\, Ctrl-Z and hangups (si_code SI_KERNEL)
+ * are passed to COMMAND's foreground process group, as the terminal would
+ * have; a window size change resizes COMMAND's pty; SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT someone sent egret go to COMMAND itself.
  */
 static void on_signal(struct loop_source *src, uint32_t events)
 {
@@ -279,10 +325,29 @@ static void on_signal(struct loop_source *src, uint32_t events)
 
 	(void)events;
 	while (read(src->fd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD || si.ssi_code == SI_KERNEL)
-			continue;
-		syscall(SYS_pidfd_send_signal, sv->child.fd, si.ssi_signo,
-			NULL, 0);
+		int sig = (int)si.ssi_signo;
+
+		switch (sig) {
+		case SIGCHLD:
+			on_child_stopped(sv);
+			break;
+		case SIGWINCH:
+			terminal_resize(sv->term);
+			break;
+		case SIGCONT:
+			terminal_resume(sv->term);
+			signal_group(sv, SIGCONT);
+			break;
+		case SIGTSTP:
+			terminal_stop_group(sv->term);
+			break;
+		default:
+			if (si.ssi_code == SI_KERNEL)
+				signal_group(sv, sig);
+			else
+				syscall(SYS_pidfd_send_signal, sv->child.fd, sig,
+					NULL, 0);
+		}
 	}
 }
 
@@ -302,10 +367,10 @@ static void on_sweep(struct loop_source *src, uint32_t events)
 }
 
 /* Serve DNS and wait for COMMAND. Returns its exit code or -errno. */
-static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
-		     int sigfd)
+static int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
+		     int pidfd, int sigfd, struct terminal *term)
 {
-	struct supervisor sv = { .status = -EIO,
+	struct supervisor sv = { .status = -EIO, .term = term,
 				 .approvals = { .timer = { .fd = -1 } } };
 	_cleanup_close_ int sweep_fd = -1;
 	uint64_t sweep_ms;
@@ -327,6 +392,7 @@ static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
 	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
+	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
 	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
 			      loader_counters_fd(&a->ld), a->dns.names)) < 0 ||
@@ -341,10 +407,15 @@ static int supervise(struct attempt *a, const struct run_opts *o, int pidfd,
 	r = loop_run(&sv.loop);
 	if (r == 0)
 		r = sv.status;
+	/* What COMMAND left in its pty, then the terminal as we found it,
+	 * before egret prints anything more. */
+	terminal_drain(term);
+	terminal_suspend(term);
 	events_drain(&a->ev);
 	if (!o->quiet)
 		events_summary(&a->ev, stderr);
 out:
+	terminal_drain(term);
 	/* The proxy's sources belong to this loop: detach them now. */
 	dns_proxy_close(&a->dns);
 	a->dns_open = false;
@@ -360,6 +431,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 			     .ev = { .log_fd = -1 },
 			     .requests = { .timer = { .fd = -1 } } };
 	struct launch_error lerr = {};
+	struct terminal term;
 	struct launch launch;
 	_cleanup_close_ int sigfd = -1, pidfd = -1;
 	sigset_t mask, old;
@@ -368,6 +440,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 	int r;
 
 	loader_init(&a.ld);
+	terminal_init(&term);
 	/* Block before spawning so no signal slips between fork and wait. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -375,6 +448,9 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGQUIT);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTSTP);
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {
@@ -389,8 +465,14 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		log_warn("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
 			 POLICY_DEFAULT_PATH);
 
+	r = terminal_open(&term, o->pty, user->set ? user->uid : (uid_t)-1);
+	if (r < 0) {
+		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
+		goto out;
+	}
 	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a.cgroup_fd,
-				  .user = *user, .nkeep_fds = o->nkeep_fds };
+				  .terminal = &term, .user = *user,
+				  .nkeep_fds = o->nkeep_fds };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
 	r = launch_spawn(&launch, &pid, &pidfd, &lerr);
 	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
@@ -411,12 +493,13 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 	/* COMMAND runs: leave the next attempt programs loaded in advance. */
 	if (!o->no_spare)
 		spare_make_async((__u32)o->max_entries, (__u32)o->max_cidrs);
-	status = supervise(&a, o, pidfd, sigfd);
+	status = supervise(&a, o, pid, pidfd, sigfd, &term);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;
 	}
 out:
+	terminal_close(&term);
 	r = attempt_close(&a);
 	if (r < 0 && status == 0)
 		status = EXIT_SETUP;

@@ -33,6 +33,10 @@ void run_usage(FILE *out)
 		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
 		"  --keep-fd N           pass fd N to COMMAND (repeatable; never a socket other\n"
 		"                        than unix, or a BPF or cgroup handle); the rest are closed\n"
+		"  --pty                 give COMMAND a pseudo-terminal of its own even when\n"
+		"                        none of egret's stdin, stdout and stderr is a terminal\n"
+		"                        (it gets one whenever one of them is; it never gets\n"
+		"                        egret's terminal)\n"
 		"  --id ID               attempt id (default: random); names cgroup and pins\n"
 		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
 		"                        (default: egret/ under egret's own cgroup)\n"
@@ -77,7 +81,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
 	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
-	       OPT_NO_SPARE };
+	       OPT_NO_SPARE, OPT_PTY };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -97,6 +101,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "audit", no_argument, NULL, OPT_AUDIT },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-spare", no_argument, NULL, OPT_NO_SPARE },
+		{ "pty", no_argument, NULL, OPT_PTY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -175,6 +180,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_NO_SPARE:
 			o->no_spare = true;
+			break;
+		case OPT_PTY:
+			o->pty = true;
 			break;
 		case OPT_STATE_DIR:
 			if (optarg[0] != '/') {

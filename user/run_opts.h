@@ -35,6 +35,7 @@ struct run_opts {
 	bool log_allowed;
 	bool audit;
 	bool no_spare;			/* --no-spare: load now, leave none */
+	bool pty;			/* --pty: a pty even without a terminal */
 	bool builtin_policy;		/* no policy file: the built-in default */
 	/* -1 until set on the command line; then the policy, then defaults */
 	long max_entries;

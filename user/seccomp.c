@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -25,6 +26,8 @@
 #define LOAD_ARCH	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch))
 /* The low 32 bits of argument 0: where clone and unshare keep their flags. */
 #define LOAD_ARG0	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]))
+/* The low 32 bits of argument 1: ioctl's request (an unsigned int). */
+#define LOAD_ARG1	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]))
 #define RET(v)		BPF_STMT(BPF_RET | BPF_K, (v))
 #define ERRNO(e)	RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 /* If A == nr, execute the next instruction, else skip it. */
@@ -52,6 +55,15 @@ int seccomp_install(void)
 		IF_NR(__NR_pidfd_getfd), ERRNO(EPERM),
 		IF_NR(__NR_bpf), ERRNO(EPERM),
 		IF_NR(__NR_setns), ERRNO(EPERM),
+		/* ioctl(fd, TIOCSTI | TIOCLINUX, ...): no typing into a
+		 * terminal's input queue, not even COMMAND's own pty (the
+		 * session of its own is the first wall: terminal.h). */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 5),
+		LOAD_ARG1,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
+		RET(SECCOMP_RET_ALLOW),
+		ERRNO(EPERM),
 		/* socket(family, ...): the families the cgroup hooks judge
 		 * (inet), plus unix and netlink. AF_VSOCK, AF_PACKET and the
 		 * rest reach no hook of egret's (no BPF LSM is needed). */

@@ -52,6 +52,12 @@
  *   sockopt NAME                     one more refused option, harmless value:
  *                                    v6-2292rthdr, v6-2292pktoptions,
  *                                    v4-ipoptions-rr, v6sock-ipoptions
+ * Terminals:
+ *   tiocsti FD|tty|pts TEXT          push TEXT and a newline into a
+ *                                    terminal's input queue (TIOCSTI): fd FD,
+ *                                    /dev/tty, or the first /dev/pts/N that
+ *                                    takes it ("ok /dev/pts/N")
+ *   tioclinux FD                     ioctl(FD, TIOCLINUX), a harmless query
  * System calls:
  *   io_uring                         io_uring_setup()
  *   unshare-user | clone-user        CLONE_NEWUSER by unshare() / clone()
@@ -126,6 +132,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -781,6 +789,59 @@ static int do_sockopt(const char *name)
 	if (r < 0)
 		return fail("setsockopt", errno);
 	close(fd);
+	return ok(NULL);
+}
+
+/* ---- terminals ------------------------------------------------------------ */
+
+/* Push @text and a newline into @fd's input queue, byte by byte, as if
+ * typed: what a shell reading that terminal runs next. */
+static int sti(int fd, const char *text)
+{
+	char nl = '\n';
+
+	for (const char *c = text; *c; c++)
+		if (ioctl(fd, TIOCSTI, c) < 0)
+			return -errno;
+	return ioctl(fd, TIOCSTI, &nl) < 0 ? -errno : 0;
+}
+
+/* tiocsti FD|tty|pts TEXT: FD, /dev/tty, or every /dev/pts/N we can open. */
+static int do_tiocsti(const char *where, const char *text)
+{
+	char path[64];
+	int fd, r, opened = 0;
+
+	if (!strcmp(where, "tty") || isdigit((unsigned char)where[0])) {
+		fd = where[0] == 't' ? open("/dev/tty", O_RDWR | O_NOCTTY) : atoi(where);
+		if (fd < 0)
+			return fail("open", errno);
+		r = sti(fd, text);
+		return r < 0 ? fail("ioctl", -r) : ok(NULL);
+	}
+	/* Every terminal of the host it can open, COMMAND's own included. */
+	for (int n = 0; n < 256; n++) {
+		snprintf(path, sizeof(path), "/dev/pts/%d", n);
+		fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		opened++;
+		r = sti(fd, text);
+		close(fd);
+		if (r == 0) {
+			snprintf(path, sizeof(path), "/dev/pts/%d", n);
+			return ok(path);
+		}
+	}
+	return opened ? fail("ioctl", EPERM) : fail("open", EACCES);
+}
+
+static int do_tioclinux(const char *fds)
+{
+	char sub = 7;	/* TIOCL_GETMOUSEREPORTING: a harmless query */
+
+	if (ioctl(atoi(fds), TIOCLINUX, &sub) < 0)
+		return fail("ioctl", errno);
 	return ok(NULL);
 }
 
@@ -1683,6 +1744,10 @@ int main(int argc, char **argv)
 		return do_rthdr(argv[2], argv[3], argv[4], argv[5], 1);
 	if (IS("sockopt", 3))
 		return do_sockopt(argv[2]);
+	if (IS("tiocsti", 4))
+		return do_tiocsti(argv[2], argv[3]);
+	if (IS("tioclinux", 3))
+		return do_tioclinux(argv[2]);
 	if (IS("io_uring", 2))
 		return do_io_uring();
 	if (IS("unshare-user", 2) || IS("clone-user", 2) || IS("int80-unshare", 2) ||

@@ -8,6 +8,16 @@
 # SC2013: cgroup.procs holds one pid per line; word splitting is fine.
 # shellcheck disable=SC2013
 
+# COMMAND runs as a user of its own: no daemon shares it (dnsmasq in the
+# test world runs as nobody), so nothing outside an attempt runs as it
+# (egret refuses to start COMMAND otherwise). tools/install-deps.sh makes it.
+TEST_USER=${EGRET_TEST_USER:-egret-test}
+TEST_UID=$(id -u "$TEST_USER" 2>/dev/null)
+TEST_GID=$(id -g "$TEST_USER" 2>/dev/null)
+AS_TEST_USER=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --clear-groups)
+# Child shells (unshare -m bash -c ...) see them too.
+export TEST_USER TEST_UID TEST_GID
+
 cgroup2_mount() {
 	# mountinfo: ... MOUNTPOINT(5) ... - FSTYPE SOURCE OPTS
 	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
@@ -34,7 +44,8 @@ preflight_problem() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null || { echo "$c missing"; return; }
 	done
-	id nobody >/dev/null 2>&1 || { echo "no user nobody"; return; }
+	[ -n "$TEST_UID" ] ||
+		{ echo "no test user $TEST_USER (tools/install-deps.sh creates it)"; return; }
 	if ! ip netns add "egw-$$-pf" 2>/dev/null; then
 		echo "cannot create network namespaces"; return
 	fi

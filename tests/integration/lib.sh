@@ -7,7 +7,7 @@
 # Its output is shown only when it fails (or with VERBOSE=1).
 #
 # Each test gets $TDIR, a fresh world-writable directory: the command under
-# test runs as nobody and leaves its evidence files there.
+# test runs as the test user (env.sh) and leaves its evidence files there.
 
 TESTS_PASSED=0
 TESTS_FAILED=0

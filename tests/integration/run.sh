@@ -130,7 +130,7 @@ dest_of() {	# ADDR PORT -> the sink's name for it
 expect_allowed() {	# MODE ADDR PORT
 	local mode=$1 addr=$2 port=$3 tok line
 	tok=$(token allow)
-	attempt --user nobody "${ALLOW[@]}" -- "$P" "$mode" "$addr" "$port" "$tok"
+	attempt --user "$TEST_USER" "${ALLOW[@]}" -- "$P" "$mode" "$addr" "$port" "$tok"
 	[ "$RC" = 0 ] && [ "$OUT" = ok ] ||
 		fail "$mode $addr $port with ${ALLOW[*]}: want ok $(said)"
 	# tcp "ok" means the sink already logged it; a datagram may lag.
@@ -145,7 +145,7 @@ expect_denied() {	# MODE ADDR PORT
 	local mode=$1 addr=$2 port=$3 tok btok proto=udp
 	case $mode in tcp*) proto=tcp ;; esac
 	tok=$(token deny)
-	attempt --user nobody "${ALLOW[@]}" -- "$P" "$mode" "$addr" "$port" "$tok"
+	attempt --user "$TEST_USER" "${ALLOW[@]}" -- "$P" "$mode" "$addr" "$port" "$tok"
 	[ "$RC" = 1 ] && [ "$OUT" = "err EPERM" ] ||
 		fail "$mode $addr $port with ${ALLOW[*]}: want 'err EPERM' $(said)"
 	btok=$(token barrier)
@@ -190,6 +190,10 @@ policy_path() {
 . "$HERE/test_requests.sh"
 # shellcheck source=tests/integration/test_spare.sh
 . "$HERE/test_spare.sh"
+# shellcheck source=tests/integration/tmux.sh
+. "$HERE/tmux.sh"
+# shellcheck source=tests/integration/test_terminal.sh
+. "$HERE/test_terminal.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -220,6 +224,8 @@ TESTS=(
 	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
 	# test_spare.sh
 	t_spare_taken t_spare_tampered
+	# test_terminal.sh
+	t_terminal_pty t_terminal_job_control t_terminal_forced_pty
 )
 
 # === main ====================================================================
@@ -238,7 +244,7 @@ main() {
 	case $HELPERS in /*) ;; *) HELPERS="$PWD/$HELPERS" P="$HELPERS/probe" ;; esac
 
 	CG2=$(cgroup2_mount)
-	problem=$(preflight_problem)
+	problem=$(preflight_problem tmux)
 	if [ -n "$problem" ]; then
 		if [ "${CI:-}" = true ]; then
 			echo "FAIL  preflight: $problem (CI=true: the privileged suite must run)"

@@ -23,7 +23,7 @@ exec "$P" hold 60
 EOF
 )
 	tden=$(token den) tudp=$(token denudp) tok=$(token ok)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" "$P" "$tden" "$tudp" "$tok" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
 	wait_for_file "$TDIR/pid" 15
@@ -59,7 +59,7 @@ EOF
 # An egret killed with SIGKILL is cleaned up by the next `egret run` too.
 t_gc_on_run() {
 	local id="$ID_PREFIX-gcr" epid left
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 \
 		-- sh -c 'echo $$ >"$1/pid"; exec "$2" hold 60' sh "$TDIR" "$P" \
 		>"$TDIR/egret.out" 2>&1 &
 	epid=$!
@@ -70,7 +70,7 @@ t_gc_on_run() {
 	kill -KILL "$epid"
 	reap "$epid" 10
 	alive "$left" || fail "COMMAND died with egret"
-	attempt --user nobody --allow 203.0.113.10:80 -- true
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- true
 	assert_eq 0 "$RC" "the next run $(said)"
 	wait_until 5 not_alive "$left" || fail "the next egret run left stale $left alive"
 	assert_no_residue "$id"
@@ -93,11 +93,11 @@ done
 EOF
 )
 	tk=$(token conc)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-a" --user nobody \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-a" --user "$TEST_USER" \
 		--allow 203.0.113.10:80 -- sh "$script" "$TDIR" "$P" a "$tk" \
 		>"$TDIR/a.out" 2>&1 &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-b" --user nobody \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-b" --user "$TEST_USER" \
 		--allow 203.0.113.11:80 -- sh "$script" "$TDIR" "$P" b "$tk" \
 		>"$TDIR/b.out" 2>&1 &
 	pb=$!
@@ -130,7 +130,7 @@ EOF
 		expect_allowed tcp 198.51.100.7 80	# a whole third run, gc included
 		# Reusing a live attempt's id must be refused, not join or alter
 		# it (round 2 checks a still cannot reach 198.51.100.7).
-		attempt --id "$ID_PREFIX-a" --user nobody --allow 198.51.100.7:80 \
+		attempt --id "$ID_PREFIX-a" --user "$TEST_USER" --allow 198.51.100.7:80 \
 			-- sh -c 'touch "$1"' sh "$TDIR/dup-marker"
 		assert_refused "--id of a live attempt" "$TDIR/dup-marker"
 		for n in a b; do
@@ -158,7 +158,7 @@ t_many_concurrent() {
 	local i n=40 failed=0 pids=()
 
 	for i in $(seq "$n"); do
-		"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none -q --user nobody \
+		"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none -q --user "$TEST_USER" \
 			--allow 203.0.113.10:80 -- true >"$TDIR/many.$i" 2>&1 &
 		pids+=("$!")
 	done

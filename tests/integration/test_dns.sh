@@ -92,7 +92,7 @@ curl -sS -m 2 -o /dev/null "http://github.com:8080/$T-curl" 2>/dev/null
 echo "curl: rc=$?"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow github.com -- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow github.com -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq 203.0.113.10 "$(got getent4)" "getent ahostsv4 github.com $(said)"
 	assert_eq 2001:db8:2::10 "$(got getent6)" "getent ahostsv6 github.com $(said)"
@@ -126,7 +126,7 @@ echo "direct-tcp: $(dstatus +tcp @198.51.100.53 evil.test)"
 echo "addr: $("$P" tcp 203.0.113.11 80 "$T-addr")"
 EOF
 )
-	attempt -v --user nobody "${DNS[@]}" --allow github.com --allow 198.51.100.53 \
+	attempt -v --user "$TEST_USER" "${DNS[@]}" --allow github.com --allow 198.51.100.53 \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq NXDOMAIN "$(got dig)" "dig evil.test $(said)"
@@ -165,11 +165,11 @@ else
 fi
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dna" --user nobody "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dna" --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com -- sh "$script" "$P" "$tok" "$TDIR" a \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dnb" --user nobody "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dnb" --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com -- sh "$script" "$P" "$tok" "$TDIR" b \
 		>"$TDIR/b.out" 2>"$TDIR/b.err" &
 	pb=$!
@@ -224,7 +224,7 @@ echo "tc-first: $("$P" tcp 203.0.113.100 80 "$T-tc-first")"
 echo "tc-last: $("$P" tcp 203.0.113.199 80 "$T-tc-last")"
 EOF
 )
-	attempt --user nobody --dns-upstream "$WORLD_DNS6" --allow cdn.example.net \
+	attempt --user "$TEST_USER" --dns-upstream "$WORLD_DNS6" --allow cdn.example.net \
 		--allow github.com --allow many.test --allow mid.test -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq "err EPERM" "$(got cname-before)" "198.51.100.7 before resolving cdn.example.net $(said)"
@@ -292,7 +292,7 @@ done
 echo "default: $(danswer github.com)"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow github.com -- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow github.com -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	for s in 192.0.2.99 2001:db8::99 ::ffff:192.0.2.99; do
 		case $s in *:*) want="[$s]:53" ;; *) want="$s:53" ;; esac
@@ -336,7 +336,7 @@ echo "allowed: $("$P" dns tcp-fastopen 198.51.100.53 github.com)"
 echo "conn: $("$P" tcp 203.0.113.10 80 "$T-conn")"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow 198.51.100.53 --allow '[2001:db8:2::53]' \
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow 198.51.100.53 --allow '[2001:db8:2::53]' \
 		--allow github.com:80 -- sh "$script" "$P" "$(token byp)" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	for s in 198.51.100.53 2001:db8:2::53 ::ffff:198.51.100.53; do
@@ -375,7 +375,7 @@ echo "answers: $(grep -c 'status:' "$D/batch.out")"
 echo "allowed: $(dstatus github.com)"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow github.com --allow '*.example.net' \
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow github.com --allow '*.example.net' \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq 200 "$(got answers)" "answers to 200 tunnel queries $(said)"
@@ -404,11 +404,11 @@ echo "r2: $(danswer short.test)"
 echo "c3: $("$P" tcp 203.0.113.11 80 "$T-$n-c3")"
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user nobody "${DNS[@]}" --dns-min-ttl 1 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$TEST_USER" "${DNS[@]}" --dns-min-ttl 1 \
 		--allow short.test -- sh "$script" "$P" "$tok" "$TDIR" min1 \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user nobody "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$TEST_USER" "${DNS[@]}" \
 		--allow short.test -- sh "$script" "$P" "$tok" "$TDIR" default \
 		>"$TDIR/b.out" 2>"$TDIR/b.err" &
 	pb=$!
@@ -449,7 +449,7 @@ echo "race: $("$P" resolve-connect 'r%d.race.test' 1000 9 6)"
 echo "seconds: $(($(date +%s) - s))"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow '*.race.test' -- sh "$script" "$P" x "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow '*.race.test' -- sh "$script" "$P" x "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq "err EPERM" "$(got unresolved)" \
 		"2001:db8:2::1:3e7 (r999.race.test's address) before resolving $(said)"
@@ -479,7 +479,7 @@ echo "r6: $("$P" dns udp 192.0.2.99 github.com AAAA)"
 echo "c6: $("$P" tcp 2001:db8:2::10 80 "$T-c6")"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --max-entries 2 --allow github.com \
+	attempt --user "$TEST_USER" "${DNS[@]}" --max-entries 2 --allow github.com \
 		--allow registry.npmjs.org --allow cdn.example.net -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq "ok NOERROR an=1 from=192.0.2.99:53" "$(got r1)" "1st name (map: 1 of 2) $(said)"
@@ -514,7 +514,7 @@ echo "first: $("$P" udp-connected 198.51.100.100 9 x)"
 echo "last: $("$P" udp-connected 198.51.100.228 9 x)"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow huge.test -- sh "$script" "$P" x "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow huge.test -- sh "$script" "$P" x "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq SERVFAIL "$(got tcp)" "dig +tcp huge.test (129 A records) $(said)"
 	# (glibc reports a SERVFAIL it got over TCP as EAI_NONAME, over UDP as
@@ -539,7 +539,7 @@ echo "svcb-raw: $("$P" dns tcp 192.0.2.99 github.com 64)"
 echo "denied: $("$P" dns udp 192.0.2.99 evil.test 65)"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow github.com -- sh "$script" "$P" x "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow github.com -- sh "$script" "$P" x "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq "status: NOERROR ANSWER: 0" "$(got https)" "dig -t TYPE65 github.com $(said)"
 	assert_eq "ok NOERROR an=0 from=192.0.2.99:53" "$(got https-raw)" "HTTPS query $(said)"
@@ -563,7 +563,7 @@ echo "apex-addr: $("$P" tcp 203.0.113.11 80 "$T-apex")"
 echo "suffix: $(dstatus evilexample.net)"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow '*.example.net' -- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow '*.example.net' -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq NOERROR "$(got cdn)" "cdn.example.net under *.example.net $(said)"
 	assert_eq "edge.example.net. origin.example.net. 198.51.100.7" "$(got case)" \
@@ -594,7 +594,7 @@ echo "v6-443: $("$P" tcp 2001:db8:2::10 443 "$T-v6-443")"
 echo "v6-80: $("$P" tcp 2001:db8:2::10 80 "$T-v6-80")"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --allow github.com:443 -- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --allow github.com:443 -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq rc=0 "$(got resolve)" "getent ahosts github.com $(said)"
 	assert_eq ok "$(got v4-443)" "github.com:443 rule, 203.0.113.10:443 $(said)"
@@ -629,7 +629,7 @@ echo "npm-443: $("$P" tcp 203.0.113.11 443 "$T-npm-443")"
 echo "npm-8080: $("$P" tcp 203.0.113.11 8080 "$T-npm-8080")"
 EOF
 )
-	attempt --user nobody "${DNS[@]}" --policy "$policy" -- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" "${DNS[@]}" --policy "$policy" -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq NOERROR "$(got github.com)" "github.com $(said)"
 	assert_eq NOERROR "$(got cdn.example.net)" "cdn.example.net $(said)"
@@ -661,7 +661,7 @@ wait_file "$D/go"
 echo "inside-after: $(dstatus @198.51.100.53 denied.test)"
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com -- sh "$script" "$P" "$tok" "$TDIR" \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	epid=$!
@@ -700,7 +700,7 @@ echo "seconds: $(($(date +%s) - s))"
 echo "conn: $("$P" tcp 203.0.113.10 80 "$T-conn")"
 EOF
 )
-	attempt --user nobody --dns-upstream 198.51.100.7:5353 --allow github.com 		-- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" --dns-upstream 198.51.100.7:5353 --allow github.com 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq SERVFAIL "$(got status)" "dig github.com with a silent upstream $(said)"
 	[ "$(got seconds)" -le 9 ] || fail "SERVFAIL took $(got seconds) s (want <= 9) $(said)"
@@ -720,7 +720,7 @@ t_dns_refused() {
 		"--allow github.com:70000" "--dns-upstream not/an/address" \
 		"--dns-upstream 198.51.100.53:99999"; do
 		# shellcheck disable=SC2086 # split "--option value" on purpose
-		attempt --user nobody "${DNS[@]}" $bad -- sh -c 'touch "$1"' sh "$TDIR/marker"
+		attempt --user "$TEST_USER" "${DNS[@]}" $bad -- sh -c 'touch "$1"' sh "$TDIR/marker"
 		assert_refused "$bad" "$TDIR/marker"
 	done
 }

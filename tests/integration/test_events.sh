@@ -28,7 +28,7 @@
 # --- helpers ----------------------------------------------------------------
 
 # A log's path in a root-only directory (egret writes it as root; COMMAND,
-# as nobody, must not touch it). Usage: log=$(log_path NAME)
+# as the test user, must not touch it). Usage: log=$(log_path NAME)
 log_path() {
 	[ -d "$TDIR/logs" ] || mkdir -m 0700 "$TDIR/logs"
 	echo "$TDIR/logs/$1"
@@ -180,7 +180,7 @@ echo "dig-evil: $(dstatus evil.test)"
 EOF
 )
 	t0=$(date +%s)
-	attempt --id "$id" --log "$log" --user nobody "${DNS[@]}" --allow github.com:80 \
+	attempt --id "$id" --log "$log" --user "$TEST_USER" "${DNS[@]}" --allow github.com:80 \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	t1=$(date +%s)
 	assert_eq 0 "$RC" "egret exit status $(said)"
@@ -199,7 +199,7 @@ EOF
 		'"addr":"203.0.113.10"' '"port":8080,')
 	assert_fields "$line" "denied connect to github.com:8080" kind=connect \
 		verdict=deny reason=port "pid=$(got pid-port)" "tid=$(got pid-port)" \
-		uid=65534 comm=probe proto=tcp family=4 name=github.com
+		uid=$TEST_UID comm=probe proto=tcp family=4 name=github.com
 	assert_time_within "$line" "$t0" "$t1" "denied connect to github.com:8080"
 	# No name taught 198.51.100.7 in this attempt: "name":null.
 	line=$(one_line "$log" "denied connect to 198.51.100.7:443" \
@@ -234,7 +234,7 @@ echo "allowed: $(cat "$D/allowed.out")"
 echo "port: $("$P" tcp 203.0.113.10 8080 "$T-port")"
 EOF
 )
-	attempt --id "$id" --log "$log" --log-allowed --user nobody "${DNS[@]}" \
+	attempt --id "$id" --log "$log" --log-allowed --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com:80 -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret --log-allowed exit status $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80 (allowed, --log-allowed)"
@@ -243,7 +243,7 @@ EOF
 	line=$(one_line "$log" "--log-allowed: allowed connect to github.com:80" \
 		'"kind":"connect"' '"addr":"203.0.113.10"' '"port":80,')
 	assert_fields "$line" "--log-allowed: allowed connect to github.com:80" \
-		verdict=allow "pid=$(got pid-allowed)" comm=probe uid=65534 proto=tcp \
+		verdict=allow "pid=$(got pid-allowed)" comm=probe uid=$TEST_UID proto=tcp \
 		family=4 name=github.com
 	line=$(one_line "$log" "--log-allowed: denied connect to github.com:8080" \
 		'"addr":"203.0.113.10"' '"port":8080,')
@@ -299,7 +299,7 @@ t_events_audit() {
 	log=$(log_path audit.log)
 	n0=$(world_dns_count evil.test)
 	script=$(audit_script)
-	start_bg --id "$id" --audit --log "$log" --user nobody "${DNS[@]}" \
+	start_bg --id "$id" --audit --log "$log" --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com:80 -- sh "$script" "$P" "$tok" "$TDIR" pause
 	wait_ready "$TDIR/ready"
 
@@ -361,7 +361,7 @@ t_events_audit_udp_once() {
 	local tok log id=$ID_PREFIX-evu
 	tok=$(token evu)
 	log=$(log_path deny.log)
-	attempt --id "$id" --log "$log" --user nobody -- "$P" udp 203.0.113.24 9999 "$tok-deny"
+	attempt --id "$id" --log "$log" --user "$TEST_USER" -- "$P" udp 203.0.113.24 9999 "$tok-deny"
 	assert_eq 1 "$RC" "deny mode: egret exit status $(said)"
 	assert_eq "err EPERM" "$OUT" "deny mode: udp 203.0.113.24:9999 $(said)"
 	grep -qE '^egret:   denied +1 x 203\.0\.113\.24:9999/udp \(no name\)$' <<<"$ERR" ||
@@ -370,7 +370,7 @@ t_events_audit_udp_once() {
 		"deny mode: log lines for one datagram: $(cat "$log")"
 
 	log=$(log_path audit.log)
-	attempt --id "$id" --audit --log "$log" --user nobody -- "$P" udp 203.0.113.24 9999 "$tok-audit"
+	attempt --id "$id" --audit --log "$log" --user "$TEST_USER" -- "$P" udp 203.0.113.24 9999 "$tok-audit"
 	assert_eq 0 "$RC" "audit: egret exit status $(said)"
 	world_sink_wait "$tok-audit" || fail "audit: the datagram never reached the sink $(said)"
 	grep -qE '^egret:   would be denied +1 x 203\.0\.113\.24:9999/udp \(no name\)$' <<<"$ERR" ||
@@ -391,7 +391,7 @@ t_events_suggest() {
 	tok=$(token evs)
 	log=$(log_path audit.log)
 	script=$(audit_script)
-	attempt --id "$id" --audit --log "$log" --user nobody "${DNS[@]}" \
+	attempt --id "$id" --audit --log "$log" --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com:80 -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret --audit exit status $(said)"
 	assert_audit_flows "$tok"
@@ -428,7 +428,7 @@ echo "dig-other: $(dstatus registry.evil.test)"
 echo "other: $("$P" tcp 203.0.113.25 443 "$T-other")"
 EOF
 )
-	attempt --policy "$pol" --repo acme/webapp --user nobody "${DNS[@]}" \
+	attempt --policy "$pol" --repo acme/webapp --user "$TEST_USER" "${DNS[@]}" \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret --policy (suggested) exit status $(said)"
 	assert_reached gh8080 "$tok-gh8080" 203.0.113.10:8080 "suggested policy: github.com:8080"
@@ -463,7 +463,7 @@ touch "$D/ready"
 wait_file "$D/go"
 EOF
 )
-	start_bg --id "$id" --repo acme/webapp --user nobody "${DNS[@]}" \
+	start_bg --id "$id" --repo acme/webapp --user "$TEST_USER" "${DNS[@]}" \
 		--allow github.com:80 -- sh "$script" "$P" "$tok" "$TDIR"
 	wait_ready "$TDIR/ready"
 
@@ -529,7 +529,7 @@ touch "$D/ready"
 wait_file "$D/go"
 EOF
 )
-	start_bg --id "$id" --user nobody "${DNS[@]}" --allow github.com:80 \
+	start_bg --id "$id" --user "$TEST_USER" "${DNS[@]}" --allow github.com:80 \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	wait_ready "$TDIR/ready"
 
@@ -584,7 +584,7 @@ wait_file "$D/go"
 EOF
 )
 	t0=$(date +%s)
-	start_bg --id "$id" --log "$log" --user nobody -- sh "$script" "$P" x "$TDIR" "$FLOOD_N"
+	start_bg --id "$id" --log "$log" --user "$TEST_USER" -- sh "$script" "$P" x "$TDIR" "$FLOOD_N"
 	wait_ready "$TDIR/ready"
 	assert_eq "eperm $FLOOD_N" "$(cat "$TDIR/flood.out")" \
 		"probe flood: connect() calls that got EPERM ($(cat "$TDIR/flood.err"))"
@@ -622,7 +622,7 @@ EOF
 	# buffer still holds when COMMAND exits. Lost events come from the
 	# summary only (no line: none).
 	log=$(log_path flood-last.log)
-	attempt --id "$id" --log "$log" --user nobody -- "$P" flood 203.0.113.11 443 "$FLOOD_N"
+	attempt --id "$id" --log "$log" --user "$TEST_USER" -- "$P" flood 203.0.113.11 443 "$FLOOD_N"
 	t1=$(date +%s)
 	assert_eq 0 "$RC" "flood as COMMAND: exit status $(said)"
 	assert_eq "eperm $FLOOD_N" "$OUT" "flood as COMMAND: connect() calls that got EPERM $(said)"
@@ -652,7 +652,7 @@ echo "bare: $("$P" tcp 198.51.100.7 443 "$T-bare")"
 echo "dig-evil: $(dstatus evil.test)"
 EOF
 )
-	attempt --id "$id" --user nobody "${DNS[@]}" --allow github.com:80 \
+	attempt --id "$id" --user "$TEST_USER" "${DNS[@]}" --allow github.com:80 \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80"
@@ -668,7 +668,7 @@ EOF
 		fail "summary: want '1 x 198.51.100.7:443/tcp (no name)' $(said)"
 	assert_eq 2 "$(grep -cE '^egret:   denied ' <<<"$ERR")" "summary: denied destinations listed $(said)"
 
-	attempt -q --id "$id" --user nobody "${DNS[@]}" --allow github.com:80 \
+	attempt -q --id "$id" --user "$TEST_USER" "${DNS[@]}" --allow github.com:80 \
 		-- sh "$script" "$P" "$(token evsq)" "$TDIR"
 	assert_eq 0 "$RC" "egret -q exit status $(said)"
 	! grep -qE '^egret: ' <<<"$ERR" || fail "-q: egret still printed $(said)"

@@ -37,7 +37,7 @@ exit 0
 EOF
 )
 	tin1=$(token in1) tin2=$(token in2) tout=$(token out)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-out" --user nobody \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-out" --user "$TEST_USER" \
 		--allow 203.0.113.10:80 -- sh "$script" "$TDIR" "$P" "$tin1" "$tin2" \
 		>"$TDIR/egret.out" 2>&1 &
 	epid=$!
@@ -155,7 +155,7 @@ t_loopback() {
 	# EINVAL, so EPERM is egret's verdict.
 	local a
 	for a in 169.254.169.254 169.254.1.1 fe80::1 fd00:ec2::254; do
-		attempt --user nobody "${ALLOW[@]}" -- "$P" tcp "$a" 80 x
+		attempt --user "$TEST_USER" "${ALLOW[@]}" -- "$P" tcp "$a" 80 x
 		assert_eq "err EPERM" "$OUT" "tcp $a under 0.0.0.0/0 and ::/0 $(said)"
 	done
 }
@@ -186,7 +186,7 @@ t_syscall_variants() {
 expect_sendto_denied() {	# CONNECTED_TO DENIED [MODE] (UDP port 9999)
 	local tok
 	tok=$(token via)
-	attempt --user nobody "${ALLOW[@]}" -- \
+	attempt --user "$TEST_USER" "${ALLOW[@]}" -- \
 		"$P" "${3:-udp-connected-sendto}" "$1" 9999 "$2" 9999 "$tok"
 	assert_eq "err EPERM" "$OUT" "connected to $1, ${3:-sendto} $2 $(said)"
 	world_barrier udp "$2" 9999 "$(token barrier)" || fail "barrier"

@@ -19,7 +19,7 @@ t_cli() {
 # 6a. Exit statuses, and no leftovers after a normal exit.
 t_exit_status() {
 	local id="$ID_PREFIX-exit"
-	local run=(--id "$id" --user nobody --allow 203.0.113.10:80)
+	local run=(--id "$id" --user "$TEST_USER" --allow 203.0.113.10:80)
 	printf '#!/bin/sh\nexit 0\n' >"$TDIR/noexec"
 	chmod 644 "$TDIR/noexec"
 
@@ -60,7 +60,7 @@ i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 exit 3
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
 	wait_for_file "$TDIR/ready" 15
@@ -76,7 +76,7 @@ EOF
 	for sig in HUP:129 INT:130 TERM:143; do
 		want=${sig#*:} sig=${sig%:*}
 		"${WORLD_IN_CLIENT[@]}" env --default-signal=INT "$EGRET" run --policy none --id "$id" \
-			--user nobody --allow 203.0.113.10:80 -- "$P" hold 30 \
+			--user "$TEST_USER" --allow 203.0.113.10:80 -- "$P" hold 30 \
 			>"$TDIR/egret.out" 2>&1 &
 		epid=$!
 		wait_until 10 cg_runs "$id" probe || fail "COMMAND never started"
@@ -90,12 +90,12 @@ EOF
 
 # --user: COMMAND gets exactly that user's ids, none of root's groups.
 t_user() {
-	attempt --user nobody --allow 203.0.113.10:80 -- id -u
-	assert_eq 65534 "$OUT" "uid under --user nobody $(said)"
-	attempt --user nobody --allow 203.0.113.10:80 -- id -G
-	assert_eq 65534 "$OUT" "groups under --user nobody $(said)"
-	attempt --user 65534:nogroup --allow 203.0.113.10:80 -- sh -c 'id -u; id -g'
-	assert_eq $'65534\n65534' "$OUT" "--user 65534:nogroup $(said)"
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- id -u
+	assert_eq "$TEST_UID" "$OUT" "uid under --user $TEST_USER $(said)"
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- id -G
+	assert_eq "$TEST_GID" "$OUT" "groups under --user $TEST_USER $(said)"
+	attempt --user "$TEST_UID:$TEST_GID" --allow 203.0.113.10:80 -- sh -c 'id -u; id -g'
+	assert_eq "$TEST_UID"$'\n'"$TEST_GID" "$OUT" "--user $TEST_UID:$TEST_GID (numbers) $(said)"
 }
 
 # 7. Fail closed: egret refuses (125, one stderr line) and COMMAND never runs.
@@ -104,23 +104,23 @@ t_fail_closed() {
 	local cmd=(sh -c 'touch "$1"' sh "$m")
 
 	# Control: the marker mechanism works when egret does run COMMAND.
-	attempt --id "$id" --user nobody --allow 203.0.113.10:80 -- "${cmd[@]}"
+	attempt --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 -- "${cmd[@]}"
 	[ "$RC" = 0 ] && [ -e "$m" ] || fail "control run did not create the marker $(said)"
 	rm -f "$m"
 
 	mkdir "$TDIR/plain-dir"
-	attempt --id "$id" --cgroup-parent "$TDIR/plain-dir" --user nobody \
+	attempt --id "$id" --cgroup-parent "$TDIR/plain-dir" --user "$TEST_USER" \
 		--allow 203.0.113.10:80 -- "${cmd[@]}"
 	assert_refused "--cgroup-parent outside cgroup2" "$m"
 	touch "$TDIR/file"
-	attempt --id "$id" --cgroup-parent "$TDIR/file/sub" --user nobody \
+	attempt --id "$id" --cgroup-parent "$TDIR/file/sub" --user "$TEST_USER" \
 		--allow 203.0.113.10:80 -- "${cmd[@]}"
 	assert_refused "--cgroup-parent under a regular file" "$m"
 	# A cgroup v1 hierarchy, if this machine has one, is not cgroup2 either.
 	v1=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
 		if ($(i + 1) == "cgroup") { print $5; exit } break } }' /proc/self/mountinfo)
 	if [ -n "$v1" ]; then
-		attempt --id "$id" --cgroup-parent "$v1" --user nobody \
+		attempt --id "$id" --cgroup-parent "$v1" --user "$TEST_USER" \
 			--allow 203.0.113.10:80 -- "${cmd[@]}"
 		assert_refused "--cgroup-parent on cgroup v1 ($v1)" "$m"
 	fi
@@ -128,7 +128,7 @@ t_fail_closed() {
 	for spec in 203.0.113.300:80 203.0.113.10:99999 203.0.113.10:0-99999 \
 		203.0.113.10:90-80 203.0.113.0/33 '[2001:db8::1' '[2001:db8::1]:x' \
 		'[2001:db8::/129]:80' 203.0.113.10: '203.0.113.10:80,' 203.0.113 ''; do
-		attempt --id "$id" --user nobody --allow "$spec" -- "${cmd[@]}"
+		attempt --id "$id" --user "$TEST_USER" --allow "$spec" -- "${cmd[@]}"
 		assert_refused "--allow '$spec'" "$m"
 	done
 	# Policy files live in a root-owned 0755 directory (policy_path), so
@@ -136,27 +136,27 @@ t_fail_closed() {
 	# refused policy exits 2 (README), not 125.
 	pol=$(policy_path bad.yaml)
 	printf 'cidrs: ["203.0.113.10:80", {cidr: \n' >"$pol"
-	attempt --id "$id" --user nobody --policy "$pol" -- "${cmd[@]}"
+	attempt --id "$id" --user "$TEST_USER" --policy "$pol" -- "${cmd[@]}"
 	assert_refused "malformed --policy" "$m" 2
-	attempt --id "$id" --user nobody --policy "$(policy_path none.yaml)" -- "${cmd[@]}"
+	attempt --id "$id" --user "$TEST_USER" --policy "$(policy_path none.yaml)" -- "${cmd[@]}"
 	assert_refused "missing --policy file" "$m" 2
 	# --help: the policy must be root-owned and not group/other-writable.
 	pol=$(policy_path open.yaml)
 	echo 'cidrs: ["203.0.113.10:80"]' >"$pol"
 	chmod 666 "$pol"
-	attempt --id "$id" --user nobody --policy "$pol" -- "${cmd[@]}"
+	attempt --id "$id" --user "$TEST_USER" --policy "$pol" -- "${cmd[@]}"
 	assert_refused "world-writable --policy" "$m" 2
 	chmod 644 "$pol"
 	chown nobody "$pol"
-	attempt --id "$id" --user nobody --policy "$pol" -- "${cmd[@]}"
+	attempt --id "$id" --user "$TEST_USER" --policy "$pol" -- "${cmd[@]}"
 	assert_refused "--policy owned by nobody" "$m" 2
 	# ... and so must its directory (whoever can write it can swap the file).
 	echo 'cidrs: ["203.0.113.10:80"]' >"$TDIR/in-open-dir.yaml"
-	attempt --id "$id" --user nobody --policy "$TDIR/in-open-dir.yaml" -- "${cmd[@]}"
+	attempt --id "$id" --user "$TEST_USER" --policy "$TDIR/in-open-dir.yaml" -- "${cmd[@]}"
 	assert_refused "--policy in a world-writable directory" "$m" 2
 	attempt --id "$id" --user egret-test-no-such-user --allow 203.0.113.10:80 -- "${cmd[@]}"
 	assert_refused "unknown --user" "$m"
-	attempt --id "$id" --egret-test-bogus-flag --user nobody -- "${cmd[@]}"
+	attempt --id "$id" --egret-test-bogus-flag --user "$TEST_USER" -- "${cmd[@]}"
 	assert_refused "unknown option" "$m"
 
 	# Root: refused without --user or --allow-root; runs as root with it.
@@ -173,7 +173,7 @@ t_cgroup_parent() {
 	local id="$ID_PREFIX-cgp" parent="$CG2/$ID_PREFIX-parent" tok
 	mkdir "$parent" || fail "cannot create $parent"
 	tok=$(token cgp)
-	attempt --id "$id" --cgroup-parent "$parent" --user nobody --allow 203.0.113.10:80 \
+	attempt --id "$id" --cgroup-parent "$parent" --user "$TEST_USER" --allow 203.0.113.10:80 \
 		-- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup; "$1" tcp 203.0.113.11 80 "$2"' \
 		sh "$P" "$tok"
 	assert_eq "/$ID_PREFIX-parent/$id
@@ -185,7 +185,7 @@ err EPERM" "$OUT" "COMMAND's cgroup, then a denied probe $(said)"
 	rmdir "$parent" || fail "custom parent $parent not empty after exit"
 }
 
-# COMMAND (as nobody) tries to get out: move itself to an outer cgroup,
+# COMMAND (as the test user) tries to get out: move itself to an outer cgroup,
 # delete the pins and the state file. All must fail, and it stays enforced.
 t_escape() {
 	local id="$ID_PREFIX-esc" script epid tok
@@ -205,7 +205,7 @@ exit 0
 EOF
 )
 	tok=$(token esc)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user nobody --allow 203.0.113.10:80 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" "$P" "$CG2" "$id" "$tok" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
 	wait_for_file "$TDIR/tampered" 15
@@ -229,7 +229,7 @@ EOF
 # On a normal exit egret kills what COMMAND left running in the cgroup.
 t_leftover_killed() {
 	local id="$ID_PREFIX-left" bg
-	attempt --id "$id" --user nobody --allow 203.0.113.10:80 -- \
+	attempt --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 -- \
 		sh -c '("$1" hold 60 >/dev/null 2>&1) & echo $! >"$2/bg"; exit 5' \
 		sh "$P" "$TDIR"
 	assert_eq 5 "$RC" "exit status $(said)"

@@ -134,7 +134,7 @@ echo "evilreg-443: $("$P" tcp 203.0.113.25 443 "$T-evilreg-443")"
 echo "bare-80: $("$P" tcp 198.51.100.7 80 "$T-bare-80")"
 EOF
 )
-	attempt_bare --user nobody "${DNS[@]}" --git-remote https://github.com/owner/a.git \
+	attempt_bare --user "$TEST_USER" "${DNS[@]}" --git-remote https://github.com/owner/a.git \
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status (no --policy, no /etc/egret/policy.yaml) $(said)"
 	n=$(grep -c 'built-in default policy' "$TDIR/err")
@@ -214,11 +214,11 @@ fi
 EOF
 )
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" --repo owner/a \
-		--user nobody "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" a \
+		--user "$TEST_USER" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" a \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	pa=$!
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" --repo owner/b \
-		--user nobody "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" b \
+		--user "$TEST_USER" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" b \
 		>"$TDIR/b.out" 2>"$TDIR/b.err" &
 	pb=$!
 	wait_until 30 test -e "$TDIR/a.done" ||
@@ -260,7 +260,7 @@ EOF
 # all of 203.0.113.0/24; egret's environment (inherited by COMMAND) sets
 # EGRET_POLICY, EGRET_ALLOW and friends. With the built-in default and with
 # an operator policy, nothing changes: NXDOMAIN, EPERM, nothing in the DNS
-# log or the sink. COMMAND (nobody) can neither change the operator's policy
+# log or the sink. COMMAND (the test user) can neither change the operator's policy
 # file nor add one next to it, nor create /etc/egret.
 t_policy_checkout_cannot_widen() {
 	local tok script checkout policy f sum0 out run
@@ -319,14 +319,14 @@ EOF
 			n0[$f]=$(world_dns_count "$f")
 		done
 		if [ "$run" = builtin ]; then
-			attempt_bare --user nobody "${DNS[@]}" --repo owner/a \
+			attempt_bare --user "$TEST_USER" "${DNS[@]}" --repo owner/a \
 				--git-remote https://github.com/owner/a.git \
 				-- sh "$script" "$P" "$tok" "$TDIR" "$run" ""
 		else
-			attempt --policy "$policy" --repo owner/a --user nobody "${DNS[@]}" \
+			attempt --policy "$policy" --repo owner/a --user "$TEST_USER" "${DNS[@]}" \
 				-- sh "$script" "$P" "$tok" "$TDIR" "$run" "$policy"
 		fi
-		[ -d /etc/egret ] && [ "$(stat -c %u /etc/egret)" = 65534 ] && rmdir /etc/egret
+		[ -d /etc/egret ] && [ "$(stat -c %u /etc/egret)" = "$TEST_UID" ] && rmdir /etc/egret
 		assert_eq 0 "$RC" "$run: egret exit status $(said)"
 		assert_eq "$checkout" "$(got pwd)" "$run: COMMAND's working directory $(said)"
 		assert_eq evil.test "$(got env)" "$run: EGRET_ALLOW as COMMAND sees it $(said)"
@@ -367,7 +367,7 @@ t_policy_refused() {
 	good=$(policy_path trusted.yaml)
 	echo "$content" >"$good"
 	chmod 0644 "$good"
-	attempt --policy "$good" --user nobody "${DNS[@]}" -- sh -c 'touch "$1"' sh "$TDIR/ran-good"
+	attempt --policy "$good" --user "$TEST_USER" "${DNS[@]}" -- sh -c 'touch "$1"' sh "$TDIR/ran-good"
 	assert_eq 0 "$RC" "a trusted policy: egret exit status $(said)"
 	assert_exists "$TDIR/ran-good" "a trusted policy: COMMAND's marker"
 
@@ -387,7 +387,7 @@ t_policy_refused() {
 		"$TDIR/sticky.yaml"; do
 		what="policy $f ($(stat -c '%U %a' "$f"), directory $(stat -c '%U %a' "$(dirname "$f")"))"
 		marker="$TDIR/ran-$(basename "$(dirname "$f")")-$(basename "$f")"
-		attempt --policy "$f" --user nobody "${DNS[@]}" -- sh -c 'touch "$1"' sh "$marker"
+		attempt --policy "$f" --user "$TEST_USER" "${DNS[@]}" -- sh -c 'touch "$1"' sh "$marker"
 		assert_refused "$what" "$marker" 2
 		grep -qF -- "$f" "$TDIR/err" || fail "$what: the error line does not name the file $(said)"
 		"$EGRET" check --policy "$f" >/dev/null 2>&1
@@ -410,7 +410,7 @@ t_policy_refused_symlink() {
 	"$EGRET" check --policy "$real" >/dev/null 2>&1
 	assert_eq 2 "$?" "egret check --policy $real (root 644, directory root 777): exit status"
 	marker="$TDIR/ran-link"
-	attempt --policy "$link" --user nobody "${DNS[@]}" -- sh -c 'touch "$1"' sh "$marker"
+	attempt --policy "$link" --user "$TEST_USER" "${DNS[@]}" -- sh -c 'touch "$1"' sh "$marker"
 	assert_refused "policy $link (in $(stat -c '%U %a' "$(dirname "$link")")), a symlink to $real (directory root 777)" \
 		"$marker" 2
 	grep -qF -- "$link" "$TDIR/err" || fail "the error line does not name $link $(said)"
@@ -433,7 +433,7 @@ repos:
     ecosystem: [npm]
 EOF
 	marker="$TDIR/ran-invalid"
-	attempt --policy "$policy" --repo owner/a --user nobody "${DNS[@]}" \
+	attempt --policy "$policy" --repo owner/a --user "$TEST_USER" "${DNS[@]}" \
 		-- sh -c 'touch "$1"' sh "$marker"
 	assert_eq 2 "$RC" "invalid policy: egret exit status $(said)"
 	assert_absent "$marker" "invalid policy: COMMAND ran anyway, marker"
@@ -543,7 +543,7 @@ echo "codeload-443: $("$P" tcp 203.0.113.23 443 "$T-$R-codeload-443")"
 EOF
 )
 	attempt --policy "$policy" --repo owner/a --git-remote git@github.com:owner/a.git \
-		--user nobody "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" ssh
+		--user "$TEST_USER" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" ssh
 	assert_eq 0 "$RC" "ssh remote: egret exit status $(said)"
 	assert_eq NOERROR "$(got "dig gh")" "ssh remote: dig github.com $(said)"
 	assert_eq NOERROR "$(got "dig codeload")" "ssh remote: dig codeload.github.com $(said)"
@@ -557,7 +557,7 @@ EOF
 	n_gh=$(world_dns_count github.com)
 	n_cl=$(world_dns_count codeload.github.com)
 	attempt --policy "$policy" --repo owner/nogit --git-remote git@github.com:owner/nogit.git \
-		--user nobody "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" nogit
+		--user "$TEST_USER" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" nogit
 	assert_eq 0 "$RC" "git_remote: false: egret exit status $(said)"
 	assert_eq NXDOMAIN "$(got "dig gh")" "git_remote: false: dig github.com $(said)"
 	assert_eq NXDOMAIN "$(got "dig codeload")" "git_remote: false: dig codeload.github.com $(said)"

@@ -28,7 +28,7 @@ req_attempt() {	# REPO SCRIPT [ARGS...]
 	shift
 	REQ_ID="$ID_PREFIX-$RANDOM$RANDOM"
 	attempt_bare --policy "$TDIR/etc/policy.yaml" --state-dir "$TDIR/state" \
-		--repo "$repo" --id "$REQ_ID" --user nobody "${DNS[@]}" -- sh "$@"
+		--repo "$repo" --id "$REQ_ID" --user "$TEST_USER" "${DNS[@]}" -- sh "$@"
 }
 
 # The store as JSON (pending, or everything with --all).
@@ -107,7 +107,7 @@ EOF
 	[ "$(req_id owner/b 203.0.113.25 443)" != "$id2" ] || fail "owner/b shares owner/a's request id"
 	assert_eq 3 "$("$EGRET" requests list --json --repo owner/a --state-dir "$TDIR/state" |
 		jq '.requests | length')" "list --repo owner/a"
-	attempt --state-dir "$TDIR/state" --user nobody -- "$P" tcp 203.0.113.25 80 "$(token x)"
+	attempt --state-dir "$TDIR/state" --user "$TEST_USER" -- "$P" tcp 203.0.113.25 80 "$(token x)"
 	assert_eq "" "$(req_id owner/a 203.0.113.25 80)$(req_id owner/b 203.0.113.25 80)" \
 		"a request from an attempt without --repo"
 
@@ -213,7 +213,7 @@ EOF
 	grep -q "is approved" "$TDIR/deny.err" || fail "deny approved: $(cat "$TDIR/deny.err")"
 }
 
-# 4. The sandbox cannot touch the store or the approvals: COMMAND (nobody)
+# 4. The sandbox cannot touch the store or the approvals: COMMAND (the test user)
 # tries to create, edit, replace and approve, and everything stays as it was.
 t_requests_sandbox_cannot_write() {
 	local script id sum_state sum_appr out
@@ -287,7 +287,7 @@ done
 EOF
 )
 	timeout -k 5 90 "${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --policy "$TDIR/etc/policy.yaml" \
-		--state-dir "$TDIR/state" --repo owner/a --id "$ID_PREFIX-live" --user nobody \
+		--state-dir "$TDIR/state" --repo owner/a --id "$ID_PREFIX-live" --user "$TEST_USER" \
 		"${DNS[@]}" -- \
 		sh "$script" "$P" "$tok" "$TDIR" >"$TDIR/out" 2>"$TDIR/err" &
 	pid=$!
@@ -350,14 +350,14 @@ t_requests_refused() {
 	req_attempt owner/a -c "touch $marker"
 	assert_refused "approvals file owned by nobody" "$marker" 2
 	# --policy none: the command line alone, no approvals.
-	attempt --repo owner/a --state-dir "$TDIR/state" --user nobody -- sh -c "touch $marker"
+	attempt --repo owner/a --state-dir "$TDIR/state" --user "$TEST_USER" -- sh -c "touch $marker"
 	[ "$RC" = 0 ] && [ -e "$marker" ] || fail "--policy none with a bad approvals file $(said)"
 	rm -f "$marker" "$file"
 
 	mkdir -m 700 "$TDIR/nstate"
 	chown nobody "$TDIR/nstate"
 	attempt_bare --policy "$TDIR/etc/policy.yaml" --state-dir "$TDIR/nstate" --repo owner/a \
-		--user nobody "${DNS[@]}" -- sh -c "touch $marker"
+		--user "$TEST_USER" "${DNS[@]}" -- sh -c "touch $marker"
 	assert_refused "a state directory owned by nobody" "$marker" 125
 	grep -q "prepare state directory $TDIR/nstate" <<<"$ERR" || fail "message: $(said)"
 }

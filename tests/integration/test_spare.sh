@@ -27,7 +27,7 @@ t_spare_taken() {
 	tok=$(token spare)
 	"$EGRET" gc --spares >/dev/null || fail "egret gc --spares"
 	assert_eq "" "$(spares_ready)" "spares after gc --spares"
-	attempt -v --user nobody --allow 203.0.113.10:80 -- "$P" tcp 203.0.113.10 80 "$tok-a"
+	attempt -v --user "$TEST_USER" --allow 203.0.113.10:80 -- "$P" tcp 203.0.113.10 80 "$tok-a"
 	assert_eq ok "$OUT" "first attempt's allowed probe $(said)"
 	grep -q "(BPF load [0-9.]* ms, loaded now)" <<<"$ERR" || fail "first attempt: $(said)"
 	wait_spare
@@ -35,7 +35,7 @@ t_spare_taken() {
 	spare=$(spares_ready | head -n 1)
 	assert_eq "root 700" "$(stat -c '%U %a' "$spare")" "owner and mode of $spare"
 
-	attempt -v --user nobody --allow 203.0.113.10:80 -- sh -c \
+	attempt -v --user "$TEST_USER" --allow 203.0.113.10:80 -- sh -c \
 		"\"$P\" tcp 203.0.113.11 80 $tok-denied; \"$P\" tcp 203.0.113.10 80 $tok-allowed"
 	grep -q "(BPF load [0-9.]* ms, programs loaded in advance)" <<<"$ERR" ||
 		fail "second attempt did not take the spare: $(said)"
@@ -45,9 +45,9 @@ t_spare_taken() {
 	assert_absent "$spare" "the spare the second attempt took"
 
 	wait_spare
-	attempt -v --user nobody --max-entries 1000 -- true
+	attempt -v --user "$TEST_USER" --max-entries 1000 -- true
 	grep -q "loaded now" <<<"$ERR" || fail "--max-entries 1000 took a spare of another size: $(said)"
-	attempt -v --user nobody --no-spare -- true
+	attempt -v --user "$TEST_USER" --no-spare -- true
 	grep -q "loaded now" <<<"$ERR" || fail "--no-spare took a spare: $(said)"
 	"$EGRET" gc --spares >/dev/null
 }
@@ -58,7 +58,7 @@ t_spare_tampered() {
 	local spare tok value
 	tok=$(token tamper)
 	"$EGRET" gc --spares >/dev/null
-	attempt --user nobody -- true
+	attempt --user "$TEST_USER" -- true
 	wait_spare
 	spare=$(spares_ready | head -n 1)
 	# 203.0.113.11, any port, never expires: rule 0 of struct egret_allow.
@@ -66,7 +66,7 @@ t_spare_tampered() {
 	# shellcheck disable=SC2086 # the hex bytes are words
 	bpftool map update pinned "$spare/egret_allow4" key 203 0 113 11 value hex $value ||
 		fail "could not plant an entry in $spare"
-	attempt -v --user nobody -- "$P" tcp 203.0.113.11 80 "$tok"
+	attempt -v --user "$TEST_USER" -- "$P" tcp 203.0.113.11 80 "$tok"
 	assert_eq "err EPERM" "$OUT" "probe to the planted address $(said)"
 	assert_not_landed "$tok" tcp 203.0.113.11 80 "planted address"
 	grep -q "loaded now" <<<"$ERR" || fail "the tampered spare was used: $(said)"
@@ -75,8 +75,8 @@ t_spare_tampered() {
 	# Two spares with their allow maps swapped: every map is empty and of
 	# the right kind, but the programs use the other spare's maps.
 	"$EGRET" gc --spares >/dev/null
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user nobody -- true &
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user nobody -- true
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user "$TEST_USER" -- true &
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user "$TEST_USER" -- true
 	wait
 	wait_until 20 eval '[ "$(spares_ready | wc -l)" -ge 2 ]' ||
 		fail "two spares never appeared: $(spares_ready)"
@@ -85,7 +85,7 @@ t_spare_tampered() {
 		mv "${two[1]}/egret_allow4" "${two[0]}/egret_allow4" &&
 		mv "$SPARES/swap_pin" "${two[1]}/egret_allow4" ||
 		fail "could not swap the spares' maps"
-	attempt -v --user nobody -- "$P" tcp 203.0.113.11 80 "$tok-swap"
+	attempt -v --user "$TEST_USER" -- "$P" tcp 203.0.113.11 80 "$tok-swap"
 	assert_eq "err EPERM" "$OUT" "probe after the swap $(said)"
 	grep -q "loaded now" <<<"$ERR" || fail "a spare with another spare's map was used: $(said)"
 	"$EGRET" gc --spares >/dev/null

@@ -12,7 +12,7 @@
 #
 # Evidence rule (stricter than the integration suite's): a vector counts as
 # closed only if
-#   1. COMMAND, running as --user nobody inside the attempt, saw the specific
+#   1. COMMAND, running as the test user (env.sh) inside the attempt, saw the specific
 #      refusal (errno AND the system call that returned it, e.g.
 #      "err EPERM socket"), and
 #   2. the test's unique token is in none of the world's records, checked
@@ -23,12 +23,12 @@
 #      the world, whatever its protocol, options or destination), and
 #   3. an allowed flow in the same attempt DID arrive (so a test cannot pass
 #      because everything was broken), and, where the kernel alone would
-#      not refuse, the same attack outside egret (as nobody) DID work: the
+#      not refuse, the same attack outside egret (as the same user) DID work: the
 #      refusal is egret's.
 #
 # A failing test says which vector got through and what the world received.
 #
-# Every egret invocation passes --policy none and --user nobody.
+# Every egret invocation passes --policy none and --user $TEST_USER.
 # Traffic stays inside the two namespaces world.sh builds (documentation
 # ranges only); tests/world and tests/integration are sourced, read-only.
 # SC2015: `A && B || fail` is intended (fail exits). SC2016: single-quoted
@@ -43,6 +43,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../world/world.sh"
 # shellcheck source=tests/integration/env.sh
 . "$HERE/../integration/env.sh"
+# shellcheck source=tests/integration/tmux.sh
+. "$HERE/../integration/tmux.sh"
 
 EGRET=${EGRET:-}
 HELPERS=${HELPERS:-}
@@ -54,7 +56,6 @@ STATE_ROOT=/run/egret
 CG2=""
 SELF_CG=""
 EGRET_CG_PARENT=""
-NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 CLIENT_IF="egw$$c"		# world.sh's veth names
 WORLD_IF="egw$$w"
 CAPTURE_LOG=""
@@ -109,20 +110,20 @@ run_in() {
 	return 0
 }
 
-# run_out NAME: the same steps as nobody in the client ns, outside any
+# run_out NAME: the same steps as the test user in the client ns, outside any
 # attempt: what the kernel alone allows. Sets OUTSIDE.
 run_out() {
-	OUTSIDE=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${NOBODY[@]}" \
+	OUTSIDE=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
 		sh "$TDIR/steps.sh" "$TDIR/steps.$1" "$TDIR/$1.out.err" 2>&1)
-	[ "$VERBOSE" = 1 ] && note "outside egret, as nobody:" && printf '%s\n' "$OUTSIDE" | sed 's/^/    /'
+	[ "$VERBOSE" = 1 ] && note "outside egret, as $TEST_USER:" && printf '%s\n' "$OUTSIDE" | sed 's/^/    /'
 	return 0
 }
 
-# attempt EGRET_ARGS...: `egret run --policy none --user nobody ARGS` in the
+# attempt EGRET_ARGS...: `egret run --policy none --user $TEST_USER ARGS` in the
 # client ns, bounded; sets RC, OUT, ERR.
 attempt() {
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none \
-		--user nobody "$@" >"$TDIR/out" 2>"$TDIR/err"
+		--user "$TEST_USER" "$@" >"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
 	OUT=$(cat "$TDIR/out")
 	ERR=$(cat "$TDIR/err")
@@ -131,7 +132,7 @@ attempt() {
 # attempt_bg EGRET_ARGS...: the same in the background; EPID is its pid.
 # attempt_reap [SECONDS] waits for it and sets RC, OUT, ERR.
 attempt_bg() {
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user nobody "$@" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$TEST_USER" "$@" \
 		>"$TDIR/out" 2>"$TDIR/err" &
 	EPID=$!
 }
@@ -167,7 +168,7 @@ expect_re() {	# KEY ERE
 
 oexpect() {	# KEY WANT: the same step outside egret gave WANT
 	[ "$(ores "$1")" = "$2" ] ||
-		fail "outside egret (as nobody), $1: want '$2', got '$(ores "$1")' [$OUTSIDE]"
+		fail "outside egret (as $TEST_USER), $1: want '$2', got '$(ores "$1")' [$OUTSIDE]"
 }
 
 # --- evidence ----------------------------------------------------------------
@@ -258,6 +259,7 @@ TESTS=(
 	t_rt_inbound_listener t_rt_cgroup_escape t_rt_detach_programs
 	t_rt_inherited_fds t_rt_keep_fd_sockets t_rt_expired_entries
 	t_rt_ptrace_pidfd t_rt_mptcp t_rt_daemon_sockets t_rt_daemon_sockets_gaps
+	t_rt_terminal_injection
 	t_rt_legit_traffic
 )
 
@@ -322,7 +324,7 @@ main() {
 	P="$HELPERS/probe" R="$HELPERS/redteam"
 
 	CG2=$(cgroup2_mount)
-	problem=$(preflight_problem setpriv git)
+	problem=$(preflight_problem setpriv git tmux)
 	if [ -n "$problem" ]; then
 		if [ "${CI:-}" = true ]; then
 			echo "FAIL  preflight: $problem (CI=true: the red-team suite must run)"

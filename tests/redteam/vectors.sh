@@ -279,7 +279,7 @@ EOF
 
 # ICMP "ping" sockets: unprivileged when the user's group is in
 # net.ipv4.ping_group_range (per netns; distros often open it to everyone).
-# Open it in the client ns, prove nobody then pings the world outside
+# Open it in the client ns, prove the test user then pings the world outside
 # egret, and that egret refuses the socket (even to an allowed address).
 t_rt_ping_socket() {
 	local c o4 o6 d1 d2 d3
@@ -407,7 +407,7 @@ EOF
 	for f in ${outside#ok}; do
 		case $f in unix/* | inet/* | inet6/* | netlink/*) ;; *) extra="$extra $f" ;; esac
 	done
-	note "creatable by nobody outside egret:${outside#ok}"
+	note "creatable by $TEST_USER outside egret:${outside#ok}"
 	{
 		echo "control $P tcp 203.0.113.10 80 $c"
 		echo "families $R families"
@@ -444,7 +444,7 @@ EOF
 # first hop (denied) while the hooks judged the destination passed to the
 # system call (allowed): shown here for root outside egret, whose packet the
 # capture sees addressed to the hop. This kernel lets only CAP_NET_RAW set a
-# source route (nobody gets EPERM outside egret too), but any user may set
+# source route (the test user gets EPERM outside egret too), but any user may set
 # other options - a record route - by setsockopt or in an IP_RETOPTS cmsg:
 # inside, setsockopt(IP_OPTIONS) is refused whatever the option, and
 # options in a cmsg, which no setsockopt filter sees, are dropped by the
@@ -570,7 +570,7 @@ EOF
 	expect setup "err EPERM io_uring_setup"
 }
 
-# User namespaces: every way to make one. Outside egret nobody can (so the
+# User namespaces: every way to make one. Outside egret the test user can (so the
 # refusals are egret's seccomp filter); clone3 is ENOSYS (its flags are out
 # of a filter's reach; libc falls back to clone), as are the i386 and x32
 # ABIs (other syscall numbers). Processes still start (control).
@@ -637,7 +637,7 @@ EOF
 	expect nsenter failed
 }
 
-# COMMAND's credentials: nobody, no capabilities in any set, no_new_privs,
+# COMMAND's credentials: the test user, no capabilities in any set, no_new_privs,
 # a seccomp filter.
 t_rt_privileges() {
 	local c k
@@ -657,9 +657,9 @@ Seccomp awk '/^Seccomp:/ { print \$2 }' /proc/self/status
 EOF
 	run_in in "${CONTROL_ALLOW[@]}"
 	check_control "$c"
-	expect uid "65534 65534 65534 65534"
-	expect gid "65534 65534 65534 65534"
-	expect groups "65534"
+	expect uid "$TEST_UID $TEST_UID $TEST_UID $TEST_UID"
+	expect gid "$TEST_GID $TEST_GID $TEST_GID $TEST_GID"
+	expect groups "$TEST_GID"
 	for k in CapInh CapPrm CapEff CapBnd CapAmb; do
 		expect "$k" 0000000000000000
 	done
@@ -969,7 +969,7 @@ EOF
 }
 
 # Inherited fds. Outside egret, a socket connected to a denied address and
-# handed to nobody as fd 5 carries its bytes there (the world receives
+# handed to the test user as fd 5 carries its bytes there (the world receives
 # them): passed-in sockets are judged by their creator's cgroup. egret
 # closes every fd above 2 (COMMAND sees none), and refuses to start COMMAND
 # (125) when stdin/stdout/stderr is an inet socket.
@@ -978,7 +978,7 @@ t_rt_inherited_fds() {
 	c=$(tk ctl) o=$(tk out) d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d)
 	assert_eq ok "$(world_exec_client bash -c \
 		'exec 5<>/dev/tcp/203.0.113.11/80 || exit 9; "${@:3}" "$1" fd-write 5 "$2"' \
-		bash "$R" "$o" "${NOBODY[@]}" 2>&1)" "outside egret: nobody writes through fd 5"
+		bash "$R" "$o" "${AS_TEST_USER[@]}" 2>&1)" "outside egret: $TEST_USER writes through fd 5"
 	arrived_at "$o" 203.0.113.11:80
 
 	steps in <<EOF
@@ -990,7 +990,7 @@ EOF
 	STEPS_ERR="$TDIR/in.in.err"
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
 		'exec 5<>/dev/tcp/203.0.113.11/80 || exit 9; exec 7<>"$1"; shift; exec "$@"' \
-		bash "$TDIR/fd7-file" "$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" \
+		bash "$TDIR/fd7-file" "$EGRET" run --policy none --user "$TEST_USER" "${CONTROL_ALLOW[@]}" \
 		-- sh "$TDIR/steps.sh" "$TDIR/steps.in" "$STEPS_ERR" 2>"$TDIR/err")
 	RC=$? ERR=$(cat "$TDIR/err")
 	check_control "$c"
@@ -1003,7 +1003,7 @@ EOF
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
 		'exec 1<>/dev/tcp/203.0.113.11/80 || exit 9; exec "$@"' bash \
-		"$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" -- \
+		"$EGRET" run --policy none --user "$TEST_USER" "${CONTROL_ALLOW[@]}" -- \
 		sh -c 'echo "$1"; touch "$2"' sh "$d3" "$TDIR/marker-stdout" 2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
 	[ "$RC" = 125 ] || fail "stdout an inet socket: want exit 125 $(said)"
@@ -1011,7 +1011,7 @@ EOF
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
 		'exec 0<>/dev/tcp/2001:db8:2::11/80 || exit 9; exec "$@"' bash \
-		"$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" -- \
+		"$EGRET" run --policy none --user "$TEST_USER" "${CONTROL_ALLOW[@]}" -- \
 		sh -c 'echo "$1" >&0; touch "$2"' sh "$d4" "$TDIR/marker-stdin" 2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
 	[ "$RC" = 125 ] || fail "stdin an inet6 socket: want exit 125 $(said)"
@@ -1037,7 +1037,7 @@ write $R fd-write 5 $d1
 EOF
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c 'exec 5<>"$1"; shift; exec "$@"' \
-		bash "$TDIR/kept-file" "$EGRET" run --policy none --user nobody --keep-fd 5 \
+		bash "$TDIR/kept-file" "$EGRET" run --policy none --user "$TEST_USER" --keep-fd 5 \
 		"${CONTROL_ALLOW[@]}" -- sh "$TDIR/steps.sh" "$TDIR/steps.in" "$TDIR/in.err" \
 		2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
@@ -1049,7 +1049,7 @@ EOF
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" bash -c \
 		'exec 5<>/dev/tcp/203.0.113.11/80 || exit 9; exec "$@"' bash \
-		"$EGRET" run --policy none --user nobody --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
+		"$EGRET" run --policy none --user "$TEST_USER" --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
 		"$R" fd-write 5 "$d2" 2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
 	[ "$RC" = 125 ] && [ -z "$OUT" ] || fail "--keep-fd of an inet socket: want exit 125 $(said)"
@@ -1057,7 +1057,7 @@ EOF
 	# The rest are collected, so that one run reports every gap.
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$R" with-socket 5 packet dgram 0 \
-		"$EGRET" run --policy none --user nobody --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
+		"$EGRET" run --policy none --user "$TEST_USER" --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
 		"$R" packet-fd 5 "$CLIENT_IF" "$d3" 2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
 	if [ "$RC" != 125 ]; then
@@ -1068,7 +1068,7 @@ EOF
 
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$R" with-socket 5 vsock stream 0 \
-		"$EGRET" run --policy none --user nobody --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
+		"$EGRET" run --policy none --user "$TEST_USER" --keep-fd 5 "${CONTROL_ALLOW[@]}" -- \
 		"$R" fds 2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
 	[ "$RC" = 125 ] || problems="$problems
@@ -1076,7 +1076,7 @@ EOF
 
 	RC=0
 	OUT=$(timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$R" with-socket 1 packet dgram 0 \
-		"$EGRET" run --policy none --user nobody "${CONTROL_ALLOW[@]}" -- \
+		"$EGRET" run --policy none --user "$TEST_USER" "${CONTROL_ALLOW[@]}" -- \
 		"$R" packet-fd 1 "$CLIENT_IF" "$d4" 2>"$TDIR/err") || RC=$?
 	ERR=$(cat "$TDIR/err")
 	if [ "$RC" != 125 ]; then
@@ -1133,14 +1133,14 @@ t_rt_ptrace_pidfd() {
 	pr=$!
 	"${WORLD_IN_CLIENT[@]}" setpriv --reuid=1 --regid=1 --clear-groups "$P" hold 60 >/dev/null 2>&1 &
 	pd=$!
-	"${WORLD_IN_CLIENT[@]}" "${NOBODY[@]}" "$P" hold 60 >/dev/null 2>&1 &
+	"${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" "$P" hold 60 >/dev/null 2>&1 &
 	pn=$!
 	# shellcheck disable=SC2064 # expanded now: the locals are gone when it runs
 	trap "kill -KILL $pr $pd $pn 2>/dev/null" EXIT
 	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pd" 1 ||
 		fail "the daemon-owned target did not start"
-	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pn" 65534 ||
-		fail "the nobody-owned target did not start"
+	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pn" "$TEST_UID" ||
+		fail "the target owned by $TEST_USER did not start"
 	steps out <<EOF
 getfd-self $R pidfd-getfd 0 0
 EOF
@@ -1236,7 +1236,7 @@ rt_daemon_ns() {
 		local key=$1
 		shift
 		timeout -k 5 60 nsenter --net="/run/netns/$client" -- "$egret" run --policy none \
-			--user nobody "$@" >"$d/$key.out" 2>"$d/$key.err"
+			--user "$TEST_USER" "$@" >"$d/$key.out" 2>"$d/$key.err"
 		echo "$key: rc=$?"
 	}
 	if [ "$mode" = listed ]; then
@@ -1257,7 +1257,7 @@ rt_daemon_ns() {
 		chmod 0660 /run/docker.sock
 		run closed --allow 203.0.113.10:80 -- sh "$d/steps.sh" "$d/steps.closed" "$d/closed.steps.err"
 		# ... but 0660 with a group COMMAND's user is in: refused.
-		chgrp 65534 /run/docker.sock
+		chgrp "$TEST_GID" /run/docker.sock
 		run group --allow 203.0.113.10:80 -- "$r" unix /run/docker.sock "$t-group"
 		unsink /run/docker.sock "$d/ok.sock"
 	else
@@ -1266,9 +1266,9 @@ rt_daemon_ns() {
 		# user): the kernel lets it connect, so egret must refuse.
 		sink /run/docker.sock || { echo "acl: no sink"; return 1; }
 		chmod 0660 /run/docker.sock
-		"$r" acl-user /run/docker.sock 65534 >/dev/null
-		echo "acl-outside: $(nsenter --net="/run/netns/$client" -- setpriv --reuid=65534 \
-			--regid=65534 --clear-groups "$r" unix /run/docker.sock "$t-acl-out" 2>/dev/null)"
+		"$r" acl-user /run/docker.sock "$TEST_UID" >/dev/null
+		echo "acl-outside: $(nsenter --net="/run/netns/$client" -- setpriv --reuid="$TEST_UID" \
+			--regid="$TEST_GID" --clear-groups "$r" unix /run/docker.sock "$t-acl-out" 2>/dev/null)"
 		run acl --allow 203.0.113.10:80 -- "$r" unix /run/docker.sock "$t-acl"
 		unsink /run/docker.sock
 		# Root-equivalent daemons at paths egret does not list.
@@ -1319,7 +1319,7 @@ EOF
 			fail "$p: egret's refusal does not name it: $(cat "$TDIR/listed-$i.err")"
 	done
 	[ "$(res group)" = "rc=125" ] ||
-		fail "docker.sock 0660 root:nogroup (COMMAND's group): want rc=125, got '$(res group)' $(cat "$TDIR/group.err")"
+		fail "docker.sock 0660 root:$TEST_USER (COMMAND's group): want rc=125, got '$(res group)' $(cat "$TDIR/group.err")"
 	[ "$(res closed)" = "rc=0" ] ||
 		fail "docker.sock 0660 root:root: want COMMAND to run, got '$(res closed)' $(cat "$TDIR/closed.err")"
 	OUT=$(cat "$TDIR/closed.out") STEPS_ERR="$TDIR/closed.steps.err"
@@ -1352,10 +1352,10 @@ t_rt_daemon_sockets_gaps() {
 	[ "$VERBOSE" = 1 ] && printf '%s\n' "$ns" | sed 's/^/    /'
 	OUT=$ns RC=0 ERR=""
 	[ "$(res acl-outside)" = ok ] ||
-		fail "outside egret, nobody could not connect through the ACL: '$(res acl-outside)' ($ns)"
+		fail "outside egret, $TEST_USER could not connect through the ACL: '$(res acl-outside)' ($ns)"
 	[ "$(res acl)" = "rc=125" ] ||
 		problems="$problems
-  docker.sock 0660 root:root + ACL user:nobody:rw: want rc=125, got '$(res acl)'; COMMAND: '$(cat "$TDIR/acl.out")'$(grep -qF "data=$t-acl" "$UNIX_LOG" && echo " - and the daemon received its payload")"
+  docker.sock 0660 root:root + ACL user:$TEST_USER:rw: want rc=125, got '$(res acl)'; COMMAND: '$(cat "$TDIR/acl.out")'$(grep -qF "data=$t-acl" "$UNIX_LOG" && echo " - and the daemon received its payload")"
 	for i in 1 2 3 4; do
 		p=$(res "path-$i")
 		[ -n "$p" ] || fail "case $i did not run: $ns"
@@ -1364,6 +1364,69 @@ t_rt_daemon_sockets_gaps() {
   $p (0666): want rc=125, got '$(res "extra-$i")'; COMMAND: '$(cat "$TDIR/extra-$i.out")'$(grep -qF "data=$t-x$i" "$UNIX_LOG" && echo " - and the daemon received its payload")"
 	done
 	[ -z "$problems" ] || fail "COMMAND reached root-equivalent daemon sockets:$problems"
+}
+
+# --- the operator's terminal ------------------------------------------------------
+
+# COMMAND pushes a command line into the input queue of the terminal egret
+# was started from (TIOCSTI), which the operator's root shell then runs
+# outside every cgroup once egret exits (CVE-2017-5226 for bubblewrap).
+# The terminal is a tmux pane running a root bash; the evidence is what
+# that shell ran: each injected line would create a marker file. Outside
+# egret, the test user does it to its own terminal (the kernel allows it:
+# dev.tty.legacy_tiocsti=1), and the shell runs it. Inside, from an
+# interactive egret (COMMAND in a pty of its own) and from an egret whose
+# stdio is redirected (COMMAND with no terminal), through its fds,
+# /dev/tty and every /dev/pts/N: refused, and the shell runs nothing.
+t_rt_terminal_injection() {
+	local c k m="$TDIR/injected" line script
+	c=$(tk ctl)
+	tmux_up 100 30 || fail "cannot start tmux"
+	trap tmux_down EXIT
+	tmux_run "${AS_TEST_USER[*]} $R tiocsti 0 'touch $m-outside'" &&
+		tmux_sync || fail "the operator's shell does not answer: $(tmux_tail)"
+	[ -e "$m-outside" ] ||
+		fail "outside egret, the test user's TIOCSTI did not reach its shell (is legacy_tiocsti off?): $(tmux_tail)"
+	# Not steps.sh: these run on COMMAND's own fds 0-2 (its pty).
+	script=$(write_script pty.sh <<EOF
+exec 3>$TDIR/pty.out
+echo "control: \$($P tcp 203.0.113.10 80 $c 2>/dev/null)" >&3
+echo "tty: \$(tty)" >&3
+echo "fd0: \$($R tiocsti 0 'touch $m-fd0')" >&3
+echo "fd2: \$($R tiocsti 2 'touch $m-fd2')" >&3
+echo "dev-tty: \$($R tiocsti tty 'touch $m-dev-tty')" >&3
+echo "pts: \$($R tiocsti pts 'touch $m-pts')" >&3
+echo "tioclinux: \$($R tioclinux 0)" >&3
+EOF
+)
+	tmux_run "nsenter --net=/run/netns/$WORLD_CLIENT $EGRET run -q --policy none --user $TEST_USER ${CONTROL_ALLOW[*]} -- sh $script" &&
+		tmux_sync || fail "the shell did not get its terminal back: $(tmux_tail)"
+	steps none <<EOF
+dev-tty $R tiocsti tty 'touch $m-none-dev-tty'
+pts $R tiocsti pts 'touch $m-none-pts'
+fd0 $R tiocsti 0 'touch $m-none-fd0'
+EOF
+	tmux_run "nsenter --net=/run/netns/$WORLD_CLIENT $EGRET run -q --policy none --user $TEST_USER ${CONTROL_ALLOW[*]} -- sh $TDIR/steps.sh $TDIR/steps.none $TDIR/none.err </dev/null >$TDIR/none.out 2>&1" &&
+		tmux_sync || fail "the shell did not get its terminal back: $(tmux_tail)"
+	# Whatever was pushed is read before the last sync's line: done.
+	for k in fd0 fd2 dev-tty pts none-dev-tty none-pts none-fd0; do
+		[ ! -e "$m-$k" ] ||
+			fail "the operator's shell ran a line COMMAND typed ($k): $(tmux_screen | grep -F "$m-$k" | head -n 2)"
+	done
+	line=$(tmux_screen | grep -F "touch $m-" | grep -vF -e "tiocsti" -e "$m-outside" | head -n 1)
+	[ -z "$line" ] || fail "an injected line reached the operator's terminal: $line"
+	RC=0 ERR="" OUT=$(cat "$TDIR/pty.out") STEPS_ERR=""
+	check_control "$c"
+	expect_re tty '^/dev/pts/[0-9]+$'
+	expect fd0 "err EPERM ioctl"
+	expect fd2 "err EPERM ioctl"
+	expect dev-tty "err EPERM ioctl"
+	expect_re pts '^err (EPERM ioctl|EACCES open)$'
+	expect tioclinux "err EPERM ioctl"
+	OUT=$(cat "$TDIR/none.out") STEPS_ERR="$TDIR/none.err"
+	expect dev-tty "err ENXIO open"
+	expect pts "err EACCES open"
+	expect fd0 "err EPERM ioctl"		# /dev/null: the filter answers first
 }
 
 # --- legitimate traffic ----------------------------------------------------------------
