@@ -16,6 +16,7 @@
 #include "egret.h"
 #include "egret_match.h"
 #include "lib/events.h"
+#include "lib/host.h"
 #include "lib/allow.h"
 #include "lib/dns.h"
 #include "lib/socket.h"
@@ -308,18 +309,194 @@ int egret_socket(struct bpf_sock *ctx)
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
-/* No source routes or routing headers: they redirect past the verdict. */
+/* The group of a join (sockopt_classify): named by the policy, or not.
+ * A group_req holds gr_interface, then an 8-aligned sockaddr_storage
+ * whose family must be the level's. Too short or odd: refused. */
+static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *ctx,
+							    enum sockopt_kind kind,
+							    struct event_info *in,
+							    __u32 group[4])
+{
+	__u8 *val = ctx->optval, *end = ctx->optval_end;
+	int lasting;
+
+	if (kind == SOCKOPT_JOIN4_MREQ || kind == SOCKOPT_JOIN4_GREQ) {
+		if (kind == SOCKOPT_JOIN4_GREQ) {
+			if (val + 16 > end || *(__u16 *)(val + 8) != AF_INET)
+				return EGRET_REASON_SOCKOPT;
+			val += 12;
+		}
+		if (val + 4 > end)
+			return EGRET_REASON_SOCKOPT;
+		group[0] = *(__u32 *)val;
+		in->family = 4;
+		return allow4_judge_at(group[0], EGRET_PORT_ANY, bpf_ktime_get_ns(),
+				       &lasting);
+	}
+	if (kind == SOCKOPT_JOIN6_GREQ) {
+		if (val + 32 > end || *(__u16 *)(val + 8) != AF_INET6)
+			return EGRET_REASON_SOCKOPT;
+		val += 16;
+	}
+	if (val + 16 > end)
+		return EGRET_REASON_SOCKOPT;
+	__builtin_memcpy(group, val, 16);
+	in->family = 6;
+	return allow6_judge_at(group, EGRET_PORT_ANY, bpf_ktime_get_ns(), &lasting);
+}
+
+/*
+ * No source routes, routing headers or forged sources, no device binding,
+ * no multicast source filters; group joins only for groups the policy
+ * names (the kernel's reports carry the group to the network, and no
+ * program of the attempt sees them).
+ */
 SEC("cgroup/setsockopt")
 int egret_sockopt(struct bpf_sockopt *ctx)
 {
+	enum sockopt_kind kind = sockopt_classify(ctx->level, ctx->optname);
+	__u32 group[4] = {};
 	struct event_info in = {
 		.hook = EGRET_HOOK_SOCKOPT, .reason = EGRET_REASON_SOCKOPT,
 		.level = ctx->level, .optname = ctx->optname,
 	};
 
-	if (!sockopt_redirects(ctx->level, ctx->optname))
+	if (kind == SOCKOPT_PASS)
 		return SYS_PROCEED;
+	if (kind != SOCKOPT_REFUSE) {
+		in.reason = sockopt_judge_join(ctx, kind, &in, group);
+		if (in.family)
+			in.addr = group;
+	}
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
+}
+
+/*
+ * Binds. A bound address must be the host's own (with FREEBIND refused,
+ * only net.ipv*.ip_nonlocal_bind would let one through). A UDP port bound
+ * explicitly on a non-loopback address tells a prober that the attempt
+ * listens (a datagram there is taken; elsewhere the kernel answers port
+ * unreachable): on the wildcard it is moved to loopback, where a server
+ * inside the attempt still works for local clients; on a host address it
+ * is refused. TCP listeners are handled at listen() (egret_listen).
+ * An IPv6 link-local bind would tie the socket to a device: refused.
+ */
+static __always_inline int bind_refuse(struct bpf_sock_addr *ctx, int family,
+				       const __u32 addr[4], __u16 port,
+				       enum egret_reason reason)
+{
+	struct event_info in = {
+		.hook = EGRET_HOOK_BIND, .family = family, .addr = addr,
+		.port = port, .proto = (__u8)ctx->protocol, .reason = reason,
+	};
+
+	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
+}
+
+static __always_inline int bind_pass(void)
+{
+	counter_add(EGRET_COUNTER(EGRET_HOOK_BIND, EGRET_VERDICT_ALLOW));
+	return SYS_PROCEED;
+}
+
+SEC("cgroup/bind4")
+int egret_bind4(struct bpf_sock_addr *ctx)
+{
+	__u32 addr[4] = { ctx->user_ip4 };
+	__u16 port = bpf_ntohs(ctx->user_port);
+	int udp_port = ctx->type == SOCK_DGRAM && port;
+
+	if (egret_classify4(addr[0]) == EGRET_ADDR_LOOPBACK)
+		return bind_pass();
+	if (addr[0] == 0) {
+		if (udp_port && !audit)
+			ctx->user_ip4 = LOOPBACK4_BE;
+		return bind_pass();
+	}
+	if (!(host4_flags(addr[0]) & EGRET_HOST_LOCAL))
+		return bind_refuse(ctx, 4, addr, port, EGRET_REASON_SOURCE);
+	if (udp_port)
+		return bind_refuse(ctx, 4, addr, port, EGRET_REASON_LISTENER);
+	return bind_pass();
+}
+
+SEC("cgroup/bind6")
+int egret_bind6(struct bpf_sock_addr *ctx)
+{
+	__u16 port = bpf_ntohs(ctx->user_port);
+	int udp_port = ctx->type == SOCK_DGRAM && port;
+	enum egret_addr_class cls;
+	__u32 addr[4];
+
+	ctx_ip6(ctx, addr);
+	/* ::ffff:a.b.c.d binds the IPv4 address of a dual-stack socket. */
+	if (egret_is_v4mapped(addr)) {
+		__u32 v4[4] = { addr[3] };
+
+		if (egret_classify4(v4[0]) == EGRET_ADDR_LOOPBACK)
+			return bind_pass();
+		if (v4[0] == 0) {
+			if (udp_port && !audit)
+				ctx->user_ip6[3] = LOOPBACK4_BE;
+			return bind_pass();
+		}
+		if (!(host4_flags(v4[0]) & EGRET_HOST_LOCAL))
+			return bind_refuse(ctx, 4, v4, port, EGRET_REASON_SOURCE);
+		return udp_port ? bind_refuse(ctx, 4, v4, port, EGRET_REASON_LISTENER) :
+				  bind_pass();
+	}
+	cls = egret_classify6(addr);
+	if (cls == EGRET_ADDR_LOOPBACK)
+		return bind_pass();
+	if (cls == EGRET_ADDR_UNSPECIFIED) {
+		if (udp_port && !audit) {
+			ctx->user_ip6[0] = 0;
+			ctx->user_ip6[1] = 0;
+			ctx->user_ip6[2] = 0;
+			ctx->user_ip6[3] = bpf_htonl(1);	/* ::1 */
+		}
+		return bind_pass();
+	}
+	if (cls == EGRET_ADDR_LINK_LOCAL)
+		return bind_refuse(ctx, 6, addr, port, EGRET_REASON_LISTENER);
+	if (!(host6_flags(addr) & EGRET_HOST_LOCAL))
+		return bind_refuse(ctx, 6, addr, port, EGRET_REASON_SOURCE);
+	if (udp_port)
+		return bind_refuse(ctx, 6, addr, port, EGRET_REASON_LISTENER);
+	return bind_pass();
+}
+
+/*
+ * listen(): every TCP listener of the attempt is bound to the loopback
+ * device, wherever it is bound (0.0.0.0, a host address, or nowhere:
+ * listen() on an unbound socket picks a port without any bind hook). A
+ * connection from elsewhere then finds no listener and gets the kernel's
+ * RST, exactly as a port where nothing listens: the ports the attempt
+ * listens on tell a prober nothing. Local clients (loopback, and so the
+ * attempt itself) still connect. sock_ops cannot refuse a listen(); if the
+ * binding fails (only a socket already bound to another device could,
+ * and that option is refused) the event says so.
+ */
+#define SOCK_OPS_TCP_LISTEN_CB	11
+#define LOOPBACK_IFINDEX	1
+
+SEC("sockops")
+int egret_listen(struct bpf_sock_ops *ctx)
+{
+	int lo = LOOPBACK_IFINDEX;
+	struct event_info in = {
+		.hook = EGRET_HOOK_LISTEN, .reason = EGRET_REASON_LISTENER,
+		.port = (__u16)ctx->local_port, .proto = IPPROTO_TCP_,
+	};
+
+	if (ctx->op != SOCK_OPS_TCP_LISTEN_CB)
+		return 1;
+	if (bpf_setsockopt(ctx, SOL_SOCKET_, SO_BINDTOIFINDEX_, &lo, sizeof(lo)) == 0) {
+		counter_add(EGRET_COUNTER(EGRET_HOOK_LISTEN, EGRET_VERDICT_ALLOW));
+		return 1;
+	}
+	event_decide(&in);
+	return 1;
 }
 
 /* The backstop: every packet of the attempt's sockets, on the wire. */

@@ -34,11 +34,23 @@ struct egret_port_rule {
 /* egret_allow.flags */
 enum {
 	/* The operator named this address or prefix itself, inside a
-	 * special range (loopback, unspecified, link-local, metadata). Only
+	 * special range (loopback, unspecified, link-local, metadata,
+	 * multicast, broadcast) or exactly (the host's own addresses). Only
 	 * such entries open a special address: a broad CIDR like 0.0.0.0/0
 	 * or a DNS answer never does. */
 	EGRET_ALLOW_SPECIAL = 1U << 0,
 };
+
+/* egret_host4/6 values: what the local routing table of the attempt's
+ * network namespace says an address (or prefix) is. */
+enum {
+	EGRET_HOST_LOCAL = 1U << 0,	/* the host's own: a source, a special destination */
+	EGRET_HOST_BROADCAST = 1U << 1,	/* a subnet's broadcast address */
+	EGRET_HOST_ANYCAST = 1U << 2,	/* an IPv6 anycast address of the host */
+};
+
+/* Entries of each host map: addresses and broadcasts of every interface. */
+#define EGRET_HOST_MAX		1024
 
 /* The value of every allow map (exact hashes and LPM tries alike). */
 struct egret_allow {
@@ -108,6 +120,8 @@ enum egret_reason {
 	EGRET_REASON_SOCKET,		/* socket type/protocol not enforced */
 	EGRET_REASON_SOCKOPT,		/* option that redirects packets */
 	EGRET_REASON_PACKET,		/* backstop: packet not allowed on the wire */
+	EGRET_REASON_SOURCE,		/* a source address that is not the host's */
+	EGRET_REASON_LISTENER,		/* a port others could tell it listens on */
 	EGRET_REASON_MAX,
 };
 
@@ -118,6 +132,8 @@ enum egret_hook {
 	EGRET_HOOK_SOCKET,
 	EGRET_HOOK_SOCKOPT,
 	EGRET_HOOK_EGRESS,
+	EGRET_HOOK_BIND,
+	EGRET_HOOK_LISTEN,
 	EGRET_HOOK_MAX,
 };
 
@@ -160,6 +176,8 @@ enum egret_addr_class {
 	EGRET_ADDR_LOOPBACK,		/* 127.0.0.0/8, ::1 */
 	EGRET_ADDR_LINK_LOCAL,		/* 169.254.0.0/16, fe80::/10 */
 	EGRET_ADDR_METADATA,		/* 169.254.169.254, fd00:ec2::254 */
+	EGRET_ADDR_MULTICAST,		/* 224.0.0.0/4, ff00::/8 */
+	EGRET_ADDR_BROADCAST,		/* 255.255.255.255 */
 };
 
 /* Default map sizes; `egret run --max-entries` overrides the exact maps. */

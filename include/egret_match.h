@@ -28,6 +28,10 @@ EGRET_INLINE enum egret_addr_class egret_classify4(__u32 addr)
 		return EGRET_ADDR_UNSPECIFIED;
 	if (a == 127)
 		return EGRET_ADDR_LOOPBACK;
+	if ((a & 0xf0) == 0xe0)
+		return EGRET_ADDR_MULTICAST;
+	if (addr == 0xffffffffU)
+		return EGRET_ADDR_BROADCAST;
 	if (a == 169 && b == 254) {
 		if (egret_wire_byte(addr, 2) == 169 &&
 		    egret_wire_byte(addr, 3) == 254)
@@ -62,6 +66,8 @@ EGRET_INLINE enum egret_addr_class egret_classify6(const __u32 addr[4])
 	}
 	if (b0 == 0xfe && (b1 & 0xc0) == 0x80)
 		return EGRET_ADDR_LINK_LOCAL;
+	if (b0 == 0xff)
+		return EGRET_ADDR_MULTICAST;
 	/* fd00:ec2::254, the IPv6 instance-metadata endpoint of EC2. */
 	if (b0 == 0xfd && b1 == 0x00 && egret_wire_byte(addr[0], 2) == 0x0e &&
 	    egret_wire_byte(addr[0], 3) == 0xc2 && addr[1] == 0 && addr[2] == 0 &&

@@ -27,7 +27,7 @@ world_up || { echo "demo: could not build the demo world" >&2; exit 1; }
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-say "egret run --user "$TEST_USER" --allow github.com:80 --dns-upstream $WORLD_DNS -- agent"
+say "egret run --user $TEST_USER --allow github.com:80 --dns-upstream $WORLD_DNS -- agent"
 world_exec_client "$EGRET" run -v --policy none --user "$TEST_USER" --id "demo-$$" \
 	--dns-upstream "$WORLD_DNS" --allow github.com:80 -- sh -c '
 	p() { "$probe" "$@" 2>/dev/null; }; probe=$1

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 
 #include "allow.h"
+#include "egret_match.h"
 
 __u64 allow_now_ns(void)
 {
@@ -266,4 +267,30 @@ int allow_name(const struct allow_maps *maps, int family, const void *addr,
 	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
 	snprintf(val.name, sizeof(val.name), "%s", name);
 	return bpf_map_update_elem(maps->names, &key, &val, BPF_ANY) < 0 ? -errno : 0;
+}
+
+bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr)
+{
+	__u32 words[4] = {}, flags = 0;
+
+	memcpy(words, addr, family == AF_INET ? 4 : 16);
+	if (family == AF_INET) {
+		struct egret_lpm_key4 key = { .prefixlen = 32, .addr = words[0] };
+
+		if (egret_classify4(words[0]) != EGRET_ADDR_NORMAL)
+			return true;
+		if (maps->host4 >= 0 && bpf_map_lookup_elem(maps->host4, &key, &flags) == 0)
+			return flags != 0;
+		return false;
+	}
+	if (egret_is_v4mapped(words) || egret_classify6(words) != EGRET_ADDR_NORMAL)
+		return true;
+	{
+		struct egret_lpm_key6 key = { .prefixlen = 128 };
+
+		memcpy(key.addr, words, sizeof(key.addr));
+		if (maps->host6 >= 0 && bpf_map_lookup_elem(maps->host6, &key, &flags) == 0)
+			return flags != 0;
+	}
+	return false;
 }

@@ -15,13 +15,16 @@
 #include "egret.h"
 #include "spec.h"
 
-/* The four allow maps of one attempt, by fd. */
+/* The four allow maps of one attempt, by fd, and those the decisions
+ * read besides (the names map, the host's addresses). */
 struct allow_maps {
 	int allow4;
 	int allow6;
 	int cidr4;
 	int cidr6;
 	int names;		/* egret_names: learned address -> name */
+	int host4;		/* egret_host4/6 (hostaddr.h), read only here */
+	int host6;
 };
 
 /*
@@ -64,6 +67,13 @@ int allow_learn(const struct allow_maps *maps, int family, const void *addr,
  * Returns the number of entries deleted.
  */
 int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
+
+/*
+ * Is @addr (network order) one the programs treat as special: a class of
+ * its own (loopback, multicast, ...) or one of the host's addresses? Such
+ * an address is never learned from a DNS answer.
+ */
+bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr);
 
 /* Record in the names map that @addr came from @name's answer. */
 int allow_name(const struct allow_maps *maps, int family, const void *addr,

@@ -211,8 +211,9 @@ static void reply_answer(struct query *qy, uint8_t *msg, size_t len)
 }
 
 /* Write every address of the answer into the maps, and log it. Special
- * addresses (loopback, link-local, metadata...) are never learned from
- * DNS; an --audit answer for a name not allowed is only attributed. */
+ * addresses (loopback, link-local, metadata, multicast, broadcast, the
+ * host's own) are never learned from DNS; an --audit answer for a name not
+ * allowed is only attributed. */
 static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 {
 	struct dns_addr addrs[DNS_MAX_ADDRS];
@@ -226,14 +227,7 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 		return n;
 	for (i = 0; i < n; i++) {
 		uint32_t ttl = addrs[i].ttl;
-		enum egret_addr_class cls;
-		__u32 words[4];
-
-		memcpy(words, addrs[i].addr, sizeof(words));
-		cls = addrs[i].family == AF_INET ? egret_classify4(words[0]) :
-						   egret_classify6(words);
-		if (cls != EGRET_ADDR_NORMAL ||
-		    (addrs[i].family == AF_INET6 && egret_is_v4mapped(words))) {
+		if (allow_special_addr(&p->maps, addrs[i].family, addrs[i].addr)) {
 			log_debug("dns: %s: not learning a special address",
 				  qy->q.name);
 			continue;

@@ -20,6 +20,8 @@ static const char *const hook_names[EGRET_HOOK_MAX] = {
 	[EGRET_HOOK_SOCKET] = "socket",
 	[EGRET_HOOK_SOCKOPT] = "sockopt",
 	[EGRET_HOOK_EGRESS] = "egress",
+	[EGRET_HOOK_BIND] = "bind",
+	[EGRET_HOOK_LISTEN] = "listen",
 };
 
 static const char *const verdict_names[EGRET_VERDICT_MAX] = {
@@ -37,6 +39,8 @@ static const char *const reason_names[EGRET_REASON_MAX] = {
 	[EGRET_REASON_SOCKET] = "socket-type",
 	[EGRET_REASON_SOCKOPT] = "socket-option",
 	[EGRET_REASON_PACKET] = "packet",
+	[EGRET_REASON_SOURCE] = "source",
+	[EGRET_REASON_LISTENER] = "listener",
 };
 
 static const char *name_of(const char *const *names, size_t n, unsigned int i)

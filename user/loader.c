@@ -27,6 +27,9 @@ const struct loader_prog_def loader_progs[LOADER_NPROGS] = {
 	{ "egret_socket", BPF_CGROUP_INET_SOCK_CREATE },
 	{ "egret_sockopt", BPF_CGROUP_SETSOCKOPT },
 	{ "egret_egress", BPF_CGROUP_INET_EGRESS },
+	{ "egret_bind4", BPF_CGROUP_INET4_BIND },
+	{ "egret_bind6", BPF_CGROUP_INET6_BIND },
+	{ "egret_listen", BPF_CGROUP_SOCK_OPS },
 };
 
 const char *const loader_map_names[LOADER_NMAPS] = {
@@ -34,7 +37,8 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_CIDR4] = "egret_cidr4", [LOADER_CIDR6] = "egret_cidr6",
 	[LOADER_NAMES] = "egret_names", [LOADER_EVENTS] = "egret_events",
 	[LOADER_COUNTERS] = "egret_counters", [LOADER_DNS_ORIG] = "egret_dns_orig",
-	[LOADER_CONN] = "egret_conn", [LOADER_BSS] = "bss",
+	[LOADER_CONN] = "egret_conn", [LOADER_HOST4] = "egret_host4",
+	[LOADER_HOST6] = "egret_host6", [LOADER_BSS] = "bss",
 };
 
 void loader_init(struct loader *ld)
@@ -167,6 +171,8 @@ struct allow_maps loader_allow_maps(const struct loader *ld)
 		.cidr4 = ld->maps[LOADER_CIDR4],
 		.cidr6 = ld->maps[LOADER_CIDR6],
 		.names = ld->maps[LOADER_NAMES],
+		.host4 = ld->maps[LOADER_HOST4],
+		.host6 = ld->maps[LOADER_HOST6],
 	};
 }
 

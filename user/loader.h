@@ -24,11 +24,12 @@ struct loader_opts {
 	bool no_spare;		/* load now even if a spare is ready */
 };
 
-#define LOADER_NPROGS	11
+#define LOADER_NPROGS	14
 
 enum loader_map {
 	LOADER_ALLOW4, LOADER_ALLOW6, LOADER_CIDR4, LOADER_CIDR6, LOADER_NAMES,
 	LOADER_EVENTS, LOADER_COUNTERS, LOADER_DNS_ORIG, LOADER_CONN,
+	LOADER_HOST4, LOADER_HOST6,	/* the host's addresses (hostaddr.h) */
 	LOADER_BSS,		/* the programs' settings (proxy port, flags) */
 	LOADER_NMAPS,
 };

@@ -29,6 +29,7 @@
 #include "effective.h"
 #include "events.h"
 #include "gc.h"
+#include "hostaddr.h"
 #include "launch.h"
 #include "loader.h"
 #include "loop.h"
@@ -57,6 +58,7 @@ struct attempt {
 	struct dns_proxy dns;
 	bool dns_open;
 	struct events ev;
+	struct hostaddr host;		/* the host maps, kept current */
 	struct request_log requests;	/* only with --repo */
 	uint64_t load_us;		/* BPF load and verification */
 };
@@ -197,6 +199,11 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
 				       a->ld.failed_step, PRIV_HINT);
+	/* The host's addresses: sources allowed, destinations special. */
+	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
+	if (r < 0)
+		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
+				       r == -ENOSPC ? ": more than egret keeps" : "");
 	maps = loader_allow_maps(&a->ld);
 	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
 	if (r < 0) {
@@ -232,6 +239,7 @@ static int attempt_close(struct attempt *a)
 		dns_proxy_close(&a->dns);
 	request_log_close(&a->requests);
 	events_close(&a->ev);
+	hostaddr_close(&a->host);
 	loader_destroy(&a->ld);
 	/* Keep the record if anything stayed behind, so gc retries. */
 	if (r == 0 && a->state_fd >= 0)
@@ -394,6 +402,7 @@ static int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
 	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
 	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0 ||
+	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||
 	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
 			      loader_counters_fd(&a->ld), a->dns.names)) < 0 ||
 	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
@@ -420,6 +429,7 @@ out:
 	dns_proxy_close(&a->dns);
 	a->dns_open = false;
 	approvals_watch_free(&sv.approvals);
+	hostaddr_close(&a->host);
 	request_log_detach(&a->requests);
 	loop_close(&sv.loop);
 	return r;
@@ -428,7 +438,7 @@ out:
 static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 {
 	struct attempt a = { .state_fd = -1, .cgroup_fd = -1,
-			     .ev = { .log_fd = -1 },
+			     .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
 			     .requests = { .timer = { .fd = -1 } } };
 	struct launch_error lerr = {};
 	struct terminal term;

@@ -62,6 +62,8 @@ static __u32 prog_type_of(int i)
 		return BPF_PROG_TYPE_CGROUP_SOCKOPT;
 	case BPF_CGROUP_INET_EGRESS:
 		return BPF_PROG_TYPE_CGROUP_SKB;
+	case BPF_CGROUP_SOCK_OPS:
+		return BPF_PROG_TYPE_SOCK_OPS;
 	default:
 		return BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 	}
@@ -126,6 +128,13 @@ static int check_map(int fd, int which, __u32 me, __u32 mc, __u32 *ret_id)
 	case LOADER_CIDR4:
 	case LOADER_CIDR6:
 		if (info.type != BPF_MAP_TYPE_LPM_TRIE || info.max_entries != mc)
+			return -EPROTO;
+		break;
+	case LOADER_HOST4:
+	case LOADER_HOST6:
+		/* An address planted here would pass as the host's own. */
+		if (info.type != BPF_MAP_TYPE_LPM_TRIE ||
+		    info.max_entries != EGRET_HOST_MAX)
 			return -EPROTO;
 		break;
 	case LOADER_NAMES:

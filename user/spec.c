@@ -116,8 +116,13 @@ bool spec_is_special(const struct allow_spec *spec)
 {
 	unsigned int need;
 
+	if (spec->prefixlen == spec_addr_bits(spec))
+		return true;
 	if (spec->family == AF_INET) {
 		switch (egret_classify4(spec->addr[0])) {
+		case EGRET_ADDR_MULTICAST:
+			need = 4;
+			break;
 		case EGRET_ADDR_UNSPECIFIED:
 		case EGRET_ADDR_LOOPBACK:
 			need = 8;
@@ -127,18 +132,18 @@ bool spec_is_special(const struct allow_spec *spec)
 			need = 16;
 			break;
 		default:
-			return false;
+			return false;	/* 255.255.255.255 is exact, above */
 		}
 	} else {
 		switch (egret_classify6(spec->addr)) {
+		case EGRET_ADDR_MULTICAST:
+			need = 8;
+			break;
 		case EGRET_ADDR_LINK_LOCAL:
 			need = 10;
 			break;
-		case EGRET_ADDR_NORMAL:
-			return false;
 		default:
-			need = 128;	/* ::, ::1 and fd00:ec2::254 are single */
-			break;
+			return false;	/* ::, ::1 and fd00:ec2::254 are single */
 		}
 	}
 	return spec->prefixlen >= need;

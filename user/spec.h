@@ -53,8 +53,10 @@ unsigned int spec_addr_bits(const struct allow_spec *spec);
 bool spec_contains(const struct allow_spec *outer,
 		   const struct allow_spec *inner);
 
-/* Does the spec lie entirely inside a special range (loopback,
- * unspecified, link-local, metadata) - i.e. did the operator name one? */
+/* Did the operator name a special destination: does the spec lie entirely
+ * inside a special range (loopback, unspecified, link-local, metadata,
+ * multicast, limited broadcast), or name one address exactly (which may be
+ * one of the host's own, or a subnet's broadcast: only the programs know)? */
 bool spec_is_special(const struct allow_spec *spec);
 
 /* "443,80,8000-8100" or "any" (@json: [443,80,"8000-8100"] or "any"). */

@@ -26,7 +26,7 @@
 #include "util.h"
 
 static const char *const hooks[EGRET_HOOK_MAX] = {
-	"connect", "sendmsg", "socket", "sockopt", "egress",
+	"connect", "sendmsg", "socket", "sockopt", "egress", "bind", "listen",
 };
 
 struct out {

@@ -48,10 +48,6 @@ struct {
 	__type(value, struct egret_allow);
 } egret_cidr6 SEC(".maps");
 
-/*
- * Judge against one family's exact map and trie: allowed if either entry
- * has a live rule for @port; otherwise the reason that tells the most.
- */
 /* Learned address -> the name whose answer taught it. Written by egret
  * for `egret status` and bpftool; the programs never read it. */
 struct {
@@ -63,17 +59,18 @@ struct {
 } egret_names SEC(".maps");
 
 /*
+ * Judge against one family's exact map and trie: allowed if either entry
+ * has a live rule for @port; otherwise the reason that tells the most.
  * *@lasting: allowed by a rule that never expires. The coarse clock (one
  * tick of staleness) is a fraction of the fine one's cost here, and
  * lifetimes are seconds; user space writes deadlines on CLOCK_MONOTONIC.
  */
 static __always_inline enum egret_reason
 allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
-	    __u32 port, int special, int *lasting)
+	    __u32 port, int special, __u64 now, int *lasting)
 {
 	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
 	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
-	__u64 now = bpf_ktime_get_coarse_ns();
 	struct egret_allow *allow;
 
 	allow = bpf_map_lookup_elem(exact_map, key);
@@ -99,28 +96,42 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 	return egret_reason_pick(exact, cidr);
 }
 
+/* At @now (CLOCK_MONOTONIC): for programs that may not read the coarse
+ * clock (cgroup/setsockopt). */
 static __always_inline enum egret_reason
-allow4_judge(__u32 addr, __u32 port, int *lasting)
+allow4_judge_at(__u32 addr, __u32 port, __u64 now, int *lasting)
 {
 	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
 	struct egret_key4 key = { .addr = addr };
 
 	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
-			   egret_classify4(addr) != EGRET_ADDR_NORMAL, lasting);
+			   host4_special(addr), now, lasting);
 }
 
 static __always_inline enum egret_reason
-allow6_judge(const __u32 addr[4], __u32 port, int *lasting)
+allow6_judge_at(const __u32 addr[4], __u32 port, __u64 now, int *lasting)
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = 128 };
 	struct egret_key6 key = {};
 
 	if (egret_is_v4mapped(addr))
-		return allow4_judge(addr[3], port, lasting);
+		return allow4_judge_at(addr[3], port, now, lasting);
 	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
 	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
 	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,
-			   egret_classify6(addr) != EGRET_ADDR_NORMAL, lasting);
+			   host6_special(addr), now, lasting);
+}
+
+static __always_inline enum egret_reason
+allow4_judge(__u32 addr, __u32 port, int *lasting)
+{
+	return allow4_judge_at(addr, port, bpf_ktime_get_coarse_ns(), lasting);
+}
+
+static __always_inline enum egret_reason
+allow6_judge(const __u32 addr[4], __u32 port, int *lasting)
+{
+	return allow6_judge_at(addr, port, bpf_ktime_get_coarse_ns(), lasting);
 }
 
 /* Some live rule on the address, whatever the port (IP fragments). */

@@ -14,7 +14,9 @@
  *  3. its destination address and port are allowed now, or
  *  4. it goes from loopback to loopback from an allowed address and port
  *     (a server inside the attempt answering a client the policy let in);
- * and it carries no IPv4 options and no IPv6 routing header.
+ * and it carries no IPv4 options and no IPv6 routing header, and its source
+ * is one of the host's own addresses (a forged source would have an
+ * allowed host answer someone else: IPV6_FREEBIND and the like).
  */
 #ifndef EGRET_BPF_EGRESS_H
 #define EGRET_BPF_EGRESS_H
@@ -104,16 +106,23 @@ static __always_inline int conn_matches(struct __sk_buff *skb, int family,
 
 /* A packet the backstop refuses: counted, logged (no task context: this
  * may run in softirq), dropped - or, in audit mode, let through. */
-static __always_inline int egress_deny(int family, const __u32 dst[4],
-				       __u16 dport_be, __u8 proto)
+static __always_inline int egress_refuse(int family, const __u32 dst[4],
+					 __u16 dport_be, __u8 proto,
+					 enum egret_reason reason)
 {
 	struct event_info in = {
 		.hook = EGRET_HOOK_EGRESS, .family = family, .addr = dst,
 		.port = bpf_ntohs(dport_be), .proto = proto,
-		.reason = EGRET_REASON_PACKET, .no_task = 1,
+		.reason = reason, .no_task = 1,
 	};
 
 	return event_decide(&in) ? SKB_PASS : SKB_DROP;
+}
+
+static __always_inline int egress_deny(int family, const __u32 dst[4],
+				       __u16 dport_be, __u8 proto)
+{
+	return egress_refuse(family, dst, dport_be, proto, EGRET_REASON_PACKET);
 }
 
 /* The L4 ports at @off, or 0 when this is not a first fragment. */
@@ -139,6 +148,8 @@ static __always_inline int egress4(struct __sk_buff *skb)
 		return egress_deny(4, NULL, 0, 0);
 	dst[0] = iph.daddr;
 	src = iph.saddr;
+	if (!(host4_flags(src) & EGRET_HOST_LOCAL))
+		return egress_refuse(4, dst, 0, iph.protocol, EGRET_REASON_SOURCE);
 	/* Options (source routes and the like), other protocols: refused. */
 	if (iph.ihl != 5 ||
 	    (iph.protocol != NEXTHDR_TCP && iph.protocol != NEXTHDR_UDP))
@@ -174,6 +185,8 @@ static __always_inline int egress6(struct __sk_buff *skb)
 		return egress_deny(6, NULL, 0, 0);
 	__builtin_memcpy(dst, &ip6.daddr, sizeof(dst));
 	__builtin_memcpy(src, &ip6.saddr, sizeof(src));
+	if (!(host6_flags(src) & EGRET_HOST_LOCAL))
+		return egress_refuse(6, dst, 0, ip6.nexthdr, EGRET_REASON_SOURCE);
 	next = ip6.nexthdr;
 	/* Walk the extension headers: a routing header is refused, others
 	 * (hop-by-hop, destination options, fragment) are stepped over. */

@@ -52,6 +52,13 @@
  *   sockopt NAME                     one more refused option, harmless value:
  *                                    v6-2292rthdr, v6-2292pktoptions,
  *                                    v4-ipoptions-rr, v6sock-ipoptions
+ * Forged sources and multicast:
+ *   forge HOW SRC DST PORT TOKEN     a packet to DST:PORT with source SRC, not
+ *                                    the host's (IP(V6)_FREEBIND, bind or a
+ *                                    PKTINFO cmsg; see do_forge)
+ *   mcast HOW IFNAME GROUP [SOURCE]  join GROUP (and SOURCE) on IFNAME by HOW
+ *                                    (see do_mcast), hold 1.5 s: the kernel's
+ *                                    membership reports carry them
  * Terminals:
  *   tiocsti FD|tty|pts TEXT          push TEXT and a newline into a
  *                                    terminal's input queue (TIOCSTI): fd FD,
@@ -80,6 +87,9 @@
  *   serve-tcp ADDR PORT SECONDS TOKEN READYFILE
  *                                    listen; answer "TOKEN@peer" to each
  *                                    client; "ok accepted=N" after SECONDS
+ *                                    (ADDR auto4|auto6: listen() without a
+ *                                    bind; PORT 0: the kernel picks it;
+ *                                    READYFILE then holds the port)
  *   serve-udp ADDR PORT SECONDS TOKEN READYFILE
  *                                    answer each datagram with "TOKEN@peer";
  *                                    "ok peers=PEER:ok|ENAME,..."
@@ -93,7 +103,8 @@
  *   capture LOG IFNAME               log every packet arriving on IFNAME
  *                                    (AF_PACKET, incoming only), one line:
  *                                    "pkt v4 S:P > D:P proto=N opts=0|1
- *                                    len=N [dns=...] data=PRINTABLE" (v6:
+ *                                    len=N [tcpflags=0xNN] [dns=...]
+ *                                    data=PRINTABLE" (v6:
  *                                    "rh=0|1"; dns=: a query's header flags,
  *                                    type, class, counts and OPT, see
  *                                    dns_fields)
@@ -123,6 +134,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -792,6 +805,199 @@ static int do_sockopt(const char *name)
 	return ok(NULL);
 }
 
+/* ---- forged sources ------------------------------------------------------- */
+
+#ifndef IPV6_FREEBIND
+#define IPV6_FREEBIND 78
+#endif
+#ifndef IPV6_TRANSPARENT
+#define IPV6_TRANSPARENT 75
+#endif
+
+/*
+ * forge HOW SRC DST PORT TOKEN: a packet to DST:PORT whose source is SRC,
+ * an address that is not this host's. HOW: udp6-freebind (IPV6_FREEBIND,
+ * bind SRC, sendto), udp6-ipfreebind (IP_FREEBIND on the IPv6 socket),
+ * tcp6-freebind (bind SRC, connect: the SYN carries it), udp6-pktinfo
+ * (IPV6_FREEBIND, then SRC in an IPV6_PKTINFO cmsg), udp6-transparent
+ * (IPV6_TRANSPARENT, which wants CAP_NET_ADMIN), udp4-freebind,
+ * tcp4-freebind, udp4-pktinfo (ipi_spec_dst); with "-nonlocal" in place of
+ * the option (udp6-nonlocal, udp6-pktinfo-nonlocal...) no option is set:
+ * what net.ipv*.ip_nonlocal_bind=1 allows. "ok" once the system call that
+ * sends (or starts the connect) succeeded.
+ */
+static int do_forge(const char *how, const char *src, const char *dst,
+		    const char *port, const char *token)
+{
+	struct target s, d;
+	int v6 = strstr(how, "6-") != NULL, tcp = !strncmp(how, "tcp", 3);
+	int one = 1, fd, r;
+
+	if (parse_target(src, "0", &s) < 0 || parse_target(dst, port, &d) < 0 ||
+	    s.family != d.family || (s.family == AF_INET6) != v6)
+		return usage();
+	fd = socket(d.family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket", errno);
+	set_timeouts(fd, 2);
+	if (strstr(how, "-nonlocal"))
+		r = 0;		/* net.ipv*.ip_nonlocal_bind=1 needs no option */
+	else if (strstr(how, "-ipfreebind"))
+		r = setsockopt(fd, SOL_IP, IP_FREEBIND, &one, sizeof(one));
+	else if (strstr(how, "-transparent"))
+		r = setsockopt(fd, SOL_IPV6, IPV6_TRANSPARENT, &one, sizeof(one));
+	else if (v6)
+		r = setsockopt(fd, SOL_IPV6, IPV6_FREEBIND, &one, sizeof(one));
+	else
+		r = setsockopt(fd, SOL_IP, IP_FREEBIND, &one, sizeof(one));
+	if (r < 0)
+		return fail("setsockopt", errno);
+	if (strstr(how, "pktinfo")) {
+		char cbuf[CMSG_SPACE(sizeof(struct in6_pktinfo))] = { 0 };
+		struct iovec iov = { (void *)token, strlen(token) };
+		struct msghdr mh = {
+			.msg_name = &d.ss, .msg_namelen = d.len,
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+		if (v6) {
+			struct in6_pktinfo pi = {
+				.ipi6_addr = ((struct sockaddr_in6 *)&s.ss)->sin6_addr,
+			};
+
+			cm->cmsg_level = SOL_IPV6;
+			cm->cmsg_type = IPV6_PKTINFO;
+			cm->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		} else {
+			struct in_pktinfo pi = {
+				.ipi_spec_dst = ((struct sockaddr_in *)&s.ss)->sin_addr,
+			};
+
+			cm->cmsg_level = SOL_IP;
+			cm->cmsg_type = IP_PKTINFO;
+			cm->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+			mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		}
+		if (sendmsg(fd, &mh, 0) < 0)
+			return fail("sendmsg", errno);
+		return ok(NULL);
+	}
+	if (bind(fd, (struct sockaddr *)&s.ss, s.len) < 0)
+		return fail("bind", errno);
+	if (tcp) {
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		if (connect(fd, (struct sockaddr *)&d.ss, d.len) < 0 &&
+		    errno != EINPROGRESS)
+			return fail("connect", errno);
+		usleep(300 * 1000);	/* the SYN and a retransmit or two */
+		return ok(NULL);
+	}
+	if (sendto(fd, token, strlen(token), 0, (struct sockaddr *)&d.ss, d.len) < 0)
+		return fail("sendto", errno);
+	return ok(NULL);
+}
+
+/* ---- multicast membership ------------------------------------------------ */
+
+#ifndef MCAST_MSFILTER
+#define MCAST_MSFILTER 48
+#endif
+
+/* An IPv4 or IPv6 group or source into @ss; the family, or -1. */
+static int mcast_addr(const char *text, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, text, &a4->sin_addr) == 1)
+		return a4->sin_family = AF_INET;
+	if (inet_pton(AF_INET6, text, &a6->sin6_addr) == 1)
+		return a6->sin6_family = AF_INET6;
+	return -1;
+}
+
+/*
+ * mcast HOW IFNAME GROUP [SOURCE]: join GROUP on IFNAME and hold 1.5 s,
+ * while the kernel sends its membership reports (IGMPv3/MLDv2), which
+ * carry GROUP (and SOURCE) whoever asked. HOW: ip-add (IP_ADD_MEMBERSHIP),
+ * ip-add-source (IP_ADD_SOURCE_MEMBERSHIP), ipv6-join (IPV6_JOIN_GROUP),
+ * join (MCAST_JOIN_GROUP, either family), join-source
+ * (MCAST_JOIN_SOURCE_GROUP), block-source (join, then MCAST_BLOCK_SOURCE),
+ * msfilter (MCAST_MSFILTER: include SOURCE). "ok" or where it failed.
+ */
+static int do_mcast(const char *how, const char *ifname, const char *group,
+		    const char *source)
+{
+	struct group_source_req gsr = { 0 };
+	struct group_req gr = { 0 };
+	int family, level, fd, r;
+	unsigned int ifindex = if_nametoindex(ifname);
+
+	family = mcast_addr(group, &gr.gr_group);
+	if (!ifindex || family < 0 ||
+	    (source && mcast_addr(source, &gsr.gsr_source) != family))
+		return usage();
+	level = family == AF_INET ? SOL_IP : SOL_IPV6;
+	gr.gr_interface = ifindex;
+	gsr.gsr_interface = ifindex;
+	gsr.gsr_group = gr.gr_group;
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail("socket", errno);
+	if (!strcmp(how, "ip-add")) {
+		struct ip_mreqn m = { .imr_ifindex = (int)ifindex };
+
+		m.imr_multiaddr = ((struct sockaddr_in *)&gr.gr_group)->sin_addr;
+		r = setsockopt(fd, SOL_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
+	} else if (!strcmp(how, "ip-add-source") && source) {
+		struct ip_mreq_source m = { 0 };
+		struct ifreq ifr = { 0 };
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+		if (ioctl(fd, SIOCGIFADDR, &ifr) < 0)
+			return fail("SIOCGIFADDR", errno);
+		m.imr_multiaddr = ((struct sockaddr_in *)&gr.gr_group)->sin_addr;
+		m.imr_sourceaddr = ((struct sockaddr_in *)&gsr.gsr_source)->sin_addr;
+		m.imr_interface = ((struct sockaddr_in *)&ifr.ifr_addr)->sin_addr;
+		r = setsockopt(fd, SOL_IP, IP_ADD_SOURCE_MEMBERSHIP, &m, sizeof(m));
+	} else if (!strcmp(how, "ipv6-join")) {
+		struct ipv6_mreq m = { .ipv6mr_interface = ifindex };
+
+		m.ipv6mr_multiaddr = ((struct sockaddr_in6 *)&gr.gr_group)->sin6_addr;
+		r = setsockopt(fd, SOL_IPV6, IPV6_JOIN_GROUP, &m, sizeof(m));
+	} else if (!strcmp(how, "join")) {
+		r = setsockopt(fd, level, MCAST_JOIN_GROUP, &gr, sizeof(gr));
+	} else if (!strcmp(how, "join-source") && source) {
+		r = setsockopt(fd, level, MCAST_JOIN_SOURCE_GROUP, &gsr, sizeof(gsr));
+	} else if (!strcmp(how, "block-source") && source) {
+		r = setsockopt(fd, level, MCAST_JOIN_GROUP, &gr, sizeof(gr));
+		if (r < 0)
+			return fail("setsockopt(join)", errno);
+		r = setsockopt(fd, level, MCAST_BLOCK_SOURCE, &gsr, sizeof(gsr));
+	} else if (!strcmp(how, "msfilter") && source) {
+		char buf[sizeof(struct group_filter) + sizeof(struct sockaddr_storage)] = { 0 };
+		struct group_filter *gf = (struct group_filter *)buf;
+
+		gf->gf_interface = ifindex;
+		gf->gf_group = gr.gr_group;
+		gf->gf_fmode = MCAST_INCLUDE;
+		gf->gf_numsrc = 1;
+		gf->gf_slist[0] = gsr.gsr_source;
+		r = setsockopt(fd, level, MCAST_MSFILTER, buf, sizeof(buf));
+	} else {
+		return usage();
+	}
+	if (r < 0)
+		return fail("setsockopt", errno);
+	usleep(1500 * 1000);
+	return ok(NULL);
+}
+
 /* ---- terminals ------------------------------------------------------------ */
 
 /* Push @text and a newline into @fd's input queue, byte by byte, as if
@@ -1119,6 +1325,19 @@ static int bound_socket(const struct target *t, int type)
 	return fd;
 }
 
+/* @path holds the decimal @port (then it exists: the readiness signal). */
+static int write_file(const char *path, unsigned int port)
+{
+	char tmp[PATH_MAX], text[16];
+	int fd, n = snprintf(text, sizeof(text), "%u\n", port);
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0)
+		return -1;
+	return rename(tmp, path);
+}
+
 static int do_serve(int tcp, const char *addr, const char *port, const char *secs,
 		    const char *token, const char *ready)
 {
@@ -1131,15 +1350,34 @@ static int do_serve(int tcp, const char *addr, const char *port, const char *sec
 	int fd, c, accepted = 0;
 	ssize_t n;
 
-	if (parse_target(addr, port, &t) < 0)
-		return usage();
-	fd = bound_socket(&t, tcp ? SOCK_STREAM : SOCK_DGRAM);
-	if (fd < 0)
-		return fail("bind", -fd);
-	if (tcp && listen(fd, 16) < 0)
-		return fail("listen", errno);
-	if (touch(ready) < 0)
-		return fail("ready", errno);
+	if (tcp && (!strcmp(addr, "auto4") || !strcmp(addr, "auto6"))) {
+		/* listen() on a socket never bound: the kernel picks the port
+		 * (and the wildcard address) itself, no bind() involved. */
+		fd = socket(addr[4] == '4' ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || listen(fd, 16) < 0)
+			return fail("listen", errno);
+		sl = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+			return fail("getsockname", errno);
+		if (write_file(ready, ntohs(((struct sockaddr_in *)&ss)->sin_port)) < 0)
+			return fail("ready", errno);
+	} else {
+		if (parse_target(addr, port, &t) < 0)
+			return usage();
+		fd = bound_socket(&t, tcp ? SOCK_STREAM : SOCK_DGRAM);
+		if (fd < 0)
+			return fail("bind", -fd);
+		if (tcp && listen(fd, 16) < 0)
+			return fail("listen", errno);
+		sl = sizeof(ss);
+		/* Port 0: the kernel's choice, which READYFILE then holds. */
+		if (!strcmp(port, "0") &&
+		    (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+		     write_file(ready, ntohs(((struct sockaddr_in *)&ss)->sin_port)) < 0))
+			return fail("ready", errno);
+		if (strcmp(port, "0") && touch(ready) < 0)
+			return fail("ready", errno);
+	}
 	while ((left = deadline - now_s()) > 0) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -1481,6 +1719,9 @@ static int do_capture(const char *logpath, const char *ifname)
 			       "pkt %s %s:%u > %s:%u proto=%u %s=%u len=%zu ",
 			       fam, src, sport, dst, dport, proto,
 			       !strcmp(fam, "v6") ? "rh" : "opts", flag, l3len);
+		if (proto == IPPROTO_TCP && hl && l3len >= hl + 14)
+			len += snprintf(line + len, sizeof(line) - (size_t)len,
+					"tcpflags=0x%02x ", l3[hl + 13]);
 		if (dport == 53 && hl && (proto == IPPROTO_UDP || proto == IPPROTO_TCP))
 			len += dns_fields(line + len, sizeof(line) - (size_t)len,
 					  l3 + hl, l3len - hl, proto);
@@ -1744,6 +1985,10 @@ int main(int argc, char **argv)
 		return do_rthdr(argv[2], argv[3], argv[4], argv[5], 1);
 	if (IS("sockopt", 3))
 		return do_sockopt(argv[2]);
+	if (IS("forge", 7))
+		return do_forge(argv[2], argv[3], argv[4], argv[5], argv[6]);
+	if (IS("mcast", 5) || IS("mcast", 6))
+		return do_mcast(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
 	if (IS("tiocsti", 4))
 		return do_tiocsti(argv[2], argv[3]);
 	if (IS("tioclinux", 3))

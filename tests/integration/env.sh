@@ -14,6 +14,7 @@
 TEST_USER=${EGRET_TEST_USER:-egret-test}
 TEST_UID=$(id -u "$TEST_USER" 2>/dev/null)
 TEST_GID=$(id -g "$TEST_USER" 2>/dev/null)
+# shellcheck disable=SC2034 # the suites that source this use it
 AS_TEST_USER=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --clear-groups)
 # Child shells (unshare -m bash -c ...) see them too.
 export TEST_USER TEST_UID TEST_GID

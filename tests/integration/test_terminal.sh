@@ -4,8 +4,9 @@
 # changes, Ctrl-C, Ctrl-Z and fg, and the terminal left as it was found.
 # (That COMMAND cannot type into that terminal is tests/redteam's
 # t_rt_terminal_injection.) Sourced by run.sh.
-# SC2016: single-quoted $... belongs to the shell in the pane.
-# shellcheck disable=SC2016
+# SC2016: single-quoted $... belongs to the shell in the pane. SC2013:
+# cgroup.procs holds one pid per line. SC2034: ERR is read by said().
+# shellcheck disable=SC2016,SC2013,SC2034
 
 # The process in the attempt named COMM: "PID STATE TTY_NR SID" from
 # /proc/PID/stat (fields 1, 3, 7 and 6).

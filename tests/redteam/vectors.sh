@@ -251,6 +251,282 @@ EOF
 	nowhere "$d1" "$d2" "$d3" "$d4"
 }
 
+# --- sources, groups and the host's own addresses ----------------------------
+
+# Forged sources. IPV6_FREEBIND (or IP_FREEBIND on an IPv6 socket) lets an
+# unprivileged socket bind, or name in an IPV6_PKTINFO cmsg, an address
+# this host does not have; the hooks judge destinations only, so a
+# datagram or SYN to an ALLOWED host could carry a source of the
+# attacker's choosing - and the allowed host's answer goes there. Outside
+# egret the test user does it for IPv6 (the world receives the forged
+# source) and tries for IPv4; inside, nothing with a source the client
+# does not have may reach the world (the capture is the evidence).
+t_rt_forged_source() {
+	local c o t k line
+	c=$(tk ctl) o=$(tk out) t=$(tk fsrc)
+	steps out <<EOF
+udp6 $R forge udp6-freebind 2001:db8:98::1 2001:db8:2::10 9999 $o-udp6
+tcp6 $R forge tcp6-freebind 2001:db8:98::2 2001:db8:2::10 80 $o-tcp6
+pktinfo6 $R forge udp6-pktinfo 2001:db8:98::3 2001:db8:2::10 9999 $o-pkt6
+udp4 $R forge udp4-freebind 198.18.0.11 203.0.113.10 9999 $o-udp4
+tcp4 $R forge tcp4-freebind 198.18.0.12 203.0.113.10 80 $o-tcp4
+pktinfo4 $R forge udp4-pktinfo 198.18.0.13 203.0.113.10 9999 $o-pkt4
+EOF
+	run_out out
+	oexpect udp6 ok
+	captured "$o-udp6" | grep -q ' 2001:db8:98::1:' ||
+		fail "outside egret, the forged IPv6 source never reached the world"
+	grep -q ' 2001:db8:98::2:[0-9]* > 2001:db8:2::10:80 ' "$CAPTURE_LOG" ||
+		fail "outside egret, the SYN from a forged IPv6 source never reached the world"
+	note "outside egret, IPv4: udp4 '$(ores udp4)', tcp4 '$(ores tcp4)', pktinfo4 '$(ores pktinfo4)'"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+udp6 $R forge udp6-freebind 2001:db8:99::1 2001:db8:2::10 9999 $t-udp6
+udp6-ip $R forge udp6-ipfreebind 2001:db8:99::2 2001:db8:2::10 9999 $t-udp6ip
+tcp6 $R forge tcp6-freebind 2001:db8:99::3 2001:db8:2::10 80 $t-tcp6
+pktinfo6 $R forge udp6-pktinfo 2001:db8:99::4 2001:db8:2::10 9999 $t-pkt6
+transparent6 $R forge udp6-transparent 2001:db8:99::5 2001:db8:2::10 9999 $t-tr6
+udp4 $R forge udp4-freebind 198.18.0.1 203.0.113.10 9999 $t-udp4
+tcp4 $R forge tcp4-freebind 198.18.0.2 203.0.113.10 80 $t-tcp4
+pktinfo4 $R forge udp4-pktinfo 198.18.0.3 203.0.113.10 9999 $t-pkt4
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999 --allow '[2001:db8:2::10]:80,9999'
+	check_control "$c"
+	barriers
+	line=$(grep -E ' (2001:db8:99::[0-9]+|198\.18\.0\.[0-9]+):[0-9]+ > ' "$CAPTURE_LOG" | head -n 1)
+	[ -z "$line" ] || fail "a packet with a forged source reached the world: ${line:0:200} $(said)"
+	nowhere "$t"
+	for k in udp6 udp6-ip tcp6 pktinfo6 transparent6 udp4 tcp4 pktinfo4; do
+		expect_re "$k" '^err (EPERM|EINVAL|EADDRNOTAVAIL) (setsockopt|bind|sendmsg|sendto|connect)$'
+	done
+	# With net.ipv*.ip_nonlocal_bind=1 no option is needed: closed
+	# regardless (the bind hook, and the backstop checks every source).
+	trap 'world_exec_client sysctl -qw net.ipv6.ip_nonlocal_bind=0 net.ipv4.ip_nonlocal_bind=0' EXIT
+	world_exec_client sysctl -qw net.ipv6.ip_nonlocal_bind=1 net.ipv4.ip_nonlocal_bind=1 ||
+		fail "cannot set ip_nonlocal_bind in the client ns"
+	t=$(tk nl)
+	steps nonlocal <<EOF
+control $P tcp 203.0.113.10 80 $c-nl
+udp6 $R forge udp6-nonlocal 2001:db8:99::11 2001:db8:2::10 9999 $t-udp6
+tcp6 $R forge tcp6-nonlocal 2001:db8:99::12 2001:db8:2::10 80 $t-tcp6
+pktinfo6 $R forge udp6-pktinfo-nonlocal 2001:db8:99::13 2001:db8:2::10 9999 $t-pkt6
+udp4 $R forge udp4-nonlocal 198.18.0.21 203.0.113.10 9999 $t-udp4
+EOF
+	run_in nonlocal "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999 --allow '[2001:db8:2::10]:80,9999'
+	expect control ok
+	barriers
+	line=$(grep -E ' (2001:db8:99::1[0-9]|198\.18\.0\.2[0-9]):[0-9]+ > ' "$CAPTURE_LOG" | head -n 1)
+	[ -z "$line" ] || fail "with ip_nonlocal_bind=1, a forged source reached the world: ${line:0:200} $(said)"
+	nowhere "$t"
+	expect udp6 "err EPERM bind"
+	expect tcp6 "err EPERM bind"
+	expect pktinfo6 "err EPERM sendmsg"
+	expect udp4 "err EPERM bind"
+}
+
+# Multicast membership reports. Joining a group is unprivileged, and the
+# kernel then sends IGMPv3/MLDv2 reports that no socket of the attempt
+# owns - no connect, sendmsg or egress program of the attempt runs - with
+# the group (and source) addresses of the attacker's choosing. The
+# addresses here spell the test's token in printable bytes, so a report
+# that reached the world shows it in the capture. Outside egret every way
+# to join works; inside, all are refused unless the policy names the
+# group, and an allowed group can be joined (control).
+t_rt_multicast_join() {
+	local c a b o p g4 s4 o4 g6 s6 o6 ok4 k line
+	c=$(tk ctl)
+	# Three letters for the IPv4 group, four for its source, fourteen
+	# (and sixteen) for IPv6: each test run its own.
+	a=$(printf '%s' "$RANDOM$RANDOM$RANDOM" | tr '0-9' 'A-J')
+	b=$(printf '%s' "$RANDOM$RANDOM$RANDOM$RANDOM" | tr '0-9' 'K-T')
+	o=$(printf '%s' "$RANDOM$RANDOM$RANDOM$RANDOM" | tr '0-9' 'a-j')
+	p=$(printf '%s' "$RANDOM$RANDOM" | tr '0-9' 'k-t')
+	v4() { printf '%d.%d.%d.%d' "$1" "'${2:0:1}" "'${2:1:1}" "'${2:2:1}"; }
+	v6() { printf 'ff0e:%s' "$(printf '%s' "${1:0:14}" | od -An -tx1 | tr -d ' \n' | sed 's/..../&:/g; s/:$//')"; }
+	src6() { printf '%s' "$(printf '%s' "${1:0:16}" | od -An -tx1 | tr -d ' \n' | sed 's/..../&:/g; s/:$//')"; }
+	g4=$(v4 239 "${a:0:3}") s4=$(v4 116 "${b:0:3}") o4=$(v4 239 "${o:0:3}")
+	g6=$(v6 "${a}${b}") s6=$(src6 "${b}${a}") o6=$(v6 "$o$o")
+	ok4=$(v4 239 "${p:0:3}")
+	steps out <<EOF
+ip-add $R mcast ip-add $CLIENT_IF $o4
+join6 $R mcast join $CLIENT_IF $o6
+EOF
+	run_out out
+	oexpect ip-add ok
+	oexpect join6 ok
+	wait_log "${o:0:3}" "$CAPTURE_LOG" && grep -F "${o:0:3}" "$CAPTURE_LOG" | grep -q ' proto=2 ' ||
+		fail "outside egret, the IGMP report for $o4 never reached the world"
+	wait_log "${o:0:14}" "$CAPTURE_LOG" ||
+		fail "outside egret, the MLD report for $o6 never reached the world"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+ip-add $R mcast ip-add $CLIENT_IF $g4
+ip-add-source $R mcast ip-add-source $CLIENT_IF $g4 $s4
+join4 $R mcast join $CLIENT_IF $g4
+join4-source $R mcast join-source $CLIENT_IF $g4 $s4
+block4 $R mcast block-source $CLIENT_IF $g4 $s4
+msfilter4 $R mcast msfilter $CLIENT_IF $g4 $s4
+ipv6-join $R mcast ipv6-join $CLIENT_IF $g6
+join6 $R mcast join $CLIENT_IF $g6
+join6-source $R mcast join-source $CLIENT_IF $g6 $s6
+msfilter6 $R mcast msfilter $CLIENT_IF $g6 $s6
+allowed $R mcast ip-add $CLIENT_IF $ok4
+allowed-source $R mcast ip-add-source $CLIENT_IF $ok4 $s4
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow "$ok4" --allow 0.0.0.0/0 --allow '[::/0]'
+	check_control "$c"
+	expect allowed ok
+	wait_log "${p:0:3}" "$CAPTURE_LOG" ||
+		fail "the report for the allowed group $ok4 never reached the world"
+	barriers
+	for k in "${a:0:3}" "${b:0:3}" "$(src6 "${a}${b}" | tr -d :)"; do
+		line=$(grep -F -- "$k" "$CAPTURE_LOG" | grep -E ' proto=(2|0) ' | head -n 1)
+		[ -z "$line" ] || fail "a membership report COMMAND asked for reached the world: ${line:0:200} $(said)"
+	done
+	line=$(grep -F -- "${a:0:14}" "$CAPTURE_LOG" | head -n 1)
+	[ -z "$line" ] || fail "an MLD report COMMAND asked for reached the world: ${line:0:200}"
+	for k in ip-add ip-add-source join4 join4-source block4 msfilter4 ipv6-join join6 \
+		join6-source msfilter6 allowed-source; do
+		expect_re "$k" '^err EPERM setsockopt(\(join\))?$'
+	done
+}
+
+# Special destinations under a broad allow. Limited broadcast, the
+# subnet's broadcast, multicast, and the host's own interface addresses
+# (a service of the host listening on 0.0.0.0 is reached through them, as
+# through 127.0.0.1) are opened by no prefix and no DNS answer: only by an
+# entry that names them. The client runs such a service (the host-address
+# sink on 0.0.0.0:WORLD_HOST_PORT); outside egret the test user reaches it
+# through 192.0.2.2 and 2001:db8:1::2. Naming the address (and port)
+# opens it (control: 192.0.2.2:WORLD_HOST_PORT2).
+t_rt_host_addresses() {
+	local c o1 o2 d k
+	c=$(tk ctl) o1=$(tk out) o2=$(tk out)
+	steps out <<EOF
+host4 $P tcp 192.0.2.2 $WORLD_HOST_PORT $o1
+host6 $P tcp 2001:db8:1::2 $WORLD_HOST_PORT $o2
+EOF
+	run_out out
+	oexpect host4 ok
+	oexpect host6 ok
+	arrived "$o1" "$WORLD_LO_LOG"
+	arrived "$o2" "$WORLD_LO_LOG"
+	local -a kinds=(host4-tcp host4-udp host6-tcp host6-udp self-name self-name6
+		subnet-bcast limited-bcast mcast4 mcast6 mcast-name bcast-name subnet-name)
+	declare -A tok
+	for k in "${kinds[@]}" named; do tok[$k]=$(tk "$k"); done
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+world $P tcp 203.0.113.11 80 $(tk w)
+host4-tcp $P tcp 192.0.2.2 $WORLD_HOST_PORT ${tok[host4-tcp]}
+host4-udp $P udp 192.0.2.2 $WORLD_HOST_PORT ${tok[host4-udp]}
+host6-tcp $P tcp 2001:db8:1::2 $WORLD_HOST_PORT ${tok[host6-tcp]}
+host6-udp $P udp 2001:db8:1::2 $WORLD_HOST_PORT ${tok[host6-udp]}
+self-name $P tcp-name self.test $WORLD_HOST_PORT ${tok[self-name]} 4
+self-name6 $P tcp-name self.test $WORLD_HOST_PORT ${tok[self-name6]} 6
+subnet-bcast $R bcast 192.0.2.255 9999 ${tok[subnet-bcast]}
+limited-bcast $R bcast 255.255.255.255 9999 ${tok[limited-bcast]}
+mcast4 $R sendto 224.0.0.1 9999 ${tok[mcast4]}
+mcast6 $R sendto ff0e::1 9999 ${tok[mcast6]}
+mcast-name $R sendto \$(getent ahostsv4 mcast.test | awk '{ print \$1; exit }') 9999 ${tok[mcast-name]}
+bcast-name $R bcast \$(getent ahostsv4 bcast.test | awk '{ print \$1; exit }') 9999 ${tok[bcast-name]}
+subnet-name $R bcast \$(getent ahostsv4 subnet.test | awk '{ print \$1; exit }') 9999 ${tok[subnet-name]}
+named $P tcp 192.0.2.2 $WORLD_HOST_PORT2 ${tok[named]}
+EOF
+	run_in in --allow 0.0.0.0/0 --allow '[::/0]' --allow self.test --allow mcast.test \
+		--allow bcast.test --allow subnet.test --allow "192.0.2.2:$WORLD_HOST_PORT2" \
+		--dns-upstream "$WORLD_DNS"
+	check_control "$c"
+	expect world ok
+	expect named ok
+	arrived "${tok[named]}" "$WORLD_LO_LOG"
+	barriers
+	for k in "${kinds[@]}"; do
+		# shellcheck disable=SC2046 # one word per log path
+		line=$(grep -hF -- "${tok[$k]}" $(all_logs) | head -n 1)
+		[ -z "$line" ] || fail "$k reached a special destination under a broad allow: ${line:0:200} (COMMAND: '$(res "$k")')"
+	done
+	for k in "${kinds[@]}"; do
+		expect_re "$k" '^err (EPERM|EADDRNOTAVAIL|ENOENT|EACCES)( [a-z]+)?$'
+	done
+}
+
+# Listener presence. A port where nothing listens answers a probe with
+# the kernel's RST (or ICMP port unreachable), sent by no socket of the
+# attempt; one where the attempt listens answered differently (the
+# backstop drops the SYN-ACK: silence). So the ports an attempt listens on
+# could carry bits to a prober at a denied address. Every TCP listener of
+# the attempt - bound to 0.0.0.0, to the host's address, to [::], or
+# never bound (listen() picks the port) - must answer the world exactly
+# as a closed port does, and so must an explicitly bound UDP port; inside,
+# the listeners still serve loopback (control). UDP sockets on ports the
+# kernel picks stay visible (docs/SECURITY.md, a limit).
+t_rt_listener_presence() {
+	local c script f want got k
+	c=$(tk ctl)
+	script=$(write_script presence.sh <<'EOF'
+R=$1 P=$2 d=$3 ctl=$4
+"$R" serve-tcp 0.0.0.0 7201 10 any4 "$d/r1" >"$d/s1" 2>>"$d/serve.err" &
+"$R" serve-tcp 192.0.2.2 7202 10 host4 "$d/r2" >"$d/s2" 2>>"$d/serve.err" &
+"$R" serve-tcp :: 7203 10 any6 "$d/r3" >"$d/s3" 2>>"$d/serve.err" &
+"$R" serve-tcp auto4 0 10 auto4 "$d/r4" >"$d/s4" 2>>"$d/serve.err" &
+"$R" serve-udp 0.0.0.0 7205 10 udp4 "$d/r5" >"$d/s5" 2>>"$d/serve.err" &
+"$R" serve-tcp auto6 0 10 auto6 "$d/r6" >"$d/s6" 2>>"$d/serve.err" &
+i=0; while [ $i -lt 50 ] && ! [ -e "$d/r1" -a -e "$d/r3" -a -e "$d/r4" -a -e "$d/r6" ]; do sleep 0.1; i=$((i + 1)); done
+touch "$d/ready"
+echo "control: $("$P" tcp 203.0.113.10 80 "$ctl" 2>/dev/null)"
+echo "local-any4: $("$R" ask-tcp 127.0.0.1 7201 x 2>/dev/null)"
+echo "local-any6: $("$R" ask-tcp ::1 7203 x 2>/dev/null)"
+echo "local-auto4: $("$R" ask-tcp 127.0.0.1 "$(cat "$d/r4")" x 2>/dev/null)"
+echo "local-udp: $("$R" ask-udp 127.0.0.1 7205 x 2>/dev/null)"
+echo "host4: $(cat "$d/serve.err" | grep -c 7202)"
+wait
+EOF
+)
+	attempt_bg "${CONTROL_ALLOW[@]}" --allow 127.0.0.1 --allow '[::1]' \
+		-- sh "$script" "$R" "$P" "$TDIR" "$c"
+	wait_for_file "$TDIR/ready" 15
+	# From a denied peer in the world, each listener next to a closed port.
+	local -a asks=(
+		"any4:ask-tcp -s 203.0.113.11 192.0.2.2 7201 $(tk p)"
+		"closed4:ask-tcp -s 203.0.113.11 192.0.2.2 7299 $(tk p)"
+		"host4:ask-tcp -s 203.0.113.11 192.0.2.2 7202 $(tk p)"
+		"any6:ask-tcp -s 2001:db8:2::11 2001:db8:1::2 7203 $(tk p)"
+		"closed6:ask-tcp -s 2001:db8:2::11 2001:db8:1::2 7299 $(tk p)"
+		"auto4:ask-tcp -s 203.0.113.11 192.0.2.2 $(cat "$TDIR/r4") $(tk p)"
+		"auto6:ask-tcp -s 2001:db8:2::11 2001:db8:1::2 $(cat "$TDIR/r6") $(tk p)"
+		"udp4:ask-udp -c -s 203.0.113.11 192.0.2.2 7205 $(tk p)"
+		"uclosed4:ask-udp -c -s 203.0.113.11 192.0.2.2 7299 $(tk p)"
+	)
+	local -a pids=()
+	for k in "${asks[@]}"; do
+		# shellcheck disable=SC2086 # the ask's words
+		world_exec_world "$R" ${k#*:} >"$TDIR/ask.${k%%:*}" 2>/dev/null &
+		pids+=($!)
+	done
+	for k in "${pids[@]}"; do
+		reap "$k" 15
+	done
+	attempt_reap 30
+	check_control "$c"
+	assert_eq "err ECONNREFUSED connect" "$(cat "$TDIR/ask.closed4")" "a closed port of 192.0.2.2 from the world"
+	assert_eq "err ECONNREFUSED connect" "$(cat "$TDIR/ask.closed6")" "a closed port of 2001:db8:1::2 from the world"
+	for k in any4 host4 auto4; do
+		assert_eq "$(cat "$TDIR/ask.closed4")" "$(cat "$TDIR/ask.$k")" \
+			"the attempt's $k listener, as the world sees it (want: as a closed port)"
+	done
+	for k in any6 auto6; do
+		assert_eq "$(cat "$TDIR/ask.closed6")" "$(cat "$TDIR/ask.$k")" \
+			"the attempt's $k listener, as the world sees it (want: as a closed port)"
+	done
+	assert_eq "$(cat "$TDIR/ask.uclosed4")" "$(cat "$TDIR/ask.udp4")" \
+		"the attempt's UDP socket on 0.0.0.0:7205, as the world sees it (want: as a closed port)"
+	expect local-any4 "ok any4@127.0.0.1"
+	expect local-any6 "ok any6@::1"
+	expect local-auto4 "ok auto4@127.0.0.1"
+	expect_re local-udp '^ok udp4@127\.0\.0\.1'
+}
+
 # --- other kinds of sockets -----------------------------------------------
 
 # Raw sockets. Without CAP_NET_RAW the kernel refuses them before egret's
@@ -810,18 +1086,20 @@ $(printf '%s\n' "$bad" | sed -E 's/ data=.*//; s/^/    /' | head -n 8)"
 
 # --- listeners -----------------------------------------------------------------
 
-# COMMAND listens on the client's own address (TCP v4 and v6, UDP). Peers
-# on a denied address reach it (ingress is not judged) but the answer - the
-# SYN-ACK, the datagram - must never leave: the connection times out from
-# the world's side and the capture sees nothing from the listener to them.
-# A peer on an allowed address gets through (control: the listener works).
+# COMMAND listens on the client's own address (TCP v4 and v6) and answers
+# datagrams on a UDP port the kernel picked. Ingress is not judged, so the
+# peers' packets reach the attempt; what matters is what goes back. TCP
+# listeners are bound to loopback (egret_listen): every peer in the world,
+# allowed or not, gets the kernel's RST and the capture sees no SYN-ACK
+# from them. The UDP socket answers each datagram: to a denied peer the
+# answer never leaves (the backstop), to an allowed one it does (control).
 t_rt_inbound_listener() {
-	local c tok script i line
+	local c tok script i line uport
 	c=$(tk ctl) tok=$(tk lsn)
 	script=$(write_script listen.sh <<'EOF'
 R=$1 P=$2 d=$3 tok=$4 ctl=$5
 "$R" serve-tcp 192.0.2.2 7100 12 "$tok-t" "$d/ready-t" >"$d/serve-t" 2>>"$d/serve.err" &
-"$R" serve-udp 192.0.2.2 7101 12 "$tok-u" "$d/ready-u" >"$d/serve-u" 2>>"$d/serve.err" &
+"$R" serve-udp 192.0.2.2 0 12 "$tok-u" "$d/ready-u" >"$d/serve-u" 2>>"$d/serve.err" &
 "$R" serve-tcp 2001:db8:1::2 7102 12 "$tok-s" "$d/ready-s" >"$d/serve-s" 2>>"$d/serve.err" &
 echo "control: $("$P" tcp 203.0.113.10 80 "$ctl" 2>/dev/null)"
 wait
@@ -835,14 +1113,15 @@ EOF
 	for f in ready-t ready-u ready-s; do
 		wait_for_file "$TDIR/$f" 10
 	done
+	uport=$(cat "$TDIR/ready-u")
 	# From the world, in parallel: denied peers (a world address, and the
 	# world's veth address 192.0.2.1), then allowed ones.
 	local -a asks=(
 		"w-denied:ask-tcp -s 203.0.113.11 192.0.2.2 7100 $(tk w)"
 		"w-veth:ask-tcp 192.0.2.2 7100 $(tk w)"
 		"w-allowed:ask-tcp -s 203.0.113.10 192.0.2.2 7100 $(tk w)"
-		"u-denied:ask-udp -s 203.0.113.11 192.0.2.2 7101 $(tk w)"
-		"u-allowed:ask-udp -s 203.0.113.10 192.0.2.2 7101 $(tk w)"
+		"u-denied:ask-udp -s 203.0.113.11 192.0.2.2 $uport $(tk w)"
+		"u-allowed:ask-udp -s 203.0.113.10 192.0.2.2 $uport $(tk w)"
 		"s-denied:ask-tcp -s 2001:db8:2::11 2001:db8:1::2 7102 $(tk w)"
 		"s-allowed:ask-tcp -s 2001:db8:2::10 2001:db8:1::2 7102 $(tk w)"
 	)
@@ -858,26 +1137,28 @@ EOF
 	attempt_reap 30
 	[ "$RC" = 0 ] || fail "egret exit status $(said)"
 	check_control "$c"
-	assert_eq "err ETIMEDOUT connect" "$(cat "$TDIR/ask.w-denied")" "world 203.0.113.11 -> listener"
-	assert_eq "err ETIMEDOUT connect" "$(cat "$TDIR/ask.w-veth")" "world 192.0.2.1 -> listener"
-	assert_eq "ok $tok-t@203.0.113.10" "$(cat "$TDIR/ask.w-allowed")" "world 203.0.113.10 (allowed) -> listener"
-	assert_eq "err ETIMEDOUT recv" "$(cat "$TDIR/ask.u-denied")" "world 203.0.113.11 -> UDP listener"
-	assert_eq "ok $tok-u@203.0.113.10" "$(cat "$TDIR/ask.u-allowed")" "world 203.0.113.10 (allowed) -> UDP listener"
-	assert_eq "err ETIMEDOUT connect" "$(cat "$TDIR/ask.s-denied")" "world 2001:db8:2::11 -> listener"
-	assert_eq "ok $tok-s@2001:db8:2::10" "$(cat "$TDIR/ask.s-allowed")" "world 2001:db8:2::10 (allowed) -> listener"
-	expect serve-t "ok accepted=1"
-	expect serve-s "ok accepted=1"
-	[[ $(res serve-u) == *"203.0.113.11:EPERM"* && $(res serve-u) == *"203.0.113.10:ok"* ]] ||
-		fail "UDP listener's replies: want 203.0.113.11 refused (EPERM) and 203.0.113.10 ok, got '$(res serve-u)'"
-	barriers
-	grep -q ' 192.0.2.2:7100 > 203.0.113.10:' "$CAPTURE_LOG" ||
-		fail "the capture never saw the allowed peer's answer (is it looking?)"
-	for line in ' 192.0.2.2:7100 > 203.0.113.11:' ' 192.0.2.2:7100 > 192.0.2.1:' \
-		' 192.0.2.2:7101 > 203.0.113.11:' ' 2001:db8:1::2:7102 > 2001:db8:2::11:'; do
-		! grep -qF -- "$line" "$CAPTURE_LOG" ||
-			fail "the listener answered a denied peer: $(grep -F -- "$line" "$CAPTURE_LOG" | head -n 1)"
+	for i in w-denied w-veth w-allowed s-denied s-allowed; do
+		assert_eq "err ECONNREFUSED connect" "$(cat "$TDIR/ask.$i")" \
+			"world -> the attempt's TCP listener ($i): as a closed port"
 	done
-	nowhere "$tok-u@203.0.113.11" "$tok-t@203.0.113.11" "$tok-t@192.0.2.1" "$tok-s@2001:db8:2::11"
+	assert_eq "err ETIMEDOUT recv" "$(cat "$TDIR/ask.u-denied")" "world 203.0.113.11 -> UDP socket"
+	assert_eq "ok $tok-u@203.0.113.10" "$(cat "$TDIR/ask.u-allowed")" "world 203.0.113.10 (allowed) -> UDP socket"
+	expect serve-t "ok accepted=0"
+	expect serve-s "ok accepted=0"
+	[[ $(res serve-u) == *"203.0.113.11:EPERM"* && $(res serve-u) == *"203.0.113.10:ok"* ]] ||
+		fail "UDP socket's replies: want 203.0.113.11 refused (EPERM) and 203.0.113.10 ok, got '$(res serve-u)'"
+	barriers
+	grep -q " 192.0.2.2:$uport > 203.0.113.10:" "$CAPTURE_LOG" ||
+		fail "the capture never saw the allowed peer's answer (is it looking?)"
+	# The kernel's RST (flags 0x14) is what a closed port sends; a
+	# SYN-ACK (0x12) would be the listener's.
+	line=$(grep -E ' (192\.0\.2\.2:7100|2001:db8:1::2:7102) > .* tcpflags=0x12 ' "$CAPTURE_LOG" | head -n 1)
+	[ -z "$line" ] || fail "a listener of the attempt answered the world: $line"
+	grep -qE ' 192\.0\.2\.2:7100 > 203\.0\.113\.10:[0-9]+ .* tcpflags=0x14 ' "$CAPTURE_LOG" ||
+		fail "the capture never saw the kernel's RST to the allowed peer (is it looking?)"
+	line=$(grep -F " 192.0.2.2:$uport > 203.0.113.11:" "$CAPTURE_LOG" | head -n 1)
+	[ -z "$line" ] || fail "the UDP socket answered a denied peer: $line"
+	nowhere "$tok-u@203.0.113.11" "$tok-t@" "$tok-s@"
 }
 
 # --- escaping the attempt ---------------------------------------------------------

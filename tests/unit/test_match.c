@@ -56,7 +56,15 @@ static void classify4(void **state)
 	assert_int_equal(class4("169.253.169.254"), EGRET_ADDR_NORMAL);
 	assert_int_equal(class4("254.169.254.169"), EGRET_ADDR_NORMAL);
 	assert_int_equal(class4("203.0.113.7"), EGRET_ADDR_NORMAL);
-	assert_int_equal(class4("255.255.255.255"), EGRET_ADDR_NORMAL);
+	assert_int_equal(class4("223.255.255.255"), EGRET_ADDR_NORMAL);
+	assert_int_equal(class4("240.0.0.1"), EGRET_ADDR_NORMAL);
+	assert_int_equal(class4("255.255.255.254"), EGRET_ADDR_NORMAL);
+
+	/* A shared medium is no destination: multicast, limited broadcast. */
+	assert_int_equal(class4("224.0.0.1"), EGRET_ADDR_MULTICAST);
+	assert_int_equal(class4("224.0.0.22"), EGRET_ADDR_MULTICAST);
+	assert_int_equal(class4("239.255.255.255"), EGRET_ADDR_MULTICAST);
+	assert_int_equal(class4("255.255.255.255"), EGRET_ADDR_BROADCAST);
 }
 
 static void classify6(void **state)
@@ -76,6 +84,10 @@ static void classify6(void **state)
 	assert_int_equal(class6("fd00:ec2:0:1::254"), EGRET_ADDR_NORMAL);
 	assert_int_equal(class6("fd00:ec3::254"), EGRET_ADDR_NORMAL);
 	assert_int_equal(class6("2001:db8::1"), EGRET_ADDR_NORMAL);
+	assert_int_equal(class6("fe7f:ffff::1"), EGRET_ADDR_NORMAL);
+	assert_int_equal(class6("ff02::1"), EGRET_ADDR_MULTICAST);
+	assert_int_equal(class6("ff0e::1"), EGRET_ADDR_MULTICAST);
+	assert_int_equal(class6("ff02::16"), EGRET_ADDR_MULTICAST);
 	/* Mapped addresses are judged as IPv4 by the caller, not here. */
 	assert_int_equal(class6("::ffff:127.0.0.1"), EGRET_ADDR_NORMAL);
 }

@@ -310,7 +310,14 @@ static void is_special(void **state)
 		{ "169.254.0.0/15", false },
 		{ "169.0.0.0/8", false },
 		{ "128.0.0.0/8", false },
-		{ "203.0.113.1", false },
+		/* Exact: it may be one of the host's addresses. */
+		{ "203.0.113.1", true },
+		{ "203.0.113.0/24", false },
+		{ "224.0.0.0/4", true },
+		{ "239.1.2.3", true },
+		{ "224.0.0.0/3", false },
+		{ "255.255.255.255", true },
+		{ "255.255.255.0/24", false },
 		{ "::ffff:127.0.0.1", true },
 		{ "::1", true },
 		{ "::", true },
@@ -321,7 +328,11 @@ static void is_special(void **state)
 		{ "fec0::/10", false },
 		{ "fd00:ec2::254", true },
 		{ "fd00::/8", false },
-		{ "2001:db8::1", false },
+		{ "2001:db8::1", true },
+		{ "2001:db8::/64", false },
+		{ "ff00::/8", true },
+		{ "ff02::1:0/112", true },
+		{ "fe00::/7", false },
 	};
 	size_t i;
 

@@ -19,7 +19,10 @@
 # A sink (tests/helpers/sink.c) in the world listens on every world address,
 # TCP 22 80 443 8080 and UDP 5353 9999, logging to $WORLD_LOG. A second sink in
 # the client ns listens on loopback (TCP+UDP 127.0.0.1:8081 and [::1]:8081)
-# logging to $WORLD_LO_LOG, for the loopback tests.
+# and on every address of the client (TCP+UDP 0.0.0.0:8082 and [::]:8082,
+# TCP 0.0.0.0:8083:
+# a service of the host, reached through its own interface addresses),
+# logging to $WORLD_LO_LOG, for the loopback and host-address tests.
 #
 # A DNS server (dnsmasq) in the world answers on $WORLD_DNS4 / $WORLD_DNS6
 # port 53, UDP and TCP, for the names below only (no upstream of its own),
@@ -42,6 +45,9 @@
 #   huge.test           129 A records 198.51.100.100-228 (no listener): one
 #                       more than egret takes from one answer
 #   r0..r999.race.test  AAAA 2001:db8:2::1:0 + N (distinct, no listener)
+#   self.test           A 192.0.2.2, AAAA 2001:db8:1::2 (the client's own)
+#   mcast.test          A 224.0.0.251, AAAA ff02::fb (multicast)
+#   bcast.test          A 255.255.255.255, subnet.test A 192.0.2.255
 #
 # Hosts of egret's registry catalog and forge companions (user/catalog.yaml),
 # each on an address of its own so a sink line says which name was reached:
@@ -62,6 +68,8 @@ WORLD_V6_ADDRS="2001:db8:2::10 2001:db8:2::11"
 WORLD_TCP_PORTS="22 80 443 8080"
 WORLD_UDP_PORTS="5353 9999"
 WORLD_LO_PORT=8081
+WORLD_HOST_PORT=8082		# the client's service on 0.0.0.0 and [::]
+WORLD_HOST_PORT2=8083		# another one, TCP on 0.0.0.0
 
 WORLD_CLIENT="egw-$$-c"
 WORLD_NS="egw-$$-w"
@@ -131,6 +139,10 @@ _world_dns_config() {
 		echo "host-record=codeload.github.com,203.0.113.23"
 		echo "host-record=pypi.org,203.0.113.24"
 		echo "host-record=registry.evil.test,203.0.113.25"
+		echo "host-record=self.test,192.0.2.2,2001:db8:1::2"
+		echo "host-record=mcast.test,224.0.0.251,ff02::fb"
+		echo "host-record=bcast.test,255.255.255.255"
+		echo "host-record=subnet.test,192.0.2.255"
 		for i in $(seq 100 199); do
 			echo "host-record=many.test,203.0.113.$i"
 		done
@@ -232,7 +244,10 @@ world_up() {
 	_world_start_sink "$WORLD_NS" "$WORLD_LOG" $specs || return 1
 	_world_start_sink "$WORLD_CLIENT" "$WORLD_LO_LOG" \
 		"tcp:127.0.0.1:$WORLD_LO_PORT" "udp:127.0.0.1:$WORLD_LO_PORT" \
-		"tcp:[::1]:$WORLD_LO_PORT" "udp:[::1]:$WORLD_LO_PORT" || return 1
+		"tcp:[::1]:$WORLD_LO_PORT" "udp:[::1]:$WORLD_LO_PORT" \
+		"tcp:0.0.0.0:$WORLD_HOST_PORT" "udp:0.0.0.0:$WORLD_HOST_PORT" \
+		"tcp:[::]:$WORLD_HOST_PORT" "udp:[::]:$WORLD_HOST_PORT" \
+		"tcp:0.0.0.0:$WORLD_HOST_PORT2" || return 1
 
 	_world_start_dns || return 1
 
