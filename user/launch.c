@@ -38,6 +38,7 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_UID] = "set user id",
 		[LAUNCH_STEP_CAPS] = "drop capabilities",
 		[LAUNCH_STEP_NNP] = "set no_new_privs",
+		[LAUNCH_STEP_LANDLOCK] = "enter its Landlock domain",
 		[LAUNCH_STEP_SECCOMP] = "install the seccomp filter",
 		[LAUNCH_STEP_FDS] = "close inherited file descriptors",
 		[LAUNCH_STEP_EXEC] = "execute command",
@@ -267,6 +268,9 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		child_fail(pipe_fd, LAUNCH_STEP_CAPS, errno, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_NNP, errno, 125);
+	r = landlock_apply(&l->landlock);
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_LANDLOCK, -r, 125);
 	r = seccomp_install();
 	if (r < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_SECCOMP, -r, 125);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "landlock.h"
+
 #define LAUNCH_MAX_GROUPS 64
 
 struct launch_user {
@@ -31,6 +33,7 @@ struct launch {
 	char *const *argv;
 	int cgroup_fd;
 	const struct terminal *terminal;	/* session and pty (terminal.h) */
+	struct landlock_plan landlock;		/* its domain (landlock.h) */
 	struct launch_user user;
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
 	int nkeep_fds;
@@ -53,6 +56,7 @@ enum launch_step {
 	LAUNCH_STEP_UID,
 	LAUNCH_STEP_CAPS,
 	LAUNCH_STEP_NNP,
+	LAUNCH_STEP_LANDLOCK,
 	LAUNCH_STEP_SECCOMP,
 	LAUNCH_STEP_FDS,
 	LAUNCH_STEP_EXEC,

@@ -11,6 +11,8 @@
 #define EGRET_PIN_ROOT		EGRET_BPFFS "/egret"
 /* One record per live attempt, flocked by its egret (see state.h). */
 #define EGRET_RUN_DIR		"/run/egret"
+/* uid-<N>: flocked by the egret whose COMMAND runs as uid N (preflight.h). */
+#define EGRET_UID_LOCK_DIR	"/run/egret-uids"
 
 #define EGRET_ID_MAX		64
 

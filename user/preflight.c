@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "preflight.h"
 #include "util.h"
 
@@ -113,4 +120,86 @@ int preflight_daemon_sockets(const struct launch_user *user, char *err,
 		 "COMMAND's user could connect to %s, which acts as root outside the attempt (run COMMAND as a user that cannot)",
 		 daemon_sockets[i]);
 	return -EPERM;
+}
+
+/* Any of the four uids on the "Uid:" line of /proc/PID/status is @uid
+ * (the State: line comes before it). */
+static bool status_has_uid(const char *pid, uid_t uid, char *comm, size_t commlen)
+{
+	char path[64], line[256];
+	_cleanup_fclose_ FILE *f = NULL;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%.24s/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;	/* gone meanwhile */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long ids[4];
+
+		if (!strncmp(line, "Name:", 5))
+			snprintf(comm, commlen, "%.*s", (int)strcspn(line + 6, "\n"), line + 6);
+		/* A zombie (or one being reaped) holds nothing to reach. */
+		if (!strncmp(line, "State:", 6) && strpbrk(line + 6, "ZX"))
+			return false;
+		if (strncmp(line, "Uid:", 4) ||
+		    sscanf(line + 4, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4)
+			continue;
+		for (int i = 0; i < 4; i++)
+			found = found || ids[i] == (unsigned long)uid;
+		break;
+	}
+	return found;
+}
+
+int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/proc");
+	struct dirent *de;
+	char comm[64] = "?";
+
+	if (!d) {
+		snprintf(err, errlen, "cannot read /proc to see what else runs as uid %u", (unsigned int)uid);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (status_has_uid(de->d_name, uid, comm, sizeof(comm))) {
+			snprintf(err, errlen,
+				 "COMMAND's uid %u also runs pid %.16s (%.32s) outside the attempt, which COMMAND could reach through everything that uid owns (give each attempt a uid of its own, --user 200001, 200002, ...; or --allow-shared-uid)",
+				 (unsigned int)uid, de->d_name, comm);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
+{
+	_cleanup_close_ int fd = -1;
+	char path[64], text[16] = "";
+	ssize_t n;
+	int r;
+
+	r = private_dir_ensure(EGRET_UID_LOCK_DIR);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), EGRET_UID_LOCK_DIR "/uid-%u", (unsigned int)uid);
+	/* Never removed: one small file per uid ever used, and no window in
+	 * which two egrets lock two inodes of one name. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		n = pread(fd, text, sizeof(text) - 1, 0);
+		*ret_pid = n > 0 ? (pid_t)atoi(text) : 0;
+		return r == -EAGAIN ? -EWOULDBLOCK : r;
+	}
+	n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
+		return -errno;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
 }

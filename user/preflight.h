@@ -13,6 +13,7 @@
 #define EGRET_PREFLIGHT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "launch.h"
 
@@ -29,5 +30,23 @@ int preflight_std_fds(char *err, size_t errlen);
  */
 int preflight_daemon_sockets(const struct launch_user *user, char *err,
 			     size_t errlen);
+
+/*
+ * Does a process run as @uid (real, effective, saved or filesystem)? One
+ * outside the attempt that shares COMMAND's uid can be reached by it
+ * through everything the uid owns: its files, its unix sockets, and,
+ * where Landlock is missing, ptrace and /proc/PID/mem. -EEXIST naming the
+ * first such process in @err; 0 when none; another -errno when /proc
+ * cannot be read (the caller then refuses as well).
+ */
+int preflight_shared_uid(uid_t uid, char *err, size_t errlen);
+
+/*
+ * Hold EGRET_UID_LOCK_DIR/uid-<@uid> for the attempt's lifetime: two
+ * egrets starting COMMANDs of one uid at once would both find no process
+ * of it in /proc. -EWOULDBLOCK when another egret holds it (its pid in
+ * *@ret_pid); else 0 with the lock's fd in *@ret_fd, or -errno.
+ */
+int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid);
 
 #endif

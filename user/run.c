@@ -30,6 +30,7 @@
 #include "events.h"
 #include "gc.h"
 #include "hostaddr.h"
+#include "landlock.h"
 #include "launch.h"
 #include "loader.h"
 #include "loop.h"
@@ -51,6 +52,7 @@
 struct attempt {
 	struct attempt_state st;
 	int state_fd;
+	int uid_lock_fd;		/* COMMAND's uid is this attempt's */
 	int cgroup_fd;
 	bool cgroup_made;
 	bool pins_made;
@@ -96,7 +98,8 @@ static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len
 }
 
 /* Steps that make the attempt. Each logs its own one-line failure. */
-static int attempt_open(struct attempt *a, const struct run_opts *o)
+static int attempt_open(struct attempt *a, const struct run_opts *o,
+			const struct launch_user *user)
 {
 	const struct allow_spec *bad = NULL;
 	const char *step = NULL;
@@ -110,6 +113,30 @@ static int attempt_open(struct attempt *a, const struct run_opts *o)
 	r = gc_stale_attempts();
 	if (r < 0 && r != -EACCES && r != -EPERM)
 		log_warn("gc: some stale attempts could not be removed; continuing");
+
+	/* After gc (a dead egret's attempt may have run as this uid), before
+	 * anything is made. */
+	if (user->set) {
+		char err[320];
+		pid_t other = 0;
+
+		r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
+		if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
+			log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
+				  (int)other, (unsigned int)user->uid);
+			return -EPERM;
+		}
+		if (r < 0 && r != -EWOULDBLOCK)
+			return log_error_errno(r, "lock uid %u in %s", (unsigned int)user->uid,
+					       EGRET_UID_LOCK_DIR);
+		r = preflight_shared_uid(user->uid, err, sizeof(err));
+		if (r == -EEXIST && o->allow_shared_uid)
+			log_warn("warning: %s", err);
+		else if (r < 0) {
+			log_error("refusing to run COMMAND: %s", err);
+			return -EPERM;
+		}
+	}
 
 	r = resolve_cgroup_parent(o, parent, sizeof(parent));
 	if (r < 0)
@@ -246,6 +273,8 @@ static int attempt_close(struct attempt *a)
 		r = state_remove(a->st.id);
 	if (a->state_fd >= 0)
 		close(a->state_fd);
+	if (a->uid_lock_fd >= 0)
+		close(a->uid_lock_fd);
 	return r;
 }
 
@@ -435,9 +464,10 @@ out:
 	return r;
 }
 
-static int run_attempt(const struct run_opts *o, const struct launch_user *user)
+static int run_attempt(const struct run_opts *o, const struct launch_user *user,
+		       const struct landlock_plan *landlock)
 {
-	struct attempt a = { .state_fd = -1, .cgroup_fd = -1,
+	struct attempt a = { .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
 			     .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
 			     .requests = { .timer = { .fd = -1 } } };
 	struct launch_error lerr = {};
@@ -468,7 +498,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		goto out;
 	}
 
-	if (attempt_open(&a, o) < 0)
+	if (attempt_open(&a, o, user) < 0)
 		goto out;
 	/* Said once, and only when the attempt really starts. */
 	if (o->builtin_policy)
@@ -481,8 +511,8 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user)
 		goto out;
 	}
 	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a.cgroup_fd,
-				  .terminal = &term, .user = *user,
-				  .nkeep_fds = o->nkeep_fds };
+				  .terminal = &term, .landlock = *landlock,
+				  .user = *user, .nkeep_fds = o->nkeep_fds };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
 	r = launch_spawn(&launch, &pid, &pidfd, &lerr);
 	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
@@ -563,6 +593,7 @@ static int run_settle_policy(struct run_opts *o)
 
 int cmd_run(int argc, char **argv)
 {
+	struct landlock_plan landlock;
 	struct run_opts o = {};
 	struct launch_user user = {};
 	int r;
@@ -609,7 +640,20 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 
-	r = run_attempt(&o, &user);
+	/* Abstract unix sockets have no owner or mode: only Landlock's
+	 * scope (ABI 6) keeps COMMAND to the attempt's own. */
+	landlock_plan_make(&landlock, landlock_abi(), true);
+	if (landlock.abi < 6 && !o.allow_unconfined_unix) {
+		log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+; it has %d); --allow-unconfined-unix accepts that",
+			  landlock.abi);
+		run_opts_free(&o);
+		return EXIT_SETUP;
+	}
+	if (landlock.abi < 6)
+		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6)%s",
+			 landlock.abi, landlock.abi ? "" : ", and ptrace processes of its uid");
+
+	r = run_attempt(&o, &user, &landlock);
 	run_opts_free(&o);
 	return r;
 }

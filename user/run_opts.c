@@ -31,6 +31,10 @@ void run_usage(FILE *out)
 		"                        operator (egret requests; default " REQUESTS_DEFAULT_DIR ")\n"
 		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
 		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
+		"  --allow-shared-uid    only warn when COMMAND's uid also runs processes outside\n"
+		"                        the attempt (default: refuse; give each attempt a uid)\n"
+		"  --allow-unconfined-unix  run on a kernel that cannot keep COMMAND from abstract\n"
+		"                        unix sockets outside the attempt (Landlock ABI < 6)\n"
 		"  --keep-fd N           pass fd N to COMMAND (repeatable; never a socket other\n"
 		"                        than unix, or a BPF or cgroup handle); the rest are closed\n"
 		"  --pty                 give COMMAND a pseudo-terminal of its own even when\n"
@@ -81,7 +85,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
 	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
-	       OPT_NO_SPARE, OPT_PTY };
+	       OPT_NO_SPARE, OPT_PTY, OPT_ALLOW_SHARED_UID, OPT_ALLOW_UNCONFINED_UNIX };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -102,6 +106,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-spare", no_argument, NULL, OPT_NO_SPARE },
 		{ "pty", no_argument, NULL, OPT_PTY },
+		{ "allow-shared-uid", no_argument, NULL, OPT_ALLOW_SHARED_UID },
+		{ "allow-unconfined-unix", no_argument, NULL, OPT_ALLOW_UNCONFINED_UNIX },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -183,6 +189,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_PTY:
 			o->pty = true;
+			break;
+		case OPT_ALLOW_SHARED_UID:
+			o->allow_shared_uid = true;
+			break;
+		case OPT_ALLOW_UNCONFINED_UNIX:
+			o->allow_unconfined_unix = true;
 			break;
 		case OPT_STATE_DIR:
 			if (optarg[0] != '/') {

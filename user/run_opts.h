@@ -36,6 +36,8 @@ struct run_opts {
 	bool audit;
 	bool no_spare;			/* --no-spare: load now, leave none */
 	bool pty;			/* --pty: a pty even without a terminal */
+	bool allow_shared_uid;		/* warn, not refuse, when COMMAND's uid runs elsewhere */
+	bool allow_unconfined_unix;	/* run where abstract sockets cannot be confined */
 	bool builtin_policy;		/* no policy file: the built-in default */
 	/* -1 until set on the command line; then the policy, then defaults */
 	long max_entries;

@@ -99,7 +99,11 @@
  *                                    cmsg), "ok REPLY" or err ETIMEDOUT
  *   echo READYFILE ADDR PORT         TCP+UDP echo server (until killed)
  *   unix PATH TOKEN                  AF_UNIX stream connect, send TOKEN
- *   unix-sink READYFILE LOG PATH...  listen on PATHs (mode 0666), log data
+ *                                    (PATH "@NAME": an abstract name)
+ *   unix-dgram PATH TOKEN            one AF_UNIX datagram to PATH
+ *   unix-sink READYFILE LOG PATH...  listen on PATHs (mode 0666; "@NAME"
+ *                                    abstract; "dgram:PATH" a datagram
+ *                                    socket), log data
  *   capture LOG IFNAME               log every packet arriving on IFNAME
  *                                    (AF_PACKET, incoming only), one line:
  *                                    "pkt v4 S:P > D:P proto=N opts=0|1
@@ -141,6 +145,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1533,19 +1538,42 @@ static int do_echo(const char *ready, const char *addr, const char *port)
 	}
 }
 
-static int do_unix(const char *path, const char *token)
+/* PATH, or "@NAME" for an abstract name (no file, no owner, no mode). */
+static int unix_addr(const char *path, struct sockaddr_un *sun, socklen_t *len)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t n = strlen(path);
+
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (n >= sizeof(sun->sun_path))
+		return -1;
+	memcpy(sun->sun_path, path, n);
+	if (path[0] == '@')
+		sun->sun_path[0] = '\0';
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n +
+			   (path[0] == '@' ? 0 : 1));
+	return 0;
+}
+
+/* unix PATH TOKEN (stream) / unix-dgram PATH TOKEN (one datagram). */
+static int do_unix(const char *path, const char *token, int type)
+{
+	struct sockaddr_un sun;
+	socklen_t sl;
 	int fd, r;
 
-	if (strlen(path) >= sizeof(sun.sun_path))
+	if (unix_addr(path, &sun, &sl) < 0)
 		return usage();
-	strcpy(sun.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail("socket", errno);
 	set_timeouts(fd, 2);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+	if (type == SOCK_DGRAM) {
+		if (sendto(fd, token, strlen(token), 0, (struct sockaddr *)&sun, sl) < 0)
+			return fail("sendto", errno);
+		return ok(NULL);
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sl) < 0)
 		return fail("connect", errno);
 	r = stream_exchange(fd, token, NULL, 0);
 	if (r < 0)
@@ -1570,18 +1598,24 @@ static int do_unix_sink(int argc, char **argv)
 	if (log < 0)
 		return fail("open log", errno);
 	for (int i = 0; i < n; i++) {
-		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+		const char *path = argv[4 + i];
+		int dgram = !strncmp(path, "dgram:", 6);
+		struct sockaddr_un sun;
+		socklen_t sl;
 
-		if (strlen(argv[4 + i]) >= sizeof(sun.sun_path))
+		if (dgram)
+			path += 6;
+		if (unix_addr(path, &sun, &sl) < 0)
 			return usage();
-		strcpy(sun.sun_path, argv[4 + i]);
-		pfd[i].fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		pfd[i].fd = socket(AF_UNIX, (dgram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 		pfd[i].events = POLLIN;
 		if (pfd[i].fd < 0)
 			return fail("socket", errno);
-		if (bind(pfd[i].fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		if (bind(pfd[i].fd, (struct sockaddr *)&sun, sl) < 0)
 			return fail("bind", errno);
-		if (chmod(argv[4 + i], 0666) < 0 || listen(pfd[i].fd, 16) < 0)
+		if (path[0] != '@' && chmod(path, 0666) < 0)
+			return fail("chmod", errno);
+		if (!dgram && listen(pfd[i].fd, 16) < 0)
 			return fail("listen", errno);
 	}
 	if (touch(argv[2]) < 0)
@@ -1592,6 +1626,16 @@ static int do_unix_sink(int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			if (!(pfd[i].revents & POLLIN))
 				continue;
+			if (!strncmp(argv[4 + i], "dgram:", 6)) {
+				r = recv(pfd[i].fd, buf, 200, 0);
+				got = r > 0 ? (size_t)r : 0;
+				printable(buf, got);
+				len = snprintf(line, sizeof(line), "unix %s data=%.*s\n",
+					       argv[4 + i], (int)got, buf);
+				if (write(log, line, (size_t)len) != len)
+					return fail("write log", errno);
+				continue;
+			}
 			c = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
 			if (c < 0)
 				continue;
@@ -2026,7 +2070,9 @@ int main(int argc, char **argv)
 	if (IS("echo", 5))
 		return do_echo(argv[2], argv[3], argv[4]);
 	if (IS("unix", 4))
-		return do_unix(argv[2], argv[3]);
+		return do_unix(argv[2], argv[3], SOCK_STREAM);
+	if (IS("unix-dgram", 4))
+		return do_unix(argv[2], argv[3], SOCK_DGRAM);
 	if (!strcmp(m, "unix-sink"))
 		return do_unix_sink(argc, argv);
 	if (IS("capture", 4))

@@ -18,6 +18,12 @@ TEST_GID=$(id -g "$TEST_USER" 2>/dev/null)
 AS_TEST_USER=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --clear-groups)
 # Child shells (unshare -m bash -c ...) see them too.
 export TEST_USER TEST_UID TEST_GID
+# Attempts running at the same time each get a uid of their own, as a
+# miner's should: bare numbers, no passwd entry (egret refuses a uid that
+# another attempt, or any process outside, runs as). Usage: own_uid N
+own_uid() {
+	echo $((270000 + $1))
+}
 
 cgroup2_mount() {
 	# mountinfo: ... MOUNTPOINT(5) ... - FSTYPE SOURCE OPTS

@@ -93,11 +93,11 @@ done
 EOF
 )
 	tk=$(token conc)
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-a" --user "$TEST_USER" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-a" --user "$(own_uid 1)" \
 		--allow 203.0.113.10:80 -- sh "$script" "$TDIR" "$P" a "$tk" \
 		>"$TDIR/a.out" 2>&1 &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-b" --user "$TEST_USER" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-b" --user "$(own_uid 2)" \
 		--allow 203.0.113.11:80 -- sh "$script" "$TDIR" "$P" b "$tk" \
 		>"$TDIR/b.out" 2>&1 &
 	pb=$!
@@ -158,7 +158,7 @@ t_many_concurrent() {
 	local i n=40 failed=0 pids=()
 
 	for i in $(seq "$n"); do
-		"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none -q --user "$TEST_USER" \
+		"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none -q --user "$(own_uid $((100 + i)))" \
 			--allow 203.0.113.10:80 -- true >"$TDIR/many.$i" 2>&1 &
 		pids+=("$!")
 	done

@@ -165,11 +165,11 @@ else
 fi
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dna" --user "$TEST_USER" "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dna" --user "$(own_uid 5)" "${DNS[@]}" \
 		--allow github.com -- sh "$script" "$P" "$tok" "$TDIR" a \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dnb" --user "$TEST_USER" "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$ID_PREFIX-dnb" --user "$(own_uid 6)" "${DNS[@]}" \
 		--allow github.com -- sh "$script" "$P" "$tok" "$TDIR" b \
 		>"$TDIR/b.out" 2>"$TDIR/b.err" &
 	pb=$!
@@ -404,11 +404,11 @@ echo "r2: $(danswer short.test)"
 echo "c3: $("$P" tcp 203.0.113.11 80 "$T-$n-c3")"
 EOF
 )
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$TEST_USER" "${DNS[@]}" --dns-min-ttl 1 \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$(own_uid 7)" "${DNS[@]}" --dns-min-ttl 1 \
 		--allow short.test -- sh "$script" "$P" "$tok" "$TDIR" min1 \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	pa=$!
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$TEST_USER" "${DNS[@]}" \
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --user "$(own_uid 8)" "${DNS[@]}" \
 		--allow short.test -- sh "$script" "$P" "$tok" "$TDIR" default \
 		>"$TDIR/b.out" 2>"$TDIR/b.err" &
 	pb=$!

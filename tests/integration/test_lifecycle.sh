@@ -88,6 +88,32 @@ EOF
 	done
 }
 
+# One uid, one attempt: while an attempt runs as a uid, a second egret for
+# that uid refuses (125, one line naming the first egret) - checked with a
+# lock, since two starting together would both find no process of the uid
+# yet - unless --allow-shared-uid, which warns. A process of that uid
+# outside any attempt is refused the same way (t_rt_ptrace_pidfd).
+t_shared_uid() {
+	local id="$ID_PREFIX-uid" epid m="$TDIR/second-ran"
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" \
+		--allow 203.0.113.10:80 -- "$P" hold 30 >"$TDIR/first.out" 2>&1 &
+	epid=$!
+	wait_until 10 cg_runs "$id" probe || fail "the first attempt never started"
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- sh -c 'touch "$1"' sh "$m"
+	assert_refused "a second attempt as $TEST_USER" "$m"
+	[[ $ERR == *"another attempt (egret pid $epid) runs as uid $TEST_UID"* ]] ||
+		fail "the refusal does not name the first egret $(said)"
+	attempt --user "$TEST_USER" --allow-shared-uid --allow 203.0.113.10:80 -- sh -c 'touch "$1"' sh "$m"
+	assert_eq 0 "$RC" "with --allow-shared-uid $(said)"
+	assert_exists "$m" "COMMAND's marker with --allow-shared-uid"
+	[[ $ERR == *"warning: COMMAND's uid $TEST_UID also runs pid"* ]] ||
+		fail "--allow-shared-uid: no warning $(said)"
+	kill -TERM "$epid"
+	reap "$epid" 15
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- true
+	assert_eq 0 "$RC" "the uid is free again once the first attempt ended $(said)"
+}
+
 # --user: COMMAND gets exactly that user's ids, none of root's groups.
 t_user() {
 	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- id -u

@@ -214,11 +214,11 @@ fi
 EOF
 )
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" --repo owner/a \
-		--user "$TEST_USER" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" a \
+		--user "$(own_uid 3)" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" a \
 		>"$TDIR/a.out" 2>"$TDIR/a.err" &
 	pa=$!
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" --repo owner/b \
-		--user "$TEST_USER" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" b \
+		--user "$(own_uid 4)" "${DNS[@]}" -- sh "$script" "$P" "$tok" "$TDIR" b \
 		>"$TDIR/b.out" 2>"$TDIR/b.err" &
 	pb=$!
 	wait_until 30 test -e "$TDIR/a.done" ||

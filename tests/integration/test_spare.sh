@@ -75,8 +75,8 @@ t_spare_tampered() {
 	# Two spares with their allow maps swapped: every map is empty and of
 	# the right kind, but the programs use the other spare's maps.
 	"$EGRET" gc --spares >/dev/null
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user "$TEST_USER" -- true &
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user "$TEST_USER" -- true
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user "$(own_uid 9)" -- true &
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -q --policy none --user "$(own_uid 10)" -- true
 	wait
 	wait_until 20 eval '[ "$(spares_ready | wc -l)" -ge 2 ]' ||
 		fail "two spares never appeared: $(spares_ready)"

@@ -260,7 +260,8 @@ TESTS=(
 	t_rt_dns_foreign_resolver t_rt_dns_tunnel t_rt_dns_smuggling
 	t_rt_inbound_listener t_rt_cgroup_escape t_rt_detach_programs
 	t_rt_inherited_fds t_rt_keep_fd_sockets t_rt_expired_entries
-	t_rt_ptrace_pidfd t_rt_mptcp t_rt_daemon_sockets t_rt_daemon_sockets_gaps
+	t_rt_ptrace_pidfd t_rt_mptcp t_rt_abstract_unix t_rt_daemon_sockets
+	t_rt_daemon_sockets_gaps
 	t_rt_terminal_injection
 	t_rt_legit_traffic
 )

@@ -1405,8 +1405,11 @@ t_rt_expired_entries() {
 # other uids (root, daemon): refused. pidfd_getfd of COMMAND's own process
 # works outside egret and is refused inside (egret's seccomp, not the
 # kernel's ptrace check); ptrace of its own child works (control). A
-# process outside the attempt with COMMAND's own uid is reachable: the
-# documented reason for a uid per attempt (noted, not failed).
+# process outside the attempt with COMMAND's own uid: outside egret, one
+# process of that uid ptraces it (no Yama here); egret refuses to start
+# COMMAND while it runs (125, naming it), and with --allow-shared-uid the
+# attempt's Landlock domain keeps COMMAND from ptracing, reading or
+# signalling it.
 t_rt_ptrace_pidfd() {
 	local c pr pd pn
 	c=$(tk ctl)
@@ -1414,14 +1417,10 @@ t_rt_ptrace_pidfd() {
 	pr=$!
 	"${WORLD_IN_CLIENT[@]}" setpriv --reuid=1 --regid=1 --clear-groups "$P" hold 60 >/dev/null 2>&1 &
 	pd=$!
-	"${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" "$P" hold 60 >/dev/null 2>&1 &
-	pn=$!
 	# shellcheck disable=SC2064 # expanded now: the locals are gone when it runs
-	trap "kill -KILL $pr $pd $pn 2>/dev/null" EXIT
+	trap "kill -KILL $pr $pd 2>/dev/null" EXIT
 	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pd" 1 ||
 		fail "the daemon-owned target did not start"
-	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pn" "$TEST_UID" ||
-		fail "the target owned by $TEST_USER did not start"
 	steps out <<EOF
 getfd-self $R pidfd-getfd 0 0
 EOF
@@ -1438,7 +1437,6 @@ mem-daemon $R open /proc/$pd/mem
 fd-daemon $R open /proc/$pd/fd/0
 environ-root $R open /proc/$pr/environ
 ptrace-child $R ptrace 0
-ptrace-same-uid $R ptrace $pn
 EOF
 	run_in in "${CONTROL_ALLOW[@]}"
 	check_control "$c"
@@ -1451,7 +1449,43 @@ EOF
 	expect fd-daemon "err EACCES open"
 	expect environ-root "err EACCES open"
 	expect ptrace-child ok
-	note "LIMIT (documented): ptrace of a process outside the attempt with COMMAND's own uid: $(res ptrace-same-uid)"
+
+	# The same uid, outside the attempt.
+	"${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" "$P" hold 60 >/dev/null 2>&1 &
+	pn=$!
+	# shellcheck disable=SC2064
+	trap "kill -KILL $pr $pd $pn 2>/dev/null" EXIT
+	wait_until 5 sh -c '[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]' sh "$pn" "$TEST_UID" ||
+		fail "the target owned by $TEST_USER did not start"
+	steps same-out <<EOF
+ptrace $R ptrace $pn
+environ $R open /proc/$pn/environ
+signal kill -CONT $pn && echo ok
+EOF
+	run_out same-out
+	oexpect ptrace ok
+	oexpect environ ok
+	oexpect signal ok
+	run_in in "${CONTROL_ALLOW[@]}"
+	[ "$RC" = 125 ] || fail "COMMAND's uid runs pid $pn outside: want egret to refuse (125) $(said)"
+	[[ $ERR == *"pid $pn "* ]] || fail "egret's refusal does not name pid $pn: $ERR"
+	steps same-in <<EOF
+control $P tcp 203.0.113.10 80 $c-s
+ptrace $R ptrace $pn
+environ $R open /proc/$pn/environ
+mem $R open /proc/$pn/mem
+getfd $R pidfd-getfd $pn 0
+signal kill -CONT $pn 2>/dev/null && echo ok || echo refused
+EOF
+	run_in same-in "${CONTROL_ALLOW[@]}" --allow-shared-uid
+	expect control ok
+	[[ $ERR == *"warning: COMMAND's uid $TEST_UID also runs pid"* ]] ||
+		fail "--allow-shared-uid: no warning naming the process: $ERR"
+	expect ptrace "err EPERM ptrace"
+	expect environ "err EACCES open"
+	expect mem "err EACCES open"
+	expect getfd "err EPERM pidfd_getfd"
+	expect signal refused
 }
 
 # --- MPTCP --------------------------------------------------------------------------
@@ -1482,6 +1516,50 @@ EOF
 		expect_re denied '^err E[A-Z]+ (socket|connect)$'
 	fi
 	nowhere "$d1" "$d2" "$d3"
+}
+
+# Abstract unix sockets have no owner or mode: any process of the network
+# namespace can connect to one - a root daemon's too (containerd-shim
+# before 1.4.3, CVE-2020-15257) - and the daemon-socket check, which reads
+# file permissions, never sees them. A root sink outside the attempt
+# listens on an abstract stream and an abstract datagram socket: outside
+# egret the test user reaches both; inside, COMMAND reaches neither (its
+# Landlock domain's scope), while an abstract socket it made itself still
+# works (control).
+t_rt_abstract_unix() {
+	local c o t sink own="@egret-own-$$" far="@egret-rt-$$"
+	c=$(tk ctl) o=$(tk out) t=$(tk abs)
+	UNIX_LOG="$TDIR/unix.log"
+	: >"$UNIX_LOG"
+	"${WORLD_IN_CLIENT[@]}" "$R" unix-sink "$TDIR/sink.ready" "$UNIX_LOG" "$far" \
+		"dgram:$far-d" 2>"$TDIR/sink.err" &
+	sink=$!
+	# shellcheck disable=SC2064 # expanded now: the local is gone when it runs
+	trap "kill $sink 2>/dev/null" EXIT
+	wait_for_file "$TDIR/sink.ready" 5
+	steps out <<EOF
+stream $R unix $far $o-s
+dgram $R unix-dgram $far-d $o-d
+EOF
+	run_out out
+	oexpect stream ok
+	oexpect dgram ok
+	arrived "$o-s" "$UNIX_LOG"
+	arrived "$o-d" "$UNIX_LOG"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+own-sink $R unix-sink $TDIR/own.ready $TDIR/own.log $own >/dev/null 2>&1 & i=0; while [ ! -e $TDIR/own.ready ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done; echo ready
+own $R unix $own $t-own
+stream $R unix $far $t-s
+dgram $R unix-dgram $far-d $t-d
+EOF
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	arrived "$t-own" "$TDIR/own.log"
+	nowhere "$t-s" "$t-d"
+	expect own ok
+	expect stream "err EPERM connect"
+	expect dgram "err EPERM sendto"
 }
 
 # --- root-equivalent daemons ----------------------------------------------------------

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/landlock.h>
+
+#include "landlock.h"
+
+/* Debian 12's uapi header stops at ABI 3: the attr with its later fields,
+ * laid out as the kernel has it (handled_access_net: ABI 4; scoped: 6). */
+struct egret_landlock_attr {
+	__u64 handled_access_fs;
+	__u64 handled_access_net;
+	__u64 scoped;
+};
+
+int landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			 LANDLOCK_CREATE_RULESET_VERSION);
+
+	return v > 0 ? (int)v : 0;
+}
+
+void landlock_plan_make(struct landlock_plan *ret, int abi, bool abstract_scope)
+{
+	struct landlock_plan p = { .abi = abi };
+
+	if (abi > 0) {
+		p.handled_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
+		p.attr_size = abi >= 4 ? 16 : 8;
+	}
+	if (abi >= 6) {
+		p.scoped = EGRET_LANDLOCK_SCOPE_SIGNAL |
+			   (abstract_scope ? EGRET_LANDLOCK_SCOPE_ABSTRACT_UNIX : 0);
+		p.attr_size = sizeof(struct egret_landlock_attr);
+	}
+	*ret = p;
+}
+
+int landlock_apply(const struct landlock_plan *p)
+{
+	struct egret_landlock_attr attr = {
+		.handled_access_fs = p->handled_fs,
+		.scoped = p->scoped,
+	};
+	long fd;
+	int r = 0;
+
+	if (p->abi <= 0)
+		return 0;
+	fd = syscall(SYS_landlock_create_ruleset, &attr, p->attr_size, 0);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_landlock_restrict_self, (int)fd, 0) < 0)
+		r = -errno;
+	close((int)fd);
+	return r;
+}
