@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -27,10 +28,15 @@ void landlock_plan_make(struct landlock_plan *ret, int abi, bool abstract_scope)
 {
 	struct landlock_plan p = { .abi = abi };
 
-	if (abi > 0) {
-		p.handled_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK;
-		p.attr_size = abi >= 4 ? 16 : 8;
+	/* A domain that does not handle REFER denies every rename and link
+	 * across directories (EXDEV): ABI 1 has no such right, so no domain
+	 * at all there; from ABI 2 it is handled, and granted beneath "/". */
+	if (abi < 2) {
+		*ret = (struct landlock_plan){ .abi = 0 };
+		return;
 	}
+	p.handled_fs = LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_REFER;
+	p.attr_size = abi >= 4 ? 16 : 8;
 	if (abi >= 6) {
 		p.scoped = EGRET_LANDLOCK_SCOPE_SIGNAL |
 			   (abstract_scope ? EGRET_LANDLOCK_SCOPE_ABSTRACT_UNIX : 0);
@@ -50,11 +56,21 @@ int landlock_apply(const struct landlock_plan *p)
 
 	if (p->abi <= 0)
 		return 0;
+	struct landlock_path_beneath_attr everywhere = {
+		.allowed_access = LANDLOCK_ACCESS_FS_REFER,
+	};
+
 	fd = syscall(SYS_landlock_create_ruleset, &attr, p->attr_size, 0);
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_landlock_restrict_self, (int)fd, 0) < 0)
+	everywhere.parent_fd = open("/", O_PATH | O_CLOEXEC);
+	if (everywhere.parent_fd < 0 ||
+	    syscall(SYS_landlock_add_rule, (int)fd, LANDLOCK_RULE_PATH_BENEATH,
+		    &everywhere, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, (int)fd, 0) < 0)
 		r = -errno;
+	if (everywhere.parent_fd >= 0)
+		close(everywhere.parent_fd);
 	close((int)fd);
 	return r;
 }

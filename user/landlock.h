@@ -10,8 +10,11 @@
  * permissions never judged them: containerd-shim's CVE-2020-15257), and no
  * signal to a process outside it. The attempt's own abstract sockets and
  * children are inside, so they keep working. It needs no privilege and no
- * BPF LSM; the filesystem is left alone (the ruleset handles only creating
- * block devices, which COMMAND cannot do anyway: a domain needs one right).
+ * BPF LSM. The filesystem is left alone: the ruleset handles creating
+ * block devices (which COMMAND cannot do anyway; a domain needs one right)
+ * and REFER, granted beneath "/", because a domain that does not handle
+ * REFER refuses every rename and link across directories (EXDEV). ABI 1
+ * has no REFER right, so there egret makes no domain at all.
  */
 #ifndef EGRET_LANDLOCK_H
 #define EGRET_LANDLOCK_H
@@ -21,7 +24,7 @@
 #include <linux/types.h>
 
 struct landlock_plan {
-	int abi;		/* 0: no Landlock (or disabled at boot) */
+	int abi;		/* 0: none (no Landlock, disabled, or ABI 1) */
 	__u64 handled_fs;
 	__u64 scoped;		/* LANDLOCK_SCOPE_* (ABI 6) */
 	size_t attr_size;	/* the ruleset attr as this ABI knows it */

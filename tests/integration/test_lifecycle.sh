@@ -114,6 +114,26 @@ t_shared_uid() {
 	assert_eq 0 "$RC" "the uid is free again once the first attempt ended $(said)"
 }
 
+# COMMAND's Landlock domain restricts what lies outside the attempt, never
+# its files: renames and links across directories (what package managers
+# and build caches do: a domain that does not handle REFER refuses them
+# with EXDEV), directory moves, device-free work as usual.
+t_domain_files() {
+	local script
+	script=$(write_script files.sh <<'EOF'
+cd "$1" && mkdir -p a b c/d && touch a/f && : >c/d/g || exit 9
+perl -e 'rename(q(a/f), q(b/f)) or die qq($!\n); print qq(rename ok\n)'
+perl -e 'link(q(b/f), q(a/h)) or die qq($!\n); print qq(link ok\n)'
+perl -e 'rename(q(c/d), q(a/d)) or die qq($!\n); print qq(dir ok\n)'
+EOF
+)
+	chmod 1777 "$TDIR" && mkdir -m 0777 "$TDIR/w"
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- sh "$script" "$TDIR/w"
+	assert_eq 0 "$RC" "exit status $(said)"
+	assert_eq $'rename ok\nlink ok\ndir ok' "$OUT" "renames and links inside the attempt $(said)"
+	assert_exists "$TDIR/w/a/d/g" "the moved directory's file"
+}
+
 # --user: COMMAND gets exactly that user's ids, none of root's groups.
 t_user() {
 	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- id -u
