@@ -46,7 +46,9 @@ all: $(OUT)/egret
 $(OUT) $(OUT)/user $(OUT)/tests $(OUT)/helpers:
 	$(Q)mkdir -p $@
 
-$(OUT)/egret.bpf.o: bpf/egret.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)
+# Two BPF objects: egret (every attempt) and unix (bpf/unix.bpf.c, only
+# when abstract unix sockets are judged by name).
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $(@:.o=.tmp.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
@@ -56,7 +58,12 @@ $(OUT)/egret.skel.h: $(OUT)/egret.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name egret_bpf > $@
 
+$(OUT)/egret_unix.skel.h: $(OUT)/unix.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name egret_unix_bpf > $@
+
 $(OUT)/user/loader.o: $(OUT)/egret.skel.h
+$(OUT)/user/unix_filter.o: $(OUT)/egret_unix.skel.h
 
 $(OUT)/user/%.o: user/%.c $(wildcard user/*.h) include/egret.h include/egret_match.h | $(OUT)/user
 	$(call msg,CC,$@)
@@ -115,18 +122,45 @@ bench:
 	@tests/bench/bench.sh
 
 # libFuzzer (clang's runtime from libclang-rt-14-dev) with ASan and UBSan,
-# bounded: FUZZ_SECONDS of mutation from the committed seed corpus.
+# bounded: FUZZ_SECONDS of mutation per target from its committed seed
+# corpus (or FUZZ_RUNS executions each). Every module is built instrumented
+# into one archive; each target links only what it reaches. Targets: the
+# DNS wire parser, the request store, approvals, the policy parser.
 FUZZ_SECONDS ?= 60
-$(OUT)/fuzz_dns: tests/fuzz/fuzz_dns.c user/dns_wire.c user/dns_wire.h | $(OUT)
+FUZZ_RUNS ?=
+FUZZ_TARGETS := dns requests approvals policy
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+               -fno-sanitize-recover=undefined
+FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
+
+$(OUT)/fuzz:
+	$(Q)mkdir -p $@
+
+$(OUT)/fuzz/loader.o: $(OUT)/egret.skel.h
+$(OUT)/fuzz/unix_filter.o: $(OUT)/egret_unix.skel.h
+
+$(OUT)/fuzz/%.o: user/%.c $(wildcard user/*.h) include/egret.h include/egret_match.h | $(OUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -Iuser -Iinclude $< user/dns_wire.c -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(OUT)/fuzz/libegret.a: $(FUZZ_OBJS) $(OUT)/user/embedded.o
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(OUT)/fuzz/libegret.a
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS) $(PKG_CFLAGS) $< \
+		$(OUT)/fuzz/libegret.a $(PKG_LIBS) -o $@
 
 fuzz: deps
-	@$(MAKE) --no-print-directory $(OUT)/fuzz_dns
-	@mkdir -p $(OUT)/fuzz-corpus && cp tests/fuzz/corpus/* $(OUT)/fuzz-corpus/
-	$(OUT)/fuzz_dns -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		-print_final_stats=1 $(OUT)/fuzz-corpus
+	@$(MAKE) --no-print-directory $(addprefix $(OUT)/fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== fuzz_$$t"; \
+		rm -rf $(OUT)/fuzz-corpus/$$t && mkdir -p $(OUT)/fuzz-corpus/$$t && \
+		cp tests/fuzz/corpus/$$t/* $(OUT)/fuzz-corpus/$$t/ && \
+		$(OUT)/fuzz_$$t $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)) \
+			-max_len=4096 -print_final_stats=1 $(OUT)/fuzz-corpus/$$t || exit 1; \
+	done
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h

@@ -134,6 +134,7 @@ enum egret_hook {
 	EGRET_HOOK_EGRESS,
 	EGRET_HOOK_BIND,
 	EGRET_HOOK_LISTEN,
+	EGRET_HOOK_UNIX,	/* abstract unix sockets (bpf/unix.bpf.c) */
 	EGRET_HOOK_MAX,
 };
 
@@ -169,6 +170,18 @@ struct egret_event {
 	__s32 optname;
 };
 
+/* egret_unix_allow: an abstract unix socket name the operator allows
+ * (--allow-unix @NAME), without its leading NUL: at most 107 bytes
+ * (sun_path's 108 less the NUL); the rest of name[] is zero. */
+#define EGRET_UNIX_NAME_MAX	107
+
+struct egret_unix_key {
+	__u32 len;
+	char name[EGRET_UNIX_NAME_MAX + 1];
+};
+
+#define EGRET_UNIX_ALLOW_MAX	64
+
 /* Address classes that are denied unless named explicitly. */
 enum egret_addr_class {
 	EGRET_ADDR_NORMAL = 0,
@@ -193,5 +206,6 @@ _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
 _Static_assert(sizeof(struct egret_name_key) == 20, "egret_name_key layout");
+_Static_assert(sizeof(struct egret_unix_key) == 112, "egret_unix_key layout");
 
 #endif /* EGRET_H */

@@ -41,6 +41,7 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 {
 	_cleanup_free_ struct catalog *cat = NULL;
 	struct policy_doc doc = {};
+	bool have_doc = false;		/* a file or the built-in default */
 	struct diag d = { .file = "policy" };
 	const char *path = in->policy_file ? in->policy_file : POLICY_DEFAULT_PATH;
 	char err[256];
@@ -61,14 +62,16 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 		r = 0;
 	} else if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {
 		*ret_builtin = true;
+		have_doc = true;
 		r = policy_doc_load_default(&doc, cat, &d);
 	} else {
+		have_doc = true;
 		r = policy_doc_load_file(&doc, path, cat, &d);
 	}
-	if (r == 0 && doc.repos)
+	if (r == 0 && have_doc)
 		r = policy_resolve(&doc, cat, in->repo, in->remote, out, &d);
 	/* What the operator approved for this repo joins its section. */
-	if (r == 0 && doc.repos && in->repo)
+	if (r == 0 && have_doc && in->repo)
 		r = load_approvals(in, out, &d);
 	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nspecs; i++)
 		r = policy_add_spec(out, &in->cli->specs[i]);

@@ -22,6 +22,7 @@ static const char *const hook_names[EGRET_HOOK_MAX] = {
 	[EGRET_HOOK_EGRESS] = "egress",
 	[EGRET_HOOK_BIND] = "bind",
 	[EGRET_HOOK_LISTEN] = "listen",
+	[EGRET_HOOK_UNIX] = "unix",
 };
 
 static const char *const verdict_names[EGRET_VERDICT_MAX] = {

@@ -154,7 +154,7 @@ void policy_doc_free(struct policy_doc *doc)
 		policy_free(&doc->repos[i].sec.lists);
 	free(doc->repos);
 	doc->repos = NULL;
-	doc->nrepos = 0;
+	doc->nrepos = doc->repos_cap = 0;
 }
 
 /* ---- resolving ---------------------------------------------------- */

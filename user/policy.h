@@ -74,8 +74,8 @@ struct policy_repo {
 struct policy_doc {
 	char file[256];			/* for origins and messages */
 	struct policy_section base;
-	struct policy_repo *repos;
-	size_t nrepos;
+	struct policy_repo *repos;	/* grown as sections are parsed */
+	size_t nrepos, repos_cap;
 };
 
 void policy_init(struct policy *p);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "util.h"
 
 static const char *const section_keys[] = {
 	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs",
@@ -488,7 +489,14 @@ static int parse_repos(struct parser *ps, yaml_node_t *node)
 			diag_add(ps->d, k, "repos: more than %d", POLICY_MAX_REPOS);
 			return -E2BIG;
 		}
+		if (array_grow((void **)&ps->out->repos, &ps->out->repos_cap,
+			       ps->out->nrepos, sizeof(*ps->out->repos),
+			       POLICY_MAX_REPOS) < 0) {
+			diag_add(ps->d, k, "repos: out of memory");
+			return -ENOMEM;
+		}
 		repo = &ps->out->repos[ps->out->nrepos++];
+		memset(repo, 0, sizeof(*repo));
 		snprintf(repo->name, sizeof(repo->name), "%s", name);
 		section_init(&repo->sec);
 		if (parse_section(ps, v, &repo->sec, repo->name) < 0)
@@ -510,9 +518,6 @@ int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
 	memset(doc, 0, sizeof(*doc));
 	snprintf(doc->file, sizeof(doc->file), "%s", name);
 	section_init(&doc->base);
-	doc->repos = calloc(POLICY_MAX_REPOS, sizeof(*doc->repos));
-	if (!doc->repos)
-		return -ENOMEM;
 	d->file = doc->file;
 	if (yaml_load_text(&ydoc, text, len, d) < 0)
 		return -EINVAL;

@@ -281,12 +281,14 @@ int request_parse(const char *line, struct request *r)
 
 /* ---- one repository's file ---------------------------------------- */
 
-static int read_header(FILE *in, char *repo, size_t repolen, uint64_t *dropped)
+int request_header_parse(const char *text, char *repo, size_t repolen,
+			 uint64_t *dropped)
 {
 	char line[LINE_MAX_LEN], *p, *sp;
 
-	if (!fgets(line, sizeof(line), in) || strncmp(line, HEADER, strlen(HEADER)))
+	if (strncmp(text, HEADER, strlen(HEADER)) || strlen(text) >= sizeof(line))
 		return -EBADMSG;
+	strcpy(line, text);
 	line[strcspn(line, "\n")] = '\0';
 	p = line + strlen(HEADER);
 	sp = strchr(p, ' ');
@@ -297,6 +299,15 @@ static int read_header(FILE *in, char *repo, size_t repolen, uint64_t *dropped)
 		return -EBADMSG;
 	strcpy(repo, p);
 	return 0;
+}
+
+static int read_header(FILE *in, char *repo, size_t repolen, uint64_t *dropped)
+{
+	char line[LINE_MAX_LEN];
+
+	if (!fgets(line, sizeof(line), in))
+		return -EBADMSG;
+	return request_header_parse(line, repo, repolen, dropped);
 }
 
 int request_file_load(const struct request_store *s, const char *repo,

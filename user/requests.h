@@ -108,6 +108,10 @@ int request_file_merge(struct request_store *s, struct request_file *f,
 int request_format(const struct request *r, char *buf, size_t len);
 int request_parse(const char *line, struct request *r);
 
+/* A file's first line: its repository and dropped count, or -EBADMSG. */
+int request_header_parse(const char *line, char *repo, size_t repolen,
+			 uint64_t *dropped);
+
 const char *request_status_name(enum request_status st);
 
 /* "files.example.net:443", "203.0.113.9:5432", "[2001:db8::1]:443",

@@ -44,6 +44,7 @@
 #include "spare.h"
 #include "state.h"
 #include "terminal.h"
+#include "unix_filter.h"
 #include "util.h"
 
 #define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
@@ -61,6 +62,7 @@ struct attempt {
 	bool dns_open;
 	struct events ev;
 	struct hostaddr host;		/* the host maps, kept current */
+	struct unix_filter unix_filter;	/* named abstract sockets, if needed */
 	struct request_log requests;	/* only with --repo */
 	uint64_t load_us;		/* BPF load and verification */
 };
@@ -244,6 +246,17 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	if (r < 0)
 		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
 				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
+	if (o->unix_filter) {
+		r = unix_filter_attach(&a->unix_filter, &(struct unix_filter_opts){
+			.names = o->unix_names, .nnames = o->nunix_names,
+			.events_fd = loader_events_fd(&a->ld),
+			.counters_fd = loader_counters_fd(&a->ld),
+			.audit = o->audit, .log_allowed = o->log_allowed,
+			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins });
+		if (r < 0)
+			return log_error_errno(r, "%s (-v shows libbpf's detail)",
+					       a->unix_filter.failed_step);
+	}
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u; set up in %.1f ms (BPF load %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 a->dns.port, (double)(mono_us() - t0) / 1000,
@@ -267,6 +280,7 @@ static int attempt_close(struct attempt *a)
 	request_log_close(&a->requests);
 	events_close(&a->ev);
 	hostaddr_close(&a->host);
+	unix_filter_close(&a->unix_filter);
 	loader_destroy(&a->ld);
 	/* Keep the record if anything stayed behind, so gc retries. */
 	if (r == 0 && a->state_fd >= 0)
@@ -480,6 +494,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user,
 	int r;
 
 	loader_init(&a.ld);
+	unix_filter_init(&a.unix_filter);
 	terminal_init(&term);
 	/* Block before spawning so no signal slips between fork and wait. */
 	sigemptyset(&mask);
@@ -640,18 +655,28 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 
-	/* Abstract unix sockets have no owner or mode: only Landlock's
-	 * scope (ABI 6) keeps COMMAND to the attempt's own. */
-	landlock_plan_make(&landlock, landlock_abi(), true);
-	if (landlock.abi < 6 && !o.allow_unconfined_unix) {
-		log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+; it has %d); --allow-unconfined-unix accepts that",
-			  landlock.abi);
-		run_opts_free(&o);
-		return EXIT_SETUP;
-	}
-	if (landlock.abi < 6)
-		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6)%s",
+	/* Abstract unix sockets have no owner or mode. Landlock's scope
+	 * (ABI 6) keeps COMMAND to the attempt's own; names the operator
+	 * allows, or a kernel without the scope, need the cgroup unix
+	 * programs instead (unix_filter.h). */
+	landlock_plan_make(&landlock, landlock_abi(), o.nunix_names == 0);
+	o.unix_filter = o.nunix_names > 0 || landlock.abi < 6;
+	if (o.unix_filter && !unix_filter_supported()) {
+		o.unix_filter = false;
+		if (o.nunix_names) {
+			log_error("refusing to run COMMAND: --allow-unix needs the cgroup unix socket hooks (Linux 6.7+), which this kernel lacks");
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
+		if (!o.allow_unconfined_unix) {
+			log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+, or the cgroup unix hooks of 6.7+; it has Landlock ABI %d); --allow-unconfined-unix accepts that",
+				  landlock.abi);
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
+		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)%s",
 			 landlock.abi, landlock.abi ? "" : ", and ptrace processes of its uid");
+	}
 
 	r = run_attempt(&o, &user, &landlock);
 	run_opts_free(&o);

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "paths.h"
 #include "run_opts.h"
+#include "unix_filter.h"
 
 void run_usage(FILE *out)
 {
@@ -35,6 +36,9 @@ void run_usage(FILE *out)
 		"                        the attempt (default: refuse; give each attempt a uid)\n"
 		"  --allow-unconfined-unix  run on a kernel that cannot keep COMMAND from abstract\n"
 		"                        unix sockets outside the attempt (Landlock ABI < 6)\n"
+		"  --allow-unix @NAME    let COMMAND reach the abstract unix socket NAME outside\n"
+		"                        the attempt (repeatable; then only named ones, its own\n"
+		"                        included: docs/SECURITY.md; needs Linux 6.7+)\n"
 		"  --keep-fd N           pass fd N to COMMAND (repeatable; never a socket other\n"
 		"                        than unix, or a BPF or cgroup handle); the rest are closed\n"
 		"  --pty                 give COMMAND a pseudo-terminal of its own even when\n"
@@ -85,7 +89,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
 	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
-	       OPT_NO_SPARE, OPT_PTY, OPT_ALLOW_SHARED_UID, OPT_ALLOW_UNCONFINED_UNIX };
+	       OPT_NO_SPARE, OPT_PTY, OPT_ALLOW_SHARED_UID, OPT_ALLOW_UNCONFINED_UNIX,
+	       OPT_ALLOW_UNIX };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -108,6 +113,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "pty", no_argument, NULL, OPT_PTY },
 		{ "allow-shared-uid", no_argument, NULL, OPT_ALLOW_SHARED_UID },
 		{ "allow-unconfined-unix", no_argument, NULL, OPT_ALLOW_UNCONFINED_UNIX },
+		{ "allow-unix", required_argument, NULL, OPT_ALLOW_UNIX },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -195,6 +201,18 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_ALLOW_UNCONFINED_UNIX:
 			o->allow_unconfined_unix = true;
+			break;
+		case OPT_ALLOW_UNIX:
+			if (o->nunix_names == EGRET_UNIX_ALLOW_MAX) {
+				log_error("--allow-unix: more than %d names", EGRET_UNIX_ALLOW_MAX);
+				return -EINVAL;
+			}
+			if (unix_name_parse(optarg, &o->unix_names[o->nunix_names]) < 0) {
+				log_error("--allow-unix %s: want @NAME, an abstract socket name of 1 to 107 bytes (path-based sockets are judged by their file permissions)",
+					  optarg);
+				return -EINVAL;
+			}
+			o->nunix_names++;
 			break;
 		case OPT_STATE_DIR:
 			if (optarg[0] != '/') {

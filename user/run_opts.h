@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <linux/types.h>
 
+#include "egret.h"
 #include "gitremote.h"
 #include "launch.h"
 #include "policy.h"
@@ -38,6 +39,10 @@ struct run_opts {
 	bool pty;			/* --pty: a pty even without a terminal */
 	bool allow_shared_uid;		/* warn, not refuse, when COMMAND's uid runs elsewhere */
 	bool allow_unconfined_unix;	/* run where abstract sockets cannot be confined */
+	/* --allow-unix @NAME: abstract sockets outside the attempt it may reach */
+	struct egret_unix_key unix_names[EGRET_UNIX_ALLOW_MAX];
+	size_t nunix_names;
+	bool unix_filter;		/* attach bpf/unix.bpf.c (run.c decides) */
 	bool builtin_policy;		/* no policy file: the built-in default */
 	/* -1 until set on the command line; then the policy, then defaults */
 	long max_entries;

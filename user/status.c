@@ -27,6 +27,7 @@
 
 static const char *const hooks[EGRET_HOOK_MAX] = {
 	"connect", "sendmsg", "socket", "sockopt", "egress", "bind", "listen",
+	"unix",
 };
 
 struct out {

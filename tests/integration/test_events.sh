@@ -515,7 +515,7 @@ EOF
 # The maps carry BTF, so bpftool shows named fields: the learned entry's
 # rules (expires_ns, port_lo/port_hi) under github.com's address, the name
 # that taught it in egret_names, and the per-CPU counters at their
-# documented indexes (connect deny = 0, connect allow = 1, dropped = 21).
+# documented indexes (connect deny = 0, connect allow = 1, dropped = 24).
 t_events_bpftool() {
 	local tok script id=$ID_PREFIX-evb out key
 	command -v bpftool >/dev/null || fail "bpftool missing (package bpftool)"
@@ -555,7 +555,7 @@ EOF
 	assert_eq 2 "$(bpf_counter "$id" 0)" "bpftool egret_counters[0] (connect deny)"
 	assert_eq 1 "$(bpf_counter "$id" 1)" "bpftool egret_counters[1] (connect allow)"
 	assert_eq 0 "$(bpf_counter "$id" 2)" "bpftool egret_counters[2] (connect would-deny)"
-	assert_eq 0 "$(bpf_counter "$id" 21)" "bpftool egret_counters[21] (events dropped)"
+	assert_eq 0 "$(bpf_counter "$id" 24)" "bpftool egret_counters[24] (events dropped)"
 
 	finish_bg "$TDIR/go"
 	assert_eq 0 "$RC" "egret exit status $(said)"
@@ -596,7 +596,7 @@ EOF
 	dropped=$(jget "$obj" dropped_events)
 	[[ $dropped =~ ^[0-9]+$ ]] || fail "status --json: dropped_events '$dropped': $st"
 	assert_eq "$FLOOD_N" "$(bpf_counter "$id" 0)" "bpftool egret_counters[0] (connect deny)"
-	assert_eq "$dropped" "$(bpf_counter "$id" 21)" "bpftool egret_counters[21] vs status dropped_events"
+	assert_eq "$dropped" "$(bpf_counter "$id" 24)" "bpftool egret_counters[24] vs status dropped_events"
 	finish_bg "$TDIR/go"
 	t1=$(date +%s)
 	assert_eq 0 "$RC" "egret exit status $(said)"

@@ -1560,6 +1560,26 @@ EOF
 	expect own ok
 	expect stream "err EPERM connect"
 	expect dgram "err EPERM sendto"
+
+	# --allow-unix names one: then the cgroup unix programs judge by name
+	# (Landlock's scope has no exceptions), and only named ones pass, the
+	# attempt's own too (docs/SECURITY.md).
+	t=$(tk abn)
+	steps named <<EOF
+control $P tcp 203.0.113.10 80 $c-n
+own-sink $R unix-sink $TDIR/own2.ready $TDIR/own2.log $own-2 >/dev/null 2>&1 & i=0; while [ ! -e $TDIR/own2.ready ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done; echo ready
+own $R unix $own-2 $t-own
+stream $R unix $far $t-s
+dgram $R unix-dgram $far-d $t-d
+EOF
+	run_in named "${CONTROL_ALLOW[@]}" --allow-unix "$far"
+	expect control ok
+	arrived "$t-s" "$UNIX_LOG"
+	nowhere "$t-d"
+	! grep -qF -- "$t-own" "$TDIR/own2.log" 2>/dev/null || fail "an abstract socket not named was reached"
+	expect stream ok
+	expect dgram "err EPERM sendto"
+	expect own "err EPERM connect"
 }
 
 # --- root-equivalent daemons ----------------------------------------------------------

@@ -89,6 +89,34 @@ static void plain_options(void **state)
 	run_opts_free(&o);
 }
 
+/* --allow-unix takes abstract names only, up to 107 bytes, and the new
+ * switches are plain flags. */
+static void unix_names_and_flags(void **state)
+{
+	char longest[109], too_long[110];
+	struct run_opts o;
+
+	memset(longest, 'n', sizeof(longest));
+	longest[0] = '@';
+	longest[108] = '\0';
+	memset(too_long, 'n', sizeof(too_long));
+	too_long[0] = '@';
+	too_long[109] = '\0';
+	assert_int_equal(PARSE(&o, "--allow-unix", "@/tmp/.X11-unix/X0", "--allow-unix",
+			       longest, "--pty", "--allow-shared-uid",
+			       "--allow-unconfined-unix", "true"), 0);
+	assert_int_equal(o.nunix_names, 2);
+	assert_int_equal(o.unix_names[0].len, 17);
+	assert_memory_equal(o.unix_names[0].name, "/tmp/.X11-unix/X0", 17);
+	assert_int_equal(o.unix_names[1].len, 107);
+	assert_int_equal(o.unix_names[1].name[107], 0);
+	assert_true(o.pty && o.allow_shared_uid && o.allow_unconfined_unix);
+	run_opts_free(&o);
+	assert_int_equal(PARSE_RC("--allow-unix", "/run/docker.sock", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--allow-unix", "@", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--allow-unix", too_long, "true"), -EINVAL);
+}
+
 static void id_validation(void **state)
 {
 	char id64[65], id65[66];
@@ -225,6 +253,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(allows_and_command),
 		cmocka_unit_test(plain_options),
+		cmocka_unit_test(unix_names_and_flags),
 		cmocka_unit_test(id_validation),
 		cmocka_unit_test(cgroup_parent_absolute),
 		cmocka_unit_test(max_entries_bounds),
