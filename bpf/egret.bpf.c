@@ -399,25 +399,42 @@ static __always_inline int bind_pass(void)
 	return SYS_PROCEED;
 }
 
+/* What a bind of IPv4 @addr (also ::ffff:@addr) gets. */
+enum bind_action { BIND_PASS, BIND_TO_LOOPBACK, BIND_NOT_HOSTS, BIND_LISTENER };
+
+static __always_inline enum bind_action bind4_action(__u32 addr, int udp_port)
+{
+	if (egret_classify4(addr) == EGRET_ADDR_LOOPBACK)
+		return BIND_PASS;
+	if (addr == 0)
+		return udp_port && !audit ? BIND_TO_LOOPBACK : BIND_PASS;
+	if (!(host4_flags(addr) & EGRET_HOST_LOCAL))
+		return BIND_NOT_HOSTS;
+	return udp_port ? BIND_LISTENER : BIND_PASS;
+}
+
+static __always_inline int bind4_apply(struct bpf_sock_addr *ctx, __u32 addr,
+				       __u16 port, enum bind_action act)
+{
+	__u32 a[4] = { addr };
+
+	if (act == BIND_NOT_HOSTS)
+		return bind_refuse(ctx, 4, a, port, EGRET_REASON_SOURCE);
+	if (act == BIND_LISTENER)
+		return bind_refuse(ctx, 4, a, port, EGRET_REASON_LISTENER);
+	return bind_pass();
+}
+
 SEC("cgroup/bind4")
 int egret_bind4(struct bpf_sock_addr *ctx)
 {
-	__u32 addr[4] = { ctx->user_ip4 };
+	__u32 addr = ctx->user_ip4;
 	__u16 port = bpf_ntohs(ctx->user_port);
-	int udp_port = ctx->type == SOCK_DGRAM && port;
+	enum bind_action act = bind4_action(addr, ctx->type == SOCK_DGRAM && port);
 
-	if (egret_classify4(addr[0]) == EGRET_ADDR_LOOPBACK)
-		return bind_pass();
-	if (addr[0] == 0) {
-		if (udp_port && !audit)
-			ctx->user_ip4 = LOOPBACK4_BE;
-		return bind_pass();
-	}
-	if (!(host4_flags(addr[0]) & EGRET_HOST_LOCAL))
-		return bind_refuse(ctx, 4, addr, port, EGRET_REASON_SOURCE);
-	if (udp_port)
-		return bind_refuse(ctx, 4, addr, port, EGRET_REASON_LISTENER);
-	return bind_pass();
+	if (act == BIND_TO_LOOPBACK)
+		ctx->user_ip4 = LOOPBACK4_BE;
+	return bind4_apply(ctx, addr, port, act);
 }
 
 SEC("cgroup/bind6")
@@ -426,24 +443,16 @@ int egret_bind6(struct bpf_sock_addr *ctx)
 	__u16 port = bpf_ntohs(ctx->user_port);
 	int udp_port = ctx->type == SOCK_DGRAM && port;
 	enum egret_addr_class cls;
+	enum bind_action act;
 	__u32 addr[4];
 
 	ctx_ip6(ctx, addr);
 	/* ::ffff:a.b.c.d binds the IPv4 address of a dual-stack socket. */
 	if (egret_is_v4mapped(addr)) {
-		__u32 v4[4] = { addr[3] };
-
-		if (egret_classify4(v4[0]) == EGRET_ADDR_LOOPBACK)
-			return bind_pass();
-		if (v4[0] == 0) {
-			if (udp_port && !audit)
-				ctx->user_ip6[3] = LOOPBACK4_BE;
-			return bind_pass();
-		}
-		if (!(host4_flags(v4[0]) & EGRET_HOST_LOCAL))
-			return bind_refuse(ctx, 4, v4, port, EGRET_REASON_SOURCE);
-		return udp_port ? bind_refuse(ctx, 4, v4, port, EGRET_REASON_LISTENER) :
-				  bind_pass();
+		act = bind4_action(addr[3], udp_port);
+		if (act == BIND_TO_LOOPBACK)
+			ctx->user_ip6[3] = LOOPBACK4_BE;
+		return bind4_apply(ctx, addr[3], port, act);
 	}
 	cls = egret_classify6(addr);
 	if (cls == EGRET_ADDR_LOOPBACK)

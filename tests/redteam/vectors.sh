@@ -472,6 +472,7 @@ R=$1 P=$2 d=$3 ctl=$4
 "$R" serve-tcp auto4 0 10 auto4 "$d/r4" >"$d/s4" 2>>"$d/serve.err" &
 "$R" serve-udp 0.0.0.0 7205 10 udp4 "$d/r5" >"$d/s5" 2>>"$d/serve.err" &
 "$R" serve-tcp auto6 0 10 auto6 "$d/r6" >"$d/s6" 2>>"$d/serve.err" &
+"$R" serve-udp ::ffff:0.0.0.0 7206 10 udpm "$d/r7" >"$d/s7" 2>>"$d/serve.err" &
 i=0; while [ $i -lt 50 ] && ! [ -e "$d/r1" -a -e "$d/r3" -a -e "$d/r4" -a -e "$d/r6" ]; do sleep 0.1; i=$((i + 1)); done
 touch "$d/ready"
 echo "control: $("$P" tcp 203.0.113.10 80 "$ctl" 2>/dev/null)"
@@ -497,6 +498,7 @@ EOF
 		"auto6:ask-tcp -s 2001:db8:2::11 2001:db8:1::2 $(cat "$TDIR/r6") $(tk p)"
 		"udp4:ask-udp -c -s 203.0.113.11 192.0.2.2 7205 $(tk p)"
 		"uclosed4:ask-udp -c -s 203.0.113.11 192.0.2.2 7299 $(tk p)"
+		"udpm:ask-udp -c -s 203.0.113.11 192.0.2.2 7206 $(tk p)"
 	)
 	local -a pids=()
 	for k in "${asks[@]}"; do
@@ -521,6 +523,8 @@ EOF
 	done
 	assert_eq "$(cat "$TDIR/ask.uclosed4")" "$(cat "$TDIR/ask.udp4")" \
 		"the attempt's UDP socket on 0.0.0.0:7205, as the world sees it (want: as a closed port)"
+	assert_eq "$(cat "$TDIR/ask.uclosed4")" "$(cat "$TDIR/ask.udpm")" \
+		"the attempt's UDP socket on ::ffff:0.0.0.0:7206, as the world sees it (want: as a closed port)"
 	expect local-any4 "ok any4@127.0.0.1"
 	expect local-any6 "ok any6@::1"
 	expect local-auto4 "ok auto4@127.0.0.1"
