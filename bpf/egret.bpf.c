@@ -320,6 +320,11 @@ static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *
 	__u8 *val = ctx->optval, *end = ctx->optval_end;
 	int lasting;
 
+	/* Beyond a page the program sees only a copy of the first one, and
+	 * the kernel, left to itself, reads the caller's buffer again: a
+	 * thread could swap the group in between. No join needs that much. */
+	if (ctx->optlen > SOCKOPT_JUDGED_MAX)
+		return EGRET_REASON_SOCKOPT;
 	if (kind == SOCKOPT_JOIN4_MREQ || kind == SOCKOPT_JOIN4_GREQ) {
 		if (kind == SOCKOPT_JOIN4_GREQ) {
 			if (val + 16 > end || *(__u16 *)(val + 8) != AF_INET)

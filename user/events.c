@@ -178,6 +178,14 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	/* egret_listen could not tie a listener to loopback (no hook can
+	 * refuse listen()): from outside it would answer, so the attempt
+	 * ends rather than go on with a port others can see. */
+	if (e->hook == EGRET_HOOK_LISTEN && e->verdict == EGRET_VERDICT_DENY && ev->loop) {
+		log_error("a listener of the attempt (port %u, pid %u) could not be bound to loopback: ending the attempt",
+			  e->port, e->tgid);
+		loop_stop(ev->loop, -EPROTO);
+	}
 	if (e->family == 4 || e->family == 6) {
 		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->addr, addr,
 			  sizeof(addr));
@@ -321,6 +329,7 @@ int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
 {
 	ev->counters_fd = counters_fd;
 	ev->names = names;
+	ev->loop = loop;
 	ev->rb = ring_buffer__new(ringbuf_fd, on_bpf_event, ev, NULL);
 	if (!ev->rb)
 		return -errno;

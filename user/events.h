@@ -40,6 +40,7 @@ struct events {
 	struct request_log *requests;	/* denials become requests, or NULL */
 	struct ring_buffer *rb;
 	struct loop_source src;
+	struct loop *loop;		/* ended when enforcement failed */
 	int64_t boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	/* For the summary. */
 	uint64_t dns_answered, dns_denied, dns_would_deny, dns_failed;

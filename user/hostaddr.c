@@ -132,35 +132,45 @@ static int apply(struct hostaddr *h, int type, const struct hostaddr_route *r)
 	return map_sync(h, r, flags_of(h->routes, h->nroutes, r));
 }
 
-/* Each route message in @buf: a dump's (into @into) or notifications. */
+/*
+ * Each route message in @buf: a dump's (into @into) or notifications. One
+ * message that cannot be used never costs the ones after it (a DELROUTE
+ * further on must still be applied); the first error is returned.
+ * *@intr: the kernel says the dump was interrupted by a change.
+ */
 static int read_messages(struct hostaddr *h, const void *buf, size_t len,
-			 struct hostaddr_route *into, size_t *ninto, bool *done)
+			 struct hostaddr_route *into, size_t *ninto, bool *done,
+			 bool *intr)
 {
 	const struct nlmsghdr *nh;
 	struct hostaddr_route r;
-	int r2;
+	int first = 0, r2;
 
 	for (nh = buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+		if (nh->nlmsg_flags & NLM_F_DUMP_INTR)
+			*intr = true;
 		if (nh->nlmsg_type == NLMSG_DONE) {
 			*done = true;
-			return 0;
+			break;
 		}
-		if (nh->nlmsg_type == NLMSG_ERROR)
-			return -EIO;
-		r2 = hostaddr_parse_route(nh, nh->nlmsg_len, &r);
-		if (r2 < 0)
-			return r2;
-		if (r2 == 0)
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			first = first ? first : -EIO;
 			continue;
+		}
+		r2 = hostaddr_parse_route(nh, nh->nlmsg_len, &r);
+		if (r2 <= 0) {
+			first = first ? first : r2;
+			continue;
+		}
 		if (into) {
 			if (*ninto == HOSTADDR_MAX_ROUTES)
 				return -ENOSPC;
 			into[(*ninto)++] = r;
 		} else if ((r2 = apply(h, nh->nlmsg_type, &r)) < 0) {
-			return r2;
+			first = first ? first : r2;
 		}
 	}
-	return 0;
+	return first;
 }
 
 /* The local table now, both families, on a socket of its own. */
@@ -183,7 +193,7 @@ static int dump(struct hostaddr *h, struct hostaddr_route *into, size_t *ninto)
 			.rtm = { .rtm_family = (unsigned char)families[f],
 				 .rtm_table = RT_TABLE_LOCAL },
 		};
-		bool done = false;
+		bool done = false, intr = false;
 		int r;
 
 		if (send(fd, &req, sizeof(req), 0) < 0)
@@ -195,10 +205,12 @@ static int dump(struct hostaddr *h, struct hostaddr_route *into, size_t *ninto)
 				continue;
 			if (n <= 0)
 				return n < 0 ? -errno : -EIO;
-			r = read_messages(h, buf, (size_t)n, into, ninto, &done);
+			r = read_messages(h, buf, (size_t)n, into, ninto, &done, &intr);
 			if (r < 0)
 				return r;
 		}
+		if (intr)
+			return -EAGAIN;	/* the table changed meanwhile: again */
 	}
 	return 0;
 }
@@ -217,7 +229,8 @@ static int resync(struct hostaddr *h)
 
 	if (!fresh)
 		return -ENOMEM;
-	r = dump(h, fresh, &n);
+	for (int tries = 0; (r = dump(h, fresh, &n)) == -EAGAIN && tries < 5; tries++)
+		;
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
@@ -236,24 +249,29 @@ static void on_notify(struct loop_source *src, uint32_t events)
 {
 	struct hostaddr *h = container_of(src, struct hostaddr, src);
 	static uint8_t buf[NL_BUF];
-	bool done = false;
-	int r = 0;
+	bool done = false, intr = false;
+	int r = 0, r2;
 
 	(void)events;
 	for (int i = 0; i < 64; i++) {
-		ssize_t n = recv(src->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		struct sockaddr_nl from = {};
+		socklen_t fromlen = sizeof(from);
+		ssize_t n = recvfrom(src->fd, buf, sizeof(buf), MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &fromlen);
 
 		if (n < 0 && errno == ENOBUFS) {
 			/* Notifications were lost: ask again. */
 			h->resyncs++;
-			r = resync(h);
+			r2 = resync(h);
+			r = r ? r : r2;
 			continue;
 		}
 		if (n <= 0)
 			break;
-		r = read_messages(h, buf, (size_t)n, NULL, NULL, &done);
-		if (r < 0)
-			break;
+		if (from.nl_pid != 0)
+			continue;	/* only the kernel tells us about routes */
+		r2 = read_messages(h, buf, (size_t)n, NULL, NULL, &done, &intr);
+		r = r ? r : r2;
 	}
 	if (r < 0)
 		log_warn("warning: host addresses: %s; the BPF host maps may be out of date (new addresses of this host are refused as sources, and are not special destinations until they are in)",

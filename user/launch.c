@@ -147,6 +147,12 @@ int launch_keep_fd_check(int fd, char *err, size_t errlen)
 		snprintf(err, errlen, "fd %d is a non-unix socket made outside the attempt: egret's programs would not judge it", fd);
 		return -EPERM;
 	}
+	/* A terminal is egret's to relay, never COMMAND's to hold
+	 * (terminal.h): it could type into the operator's shell. */
+	if (isatty(fd)) {
+		snprintf(err, errlen, "fd %d is a terminal: COMMAND never gets egret's terminal (it gets a pty of its own)", fd);
+		return -EPERM;
+	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';

@@ -80,8 +80,9 @@ int launch_user_parse(const char *text, struct launch_user *ret);
  * May the launcher hand fd @fd (--keep-fd) to COMMAND? Refused: fds that
  * are not open, sockets other than unix (created outside the attempt's
  * cgroup, they are judged by that cgroup's programs, or, like packet and
- * vsock sockets, by none: a way around egret), BPF objects
- * and anything on bpffs or cgroupfs (handles on enforcement itself).
+ * vsock sockets, by none: a way around egret), terminals (egret relays
+ * them: terminal.h), BPF objects and anything on bpffs or cgroupfs
+ * (handles on enforcement itself).
  * Returns 0 or -EBADF/-EPERM with a reason in @err.
  */
 int launch_keep_fd_check(int fd, char *err, size_t errlen);

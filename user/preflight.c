@@ -122,16 +122,19 @@ int preflight_daemon_sockets(const struct launch_user *user, char *err,
 	return -EPERM;
 }
 
-/* Any of the four uids on the "Uid:" line of /proc/PID/status is @uid
- * (the State: line comes before it). */
-static bool status_has_uid(const char *pid, uid_t uid, char *comm, size_t commlen)
+/*
+ * Is a live task of @path (/proc/PID/task/TID/status) running with @uid as
+ * any of its four uids? Each thread has credentials of its own (a raw
+ * setresuid changes one thread only), and a process whose first thread
+ * exited shows that thread as a zombie while the others run: so every
+ * task is read, and only a task that is itself a zombie is skipped.
+ */
+static bool task_has_uid(const char *path, uid_t uid, char *comm, size_t commlen)
 {
-	char path[64], line[256];
-	_cleanup_fclose_ FILE *f = NULL;
-	bool found = false;
+	char line[256];
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	bool dead = false, found = false;
 
-	snprintf(path, sizeof(path), "/proc/%.24s/status", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return false;	/* gone meanwhile */
 	while (fgets(line, sizeof(line), f)) {
@@ -139,17 +142,37 @@ static bool status_has_uid(const char *pid, uid_t uid, char *comm, size_t commle
 
 		if (!strncmp(line, "Name:", 5))
 			snprintf(comm, commlen, "%.*s", (int)strcspn(line + 6, "\n"), line + 6);
-		/* A zombie (or one being reaped) holds nothing to reach. */
-		if (!strncmp(line, "State:", 6) && strpbrk(line + 6, "ZX"))
-			return false;
-		if (strncmp(line, "Uid:", 4) ||
-		    sscanf(line + 4, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4)
-			continue;
-		for (int i = 0; i < 4; i++)
-			found = found || ids[i] == (unsigned long)uid;
-		break;
+		else if (!strncmp(line, "State:", 6))
+			dead = strpbrk(line + 6, "ZX") != NULL;
+		else if (!strncmp(line, "Uid:", 4) &&
+			 sscanf(line + 4, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2],
+				&ids[3]) == 4) {
+			for (int i = 0; i < 4; i++)
+				found = found || ids[i] == (unsigned long)uid;
+			break;	/* State: comes before Uid: */
+		}
 	}
-	return found;
+	return found && !dead;
+}
+
+static bool process_has_uid(const char *pid, uid_t uid, char *comm, size_t commlen)
+{
+	char path[96];
+	_cleanup_(closedirp) DIR *tasks = NULL;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%.24s/task", pid);
+	tasks = opendir(path);
+	if (!tasks)
+		return false;	/* gone meanwhile */
+	while ((de = readdir(tasks))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.24s/task/%.24s/status", pid, de->d_name);
+		if (task_has_uid(path, uid, comm, commlen))
+			return true;
+	}
+	return false;
 }
 
 int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
@@ -159,13 +182,15 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
 	char comm[64] = "?";
 
 	if (!d) {
+		int r = -errno;
+
 		snprintf(err, errlen, "cannot read /proc to see what else runs as uid %u", (unsigned int)uid);
-		return -errno;
+		return r < 0 ? r : -EIO;
 	}
 	while ((de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		if (status_has_uid(de->d_name, uid, comm, sizeof(comm))) {
+		if (process_has_uid(de->d_name, uid, comm, sizeof(comm))) {
 			snprintf(err, errlen,
 				 "COMMAND's uid %u also runs pid %.16s (%.32s) outside the attempt, which COMMAND could reach through everything that uid owns (give each attempt a uid of its own, --user 200001, 200002, ...; or --allow-shared-uid)",
 				 (unsigned int)uid, de->d_name, comm);

@@ -32,7 +32,8 @@ int preflight_daemon_sockets(const struct launch_user *user, char *err,
 			     size_t errlen);
 
 /*
- * Does a process run as @uid (real, effective, saved or filesystem)? One
+ * Does a process run as @uid (real, effective, saved or filesystem; in any
+ * of its threads, zombie threads aside)? One
  * outside the attempt that shares COMMAND's uid can be reached by it
  * through everything the uid owns: its files, its unix sockets, and,
  * where Landlock is missing, ptrace and /proc/PID/mem. -EEXIST naming the

@@ -613,6 +613,10 @@ int cmd_run(int argc, char **argv)
 	struct launch_user user = {};
 	int r;
 
+	/* A reader of egret's output that went away (`egret run --pty ... |
+	 * head`) is an EPIPE to handle, never a signal that kills egret and
+	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
+	signal(SIGPIPE, SIG_IGN);
 	r = run_opts_parse(argc, argv, &o);
 	if (r != 0) {
 		run_opts_free(&o);
@@ -674,9 +678,13 @@ int cmd_run(int argc, char **argv)
 			run_opts_free(&o);
 			return EXIT_SETUP;
 		}
-		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)%s",
-			 landlock.abi, landlock.abi ? "" : ", and ptrace processes of its uid");
+		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)",
+			 landlock.abi);
 	}
+	/* Said, never silent: without a domain only the uid checks stand
+	 * between COMMAND and processes of its uid started later. */
+	if (landlock.abi == 0)
+		log_warn("warning: no Landlock domain on this kernel (needs ABI 2, Linux 5.19+): nothing but the uid checks keeps COMMAND from ptracing or signalling a process of its uid started later");
 
 	r = run_attempt(&o, &user, &landlock);
 	run_opts_free(&o);

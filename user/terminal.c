@@ -57,6 +57,13 @@ static bool is_socket(int fd)
 	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+static bool is_pollable(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || isatty(fd));
+}
+
 int terminal_open(struct terminal *t, bool force, uid_t uid)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
@@ -102,7 +109,9 @@ int terminal_open(struct terminal *t, bool force, uid_t uid)
 	if (force || is_tty[0]) {
 		t->in = reopen_nonblocking(0, O_RDONLY, &owned);
 		t->in_sock = is_socket(t->in);
-		t->in_pollable = owned || t->in_sock;
+		/* A terminal or pipe we could not reopen is still pollable:
+		 * read only when epoll says so, never blocking the loop. */
+		t->in_pollable = owned || t->in_sock || is_pollable(t->in);
 		t->in_owned = owned;
 	}
 	/* Forced: the pty's output is stdout, as script(1) does; else the
@@ -224,6 +233,8 @@ static void read_input(struct terminal *t)
 	ssize_t n = t->in_sock ? recv(t->in, p, room, MSG_DONTWAIT) :
 				 read(t->in, p, room);
 
+	if (n < 0 && errno == EAGAIN)
+		return;		/* someone else's read took it: wait again */
 	if (n > 0) {
 		t->to_pty_len += (size_t)n;
 		check_suspend_key(t, p, (size_t)n);
@@ -334,7 +345,13 @@ pid_t terminal_signal_group(const struct terminal *t)
 {
 	pid_t pg = t->pty ? tcgetpgrp(t->master) : -1;
 
-	return pg > 0 ? pg : t->leader;
+	/* The pty keeps the number of a foreground group that has died,
+	 * and COMMAND could cycle pids until an outside group takes it:
+	 * only a group that leads into COMMAND's session is signalled
+	 * (COMMAND's own always is: it is our unreaped child). */
+	if (pg <= 0 || pg == t->leader || getsid(pg) != t->leader)
+		return t->leader;
+	return pg;
 }
 
 void terminal_stop_group(const struct terminal *t)

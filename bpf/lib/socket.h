@@ -58,6 +58,10 @@ static __always_inline int socket_type_enforced(__u32 type, __u32 protocol)
 	return 0;
 }
 
+/* The longest option value egret judges by its contents: a page is what
+ * the kernel copies for the program (a group_source_req is 264 bytes). */
+#define SOCKOPT_JUDGED_MAX	4096
+
 /* What egret_sockopt does with an option. */
 enum sockopt_kind {
 	SOCKOPT_PASS = 0,

@@ -929,7 +929,8 @@ static int mcast_addr(const char *text, struct sockaddr_storage *ss)
 /*
  * mcast HOW IFNAME GROUP [SOURCE]: join GROUP on IFNAME and hold 1.5 s,
  * while the kernel sends its membership reports (IGMPv3/MLDv2), which
- * carry GROUP (and SOURCE) whoever asked. HOW: ip-add (IP_ADD_MEMBERSHIP),
+ * carry GROUP (and SOURCE) whoever asked. HOW: ip-add (IP_ADD_MEMBERSHIP;
+ * ip-add-big: in an 8 KiB buffer, past what a setsockopt program sees),
  * ip-add-source (IP_ADD_SOURCE_MEMBERSHIP), ipv6-join (IPV6_JOIN_GROUP),
  * join (MCAST_JOIN_GROUP, either family), join-source
  * (MCAST_JOIN_SOURCE_GROUP), block-source (join, then MCAST_BLOCK_SOURCE),
@@ -954,11 +955,16 @@ static int do_mcast(const char *how, const char *ifname, const char *group,
 	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail("socket", errno);
-	if (!strcmp(how, "ip-add")) {
+	if (!strcmp(how, "ip-add") || !strcmp(how, "ip-add-big")) {
+		/* -big: the same join in an 8 KiB buffer, more than the page
+		 * a cgroup/setsockopt program is shown. */
+		static char big[8192];
 		struct ip_mreqn m = { .imr_ifindex = (int)ifindex };
 
 		m.imr_multiaddr = ((struct sockaddr_in *)&gr.gr_group)->sin_addr;
-		r = setsockopt(fd, SOL_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
+		memcpy(big, &m, sizeof(m));
+		r = how[6] ? setsockopt(fd, SOL_IP, IP_ADD_MEMBERSHIP, big, sizeof(big)) :
+			     setsockopt(fd, SOL_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
 	} else if (!strcmp(how, "ip-add-source") && source) {
 		struct ip_mreq_source m = { 0 };
 		struct ifreq ifr = { 0 };

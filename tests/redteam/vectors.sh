@@ -372,6 +372,7 @@ join6-source $R mcast join-source $CLIENT_IF $g6 $s6
 msfilter6 $R mcast msfilter $CLIENT_IF $g6 $s6
 allowed $R mcast ip-add $CLIENT_IF $ok4
 allowed-source $R mcast ip-add-source $CLIENT_IF $ok4 $s4
+allowed-big $R mcast ip-add-big $CLIENT_IF $ok4
 EOF
 	run_in in "${CONTROL_ALLOW[@]}" --allow "$ok4" --allow 0.0.0.0/0 --allow '[::/0]'
 	check_control "$c"
@@ -385,8 +386,10 @@ EOF
 	done
 	line=$(grep -F -- "${a:0:14}" "$CAPTURE_LOG" | head -n 1)
 	[ -z "$line" ] || fail "an MLD report COMMAND asked for reached the world: ${line:0:200}"
+	# allowed-big: more than a page, the kernel would read the caller's
+	# buffer again after the check (a thread could swap the group).
 	for k in ip-add ip-add-source join4 join4-source block4 msfilter4 ipv6-join join6 \
-		join6-source msfilter6 allowed-source; do
+		join6-source msfilter6 allowed-source allowed-big; do
 		expect_re "$k" '^err EPERM setsockopt(\(join\))?$'
 	done
 }
@@ -1791,8 +1794,12 @@ fd0 $R tiocsti 0 'touch $m-none-fd0'
 EOF
 	tmux_run "nsenter --net=/run/netns/$WORLD_CLIENT $EGRET run -q --policy none --user $TEST_USER ${CONTROL_ALLOW[*]} -- sh $TDIR/steps.sh $TDIR/steps.none $TDIR/none.err </dev/null >$TDIR/none.out 2>&1" &&
 		tmux_sync || fail "the shell did not get its terminal back: $(tmux_tail)"
+	# Handing the terminal over on purpose, --keep-fd 5 5<>/dev/tty: refused.
+	tmux_run "nsenter --net=/run/netns/$WORLD_CLIENT $EGRET run -q --policy none --user $TEST_USER ${CONTROL_ALLOW[*]} --keep-fd 5 -- $R tiocsti 5 'touch $m-keep' 5<>/dev/tty 2>$TDIR/keep.err; echo \$? >$TDIR/keep.rc" &&
+		tmux_sync || fail "the shell did not get its terminal back: $(tmux_tail)"
+	assert_eq 125 "$(cat "$TDIR/keep.rc")" "--keep-fd of the terminal ($(cat "$TDIR/keep.err"))"
 	# Whatever was pushed is read before the last sync's line: done.
-	for k in fd0 fd2 dev-tty pts none-dev-tty none-pts none-fd0; do
+	for k in fd0 fd2 dev-tty pts none-dev-tty none-pts none-fd0 keep; do
 		[ ! -e "$m-$k" ] ||
 			fail "the operator's shell ran a line COMMAND typed ($k): $(tmux_screen | grep -F "$m-$k" | head -n 2)"
 	done
