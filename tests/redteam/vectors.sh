@@ -278,6 +278,15 @@ EOF
 		fail "outside egret, the forged IPv6 source never reached the world"
 	grep -q ' 2001:db8:98::2:[0-9]* > 2001:db8:2::10:80 ' "$CAPTURE_LOG" ||
 		fail "outside egret, the SYN from a forged IPv6 source never reached the world"
+	# IPv4 is refused by the kernel itself (no IP_TRANSPARENT): shown, not
+	# assumed - neither call succeeds, nothing with those sources arrives.
+	for k in udp4 tcp4 pktinfo4; do
+		[[ $(ores "$k") == "err "* ]] ||
+			fail "outside egret, $k with a forged IPv4 source: want the kernel to refuse, got '$(ores "$k")'"
+	done
+	barriers
+	line=$(grep -E ' 198\.18\.0\.1[1-3]:[0-9]+ > ' "$CAPTURE_LOG" | head -n 1)
+	[ -z "$line" ] || fail "outside egret, a forged IPv4 source reached the world: $line"
 	note "outside egret, IPv4: udp4 '$(ores udp4)', tcp4 '$(ores tcp4)', pktinfo4 '$(ores pktinfo4)'"
 	steps in <<EOF
 control $P tcp 203.0.113.10 80 $c
