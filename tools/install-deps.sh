@@ -21,8 +21,10 @@ if [ "${1:-}" = bench ]; then
 fi
 
 # The user tests and the demo run COMMAND as: one of their own, never a
-# uid a daemon shares (nobody is dnsmasq's), or egret refuses to start it.
+# uid a daemon shares (nobody is dnsmasq's), or egret refuses to start it;
+# with a home of its own, as a real user has (tools keep caches there).
 test_user=${EGRET_TEST_USER:-egret-test}
+test_home=/var/lib/$test_user
 
 missing=()
 for p in "${packages[@]}"; do
@@ -30,7 +32,11 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 	fi
 done
-id "$test_user" >/dev/null 2>&1 && [ ${#missing[@]} -eq 0 ] && exit 0
+home_ok() {
+	[ "$(getent passwd "$test_user" | cut -d: -f6)" = "$test_home" ] &&
+		[ "$(stat -c %U "$test_home" 2>/dev/null)" = "$test_user" ]
+}
+id "$test_user" >/dev/null 2>&1 && home_ok && [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: missing packages (${missing[*]}) or user $test_user; run as root: sudo $0" >&2
@@ -44,6 +50,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 if ! id "$test_user" >/dev/null 2>&1; then
 	echo "install-deps: adding user $test_user (COMMAND's user in tests and the demo)"
-	useradd --system --user-group --no-create-home --home-dir /nonexistent \
+	useradd --system --user-group --no-create-home --home-dir "$test_home" \
 		--shell /usr/sbin/nologin "$test_user"
+fi
+if ! home_ok; then
+	usermod --home "$test_home" "$test_user"
+	install -d -m 0700 -o "$test_user" -g "$test_user" "$test_home"
 fi

@@ -20,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/securebits.h>
 
+#include "environ.h"
 #include "launch.h"
 #include "seccomp.h"
 #include "terminal.h"
@@ -36,6 +37,7 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_GROUPS] = "set supplementary groups",
 		[LAUNCH_STEP_GID] = "set group id",
 		[LAUNCH_STEP_UID] = "set user id",
+		[LAUNCH_STEP_CHDIR] = "change to the --chdir directory",
 		[LAUNCH_STEP_CAPS] = "drop capabilities",
 		[LAUNCH_STEP_NNP] = "set no_new_privs",
 		[LAUNCH_STEP_LANDLOCK] = "enter its Landlock domain",
@@ -87,6 +89,9 @@ int launch_user_parse(const char *text, struct launch_user *ret)
 	if (pw) {
 		u.uid = pw->pw_uid;
 		u.gid = pw->pw_gid;
+		snprintf(u.name, sizeof(u.name), "%s", pw->pw_name);
+		snprintf(u.home, sizeof(u.home), "%s", pw->pw_dir ? pw->pw_dir : "");
+		snprintf(u.shell, sizeof(u.shell), "%s", pw->pw_shell ? pw->pw_shell : "");
 		u.ngroups = LAUNCH_MAX_GROUPS;
 		if (getgrouplist(pw->pw_name, pw->pw_gid, u.groups,
 				 &u.ngroups) < 0)
@@ -270,6 +275,9 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		if (setresuid(l->user.uid, l->user.uid, l->user.uid) < 0)
 			child_fail(pipe_fd, LAUNCH_STEP_UID, errno, 125);
 	}
+	/* As COMMAND's user: its own permissions decide. */
+	if (l->chdir && chdir(l->chdir) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_CHDIR, errno, 125);
 	if (drop_capabilities() < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_CAPS, errno, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -284,6 +292,12 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 	if (close_inherited(l, pipe_fd) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_FDS, errno, 125);
 
+	/* execvp() searches the PATH of environ, not of an envp it is not
+	 * given: COMMAND's environment becomes ours first. */
+	if (l->envp) {
+		environ_filter_path(l->envp);
+		environ = l->envp;
+	}
 	execvp(l->argv[0], l->argv);
 	child_fail(pipe_fd, LAUNCH_STEP_EXEC, errno,
 		   errno == ENOENT ? 127 : 126);

@@ -23,6 +23,10 @@ struct launch_user {
 	gid_t gid;
 	gid_t groups[LAUNCH_MAX_GROUPS];
 	int ngroups;
+	/* From the passwd entry; "" for a bare uid that has none. */
+	char name[64];
+	char home[1024];
+	char shell[256];
 };
 
 #define LAUNCH_MAX_KEEP_FDS 16
@@ -34,6 +38,8 @@ struct launch {
 	int cgroup_fd;
 	const struct terminal *terminal;	/* session and pty (terminal.h) */
 	struct landlock_plan landlock;		/* its domain (landlock.h) */
+	char **envp;				/* its environment (environ.h) */
+	const char *chdir;			/* --chdir, as COMMAND's user */
 	struct launch_user user;
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
 	int nkeep_fds;
@@ -54,6 +60,7 @@ enum launch_step {
 	LAUNCH_STEP_GROUPS,
 	LAUNCH_STEP_GID,
 	LAUNCH_STEP_UID,
+	LAUNCH_STEP_CHDIR,
 	LAUNCH_STEP_CAPS,
 	LAUNCH_STEP_NNP,
 	LAUNCH_STEP_LANDLOCK,

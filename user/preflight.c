@@ -228,3 +228,33 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
+
+int preflight_places(const struct launch_user *user, const char *dir,
+		     const char *home)
+{
+	siginfo_t info = {};
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct stat st;
+		int bad = 0;
+
+		if (setgroups((size_t)user->ngroups, user->groups) < 0 ||
+		    setresgid(user->gid, user->gid, user->gid) < 0 ||
+		    setresuid(user->uid, user->uid, user->uid) < 0)
+			_exit(255);
+		if (access(dir ? dir : ".", R_OK | X_OK) < 0)
+			bad |= PLACES_CWD;
+		if (!home || stat(home, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    access(home, W_OK | X_OK) < 0)
+			bad |= PLACES_HOME;
+		_exit(bad);
+	}
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0)
+		return -errno;
+	if (info.si_code != CLD_EXITED || info.si_status == 255)
+		return -EPERM;
+	return info.si_status;
+}

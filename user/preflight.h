@@ -50,4 +50,15 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen);
  */
 int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid);
 
+/*
+ * Where COMMAND starts (@dir, or egret's cwd for NULL) and its @home, as
+ * @user sees them. Returns PLACES_* bits for what it cannot use: a start
+ * directory it cannot search and read, a HOME that is no directory it can
+ * write. Asked of the kernel by a child that has become @user; -errno if
+ * that child could not run.
+ */
+enum { PLACES_CWD = 1, PLACES_HOME = 2 };
+int preflight_places(const struct launch_user *user, const char *dir,
+		     const char *home);
+
 #endif

@@ -5,6 +5,7 @@
  * Every step before exec fails closed: COMMAND does not run, egret exits
  * EXIT_SETUP with one line naming the step, the error and the fix.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +28,7 @@
 #include "cgroup.h"
 #include "dns_proxy.h"
 #include "effective.h"
+#include "environ.h"
 #include "events.h"
 #include "gc.h"
 #include "hostaddr.h"
@@ -99,6 +101,23 @@ static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len
 	return 0;
 }
 
+/* Are we in a network namespace `ip netns` named (/run/netns/NAME)? What
+ * `ip netns exec` does, remounting /sys, is then the likely cause. */
+static bool in_named_netns(void)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/run/netns");
+	struct stat self, st;
+	struct dirent *de;
+
+	if (!d || stat("/proc/self/ns/net", &self) < 0)
+		return false;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 &&
+		    st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+			return true;
+	return false;
+}
+
 /* Steps that make the attempt. Each logs its own one-line failure. */
 static int attempt_open(struct attempt *a, const struct run_opts *o,
 			const struct launch_user *user)
@@ -141,6 +160,8 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	}
 
 	r = resolve_cgroup_parent(o, parent, sizeof(parent));
+	if (r < 0 && in_named_netns())
+		return log_error_errno(r, "find cgroup v2 (`ip netns exec` remounts /sys without it; run egret through nsenter --net=/run/netns/NAME, which keeps it)");
 	if (r < 0)
 		return log_error_errno(r, "find cgroup v2 (is cgroup2 mounted?)");
 	r = cgroup_mkdir_parents(parent);
@@ -487,6 +508,7 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user,
 	struct launch_error lerr = {};
 	struct terminal term;
 	struct launch launch;
+	char **envp = NULL;
 	_cleanup_close_ int sigfd = -1, pidfd = -1;
 	sigset_t mask, old;
 	int status = EXIT_SETUP;
@@ -515,9 +537,9 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user,
 
 	if (attempt_open(&a, o, user) < 0)
 		goto out;
-	/* Said once, and only when the attempt really starts. */
+	/* For -v: on every run it would be noise (egret check shows it). */
 	if (o->builtin_policy)
-		log_warn("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
+		log_info("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
 			 POLICY_DEFAULT_PATH);
 
 	r = terminal_open(&term, o->pty, user->set ? user->uid : (uid_t)-1);
@@ -525,11 +547,19 @@ static int run_attempt(const struct run_opts *o, const struct launch_user *user,
 		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
 		goto out;
 	}
+	r = environ_build(environ, user, &o->env, term.pty, &envp);
+	if (r < 0) {
+		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
+		goto out;
+	}
 	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a.cgroup_fd,
 				  .terminal = &term, .landlock = *landlock,
+				  .envp = envp, .chdir = o->chdir,
 				  .user = *user, .nkeep_fds = o->nkeep_fds };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
 	r = launch_spawn(&launch, &pid, &pidfd, &lerr);
+	free(envp);
+	envp = NULL;
 	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
 		log_error_errno(-lerr.err, "%s", o->argv[0]);
 		status = lerr.err == ENOENT ? 127 : 126;
@@ -606,6 +636,33 @@ static int run_settle_policy(struct run_opts *o)
 	return 0;
 }
 
+/* One line each, before COMMAND starts, rather than a failure deep
+ * inside a tool: a start directory or HOME its user cannot use. A --chdir
+ * it cannot use is refused (-EACCES): the operator asked for it. */
+static int check_places(const struct run_opts *o, const struct launch_user *user)
+{
+	const char *home = o->env.home ? o->env.home : user->home[0] ? user->home : "/";
+	char cwd[PATH_MAX] = "?";
+	int bad = preflight_places(user, o->chdir, home);
+
+	if (bad < 0)
+		return 0;
+	if ((bad & PLACES_CWD) && o->chdir) {
+		log_error("refusing to run COMMAND: its user (uid %u) cannot read and search --chdir %s",
+			  (unsigned int)user->uid, o->chdir);
+		return -EACCES;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "?");
+	if (bad & PLACES_CWD)
+		log_warn("warning: COMMAND's user (uid %u) cannot read and search %s, where it starts: tools that work in '.' fail there (--chdir a directory it can use)",
+			 (unsigned int)user->uid, cwd);
+	if (bad & PLACES_HOME)
+		log_warn("warning: HOME %s is not a directory COMMAND's user (uid %u) can write: tools cannot keep caches and settings there (--home DIR, e.g. one prepared for the attempt)",
+			 home, (unsigned int)user->uid);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct landlock_plan landlock;
@@ -657,6 +714,10 @@ int cmd_run(int argc, char **argv)
 			run_opts_free(&o);
 			return EXIT_SETUP;
 		}
+	}
+	if (user.set && check_places(&o, &user) < 0) {
+		run_opts_free(&o);
+		return EXIT_SETUP;
 	}
 
 	/* Abstract unix sockets have no owner or mode. Landlock's scope

@@ -32,6 +32,13 @@ void run_usage(FILE *out)
 		"                        operator (egret requests; default " REQUESTS_DEFAULT_DIR ")\n"
 		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
 		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
+		"  --home DIR            COMMAND's HOME (default: its user's home; USER, LOGNAME\n"
+		"                        and SHELL are its user's too)\n"
+		"  --chdir DIR           start COMMAND in DIR (as its user; default: egret's cwd)\n"
+		"  --clean-env           start COMMAND with only PATH, HOME, USER, LOGNAME, SHELL\n"
+		"                        (and TERM with a pty), plus --pass-env and --setenv\n"
+		"  --pass-env NAME       with --clean-env, pass egret's NAME (repeatable)\n"
+		"  --setenv NAME=VALUE   set NAME in COMMAND's environment (repeatable)\n"
 		"  --allow-shared-uid    only warn when COMMAND's uid also runs processes outside\n"
 		"                        the attempt (default: refuse; give each attempt a uid)\n"
 		"  --allow-unconfined-unix  run on a kernel that cannot keep COMMAND from abstract\n"
@@ -90,7 +97,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
 	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
 	       OPT_NO_SPARE, OPT_PTY, OPT_ALLOW_SHARED_UID, OPT_ALLOW_UNCONFINED_UNIX,
-	       OPT_ALLOW_UNIX };
+	       OPT_ALLOW_UNIX, OPT_HOME, OPT_CHDIR, OPT_CLEAN_ENV, OPT_PASS_ENV,
+	       OPT_SETENV };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -114,6 +122,11 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "allow-shared-uid", no_argument, NULL, OPT_ALLOW_SHARED_UID },
 		{ "allow-unconfined-unix", no_argument, NULL, OPT_ALLOW_UNCONFINED_UNIX },
 		{ "allow-unix", required_argument, NULL, OPT_ALLOW_UNIX },
+		{ "home", required_argument, NULL, OPT_HOME },
+		{ "chdir", required_argument, NULL, OPT_CHDIR },
+		{ "clean-env", no_argument, NULL, OPT_CLEAN_ENV },
+		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
+		{ "setenv", required_argument, NULL, OPT_SETENV },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -201,6 +214,38 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_ALLOW_UNCONFINED_UNIX:
 			o->allow_unconfined_unix = true;
+			break;
+		case OPT_HOME:
+		case OPT_CHDIR:
+			if (optarg[0] != '/') {
+				log_error("--%s %s: want an absolute path", c == OPT_HOME ? "home" : "chdir",
+					  optarg);
+				return -EINVAL;
+			}
+			if (c == OPT_HOME)
+				o->env.home = optarg;
+			else
+				o->chdir = optarg;
+			break;
+		case OPT_CLEAN_ENV:
+			o->env.clean = true;
+			break;
+		case OPT_PASS_ENV:
+		case OPT_SETENV:
+			if (!environ_assignment_valid(optarg, c == OPT_SETENV)) {
+				log_error("--%s %s: want %s", c == OPT_SETENV ? "setenv" : "pass-env",
+					  optarg, c == OPT_SETENV ? "NAME=VALUE" : "a variable's NAME");
+				return -EINVAL;
+			}
+			if ((c == OPT_SETENV ? o->env.nset : o->env.npass) == ENVIRON_MAX_OPTS) {
+				log_error("--%s: more than %d", c == OPT_SETENV ? "setenv" : "pass-env",
+					  ENVIRON_MAX_OPTS);
+				return -EINVAL;
+			}
+			if (c == OPT_SETENV)
+				o->env.set[o->env.nset++] = optarg;
+			else
+				o->env.pass[o->env.npass++] = optarg;
 			break;
 		case OPT_ALLOW_UNIX:
 			if (o->nunix_names == EGRET_UNIX_ALLOW_MAX) {

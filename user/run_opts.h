@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #include "egret.h"
+#include "environ.h"
 #include "gitremote.h"
 #include "launch.h"
 #include "policy.h"
@@ -37,6 +38,8 @@ struct run_opts {
 	bool audit;
 	bool no_spare;			/* --no-spare: load now, leave none */
 	bool pty;			/* --pty: a pty even without a terminal */
+	struct environ_opts env;	/* --home, --clean-env, --pass-env, --setenv */
+	const char *chdir;		/* --chdir DIR */
 	bool allow_shared_uid;		/* warn, not refuse, when COMMAND's uid runs elsewhere */
 	bool allow_unconfined_unix;	/* run where abstract sockets cannot be confined */
 	/* --allow-unix @NAME: abstract sockets outside the attempt it may reach */

@@ -134,6 +134,53 @@ EOF
 	assert_exists "$TDIR/w/a/d/g" "the moved directory's file"
 }
 
+# COMMAND's environment is its user's: HOME, USER, LOGNAME, SHELL (a
+# nologin shell reads as /bin/sh), the caller's places (XDG_RUNTIME_DIR...)
+# gone, PATH without the entries it cannot search, the rest passed. With
+# --clean-env only the essentials, --pass-env and --setenv. A start
+# directory or HOME it cannot use is said in one line before it starts;
+# --chdir is entered as COMMAND's user.
+t_environment() {
+	local pub="$TDIR/pub-bin" priv="$TDIR/priv-bin" home="$TDIR/home" want
+	mkdir -m 0755 "$pub" && mkdir -m 0700 "$priv" && mkdir -m 0700 "$home" &&
+		chown "$TEST_USER" "$home" || fail "setup"
+	RC=0
+	OUT=$(cd "$TDIR" && XDG_RUNTIME_DIR=/run/user/0 MAIL=/var/mail/root EGRET_T_KEEP=yes \
+		PATH="$priv:$pub:/usr/bin:/bin" "${WORLD_IN_CLIENT[@]}" "$EGRET" run -q \
+		--policy none --user "$TEST_USER" -- sh -c \
+		'echo "$HOME|$USER|$LOGNAME|$SHELL|${XDG_RUNTIME_DIR-unset}|${MAIL-unset}|$EGRET_T_KEEP|$PATH"' \
+		2>"$TDIR/err") || RC=$?
+	ERR=$(cat "$TDIR/err")
+	want="$(getent passwd "$TEST_USER" | cut -d: -f6)|$TEST_USER|$TEST_USER|/bin/sh|unset|unset|yes|$pub:/usr/bin:/bin"
+	assert_eq "$want" "$OUT" "COMMAND's environment by default $(said)"
+
+	OUT=$(cd "$TDIR" && EGRET_T_KEEP=yes LANG=C.UTF-8 "${WORLD_IN_CLIENT[@]}" "$EGRET" run -q \
+		--policy none --user "$TEST_USER" --home "$home" --chdir "$home" --clean-env \
+		--pass-env LANG --setenv EGRET_T_SET=a=b -- sh -c 'env | sort; pwd' 2>"$TDIR/err")
+	ERR=$(cat "$TDIR/err")
+	want=$(printf '%s\n' "EGRET_T_SET=a=b" "HOME=$home" "LANG=C.UTF-8" "LOGNAME=$TEST_USER" \
+		"PATH=/usr/local/bin:/usr/bin:/bin" "PWD=$home" "SHELL=/bin/sh" "USER=$TEST_USER" "$home")
+	assert_eq "$want" "$OUT" "--clean-env --pass-env LANG --setenv --home --chdir $(said)"
+
+	# Unusable places: one line each before COMMAND starts, then it runs.
+	attempt --user "$TEST_USER" --home "$priv" --chdir "$TDIR" --allow 203.0.113.10:80 -- \
+		sh -c 'cd "$1" 2>/dev/null || echo cannot-enter' sh "$priv"
+	assert_eq 0 "$RC" "exit status with an unusable HOME $(said)"
+	assert_eq cannot-enter "$OUT" "COMMAND ran $(said)"
+	grep -q "warning: HOME $priv is not a directory COMMAND's user (uid $TEST_UID) can write" \
+		<<<"$ERR" || fail "no warning about HOME $(said)"
+	! grep -q "cannot read and search" <<<"$ERR" || fail "a warning about a usable start directory $(said)"
+	attempt --user "$TEST_USER" --home "$home" --allow 203.0.113.10:80 -- true
+	assert_eq "" "$(grep warning <<<"$ERR")" "warnings with usable places $(said)"
+
+	# --chdir into a directory the user cannot enter: refused, 125.
+	attempt --user "$TEST_USER" --home "$home" --chdir "$priv" --allow 203.0.113.10:80 -- \
+		sh -c 'touch "$1"' sh "$TDIR/ran"
+	assert_refused "--chdir $priv (0700 root)" "$TDIR/ran"
+	grep -q "cannot read and search --chdir $priv" <<<"$ERR" ||
+		fail "the refusal does not say why $(said)"
+}
+
 # --user: COMMAND gets exactly that user's ids, none of root's groups.
 t_user() {
 	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- id -u
