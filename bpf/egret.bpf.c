@@ -32,6 +32,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/*
+ * A UDP connect() sends nothing: getaddrinfo and Go's resolver connect
+ * sockets to sort addresses (port 0, 9) and close them. Not egress, so no
+ * denial: the connect proceeds, the socket forgets any earlier peer, and
+ * every datagram it sends is judged on its way (the sendmsg hook with a
+ * cmsg, the egress backstop without).
+ */
+#define SYS_UNJUDGED	2
+
 /* Judge @addr:@port (host order) for @hook, count it, log it. *@lasting:
  * allowed by a rule that never expires. */
 static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
@@ -43,6 +52,9 @@ static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
 		.proto = proto, .reason = allow4_judge(addr, port, lasting),
 	};
 
+	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
+	    in.reason != EGRET_REASON_ALLOWED)
+		return SYS_UNJUDGED;
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
@@ -58,6 +70,9 @@ static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
 	if (egret_is_v4mapped(addr))
 		return judge4(hook, addr[3], port, proto, lasting);
 	in.reason = allow6_judge(addr, port, lasting);
+	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
+	    in.reason != EGRET_REASON_ALLOWED)
+		return SYS_UNJUDGED;
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
@@ -161,6 +176,10 @@ int egret_connect4(struct bpf_sock_addr *ctx)
 	__u32 ip = ctx->user_ip4, port = ctx->user_port;
 	__u32 addr[4] = {};
 
+	if (verdict == SYS_UNJUDGED) {
+		conn_forget(ctx);
+		return SYS_PROCEED;
+	}
 	if (verdict != SYS_PROCEED)
 		return verdict;
 	if (lasting) {
@@ -183,6 +202,10 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 	int lasting;
 	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT, &lasting);
 
+	if (verdict == SYS_UNJUDGED) {
+		conn_forget(ctx);
+		return SYS_PROCEED;
+	}
 	if (verdict != SYS_PROCEED)
 		return verdict;
 	if (lasting) {

@@ -8,7 +8,7 @@
 # received (connections and DNS queries), and that a process outside the
 # attempt (the miner) is not restricted.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 : "${EGRET:=$PWD/build/egret}" "${HELPERS:=$PWD/build/helpers}"
 export HELPERS
 

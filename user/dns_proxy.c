@@ -246,12 +246,17 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 		r = allow_learn(&p->maps, addrs[i].family, addrs[i].addr,
 				qy->ports, qy->nports, qy->any_port,
 				now + (__u64)ttl * 1000000000ULL);
+		/* The kernel says E2BIG for a full hash map: here that is the
+		 * map, not the answer, so the caller reports it as such. */
+		if (r == -E2BIG)
+			return -ENOSPC;
 		if (r < 0)
 			return r;
 		p->stats.learned++;
 	}
 	events_dns(p->cfg.events, qy->q.name, qy->q.type,
-		   qy->audit_only ? "would-deny" : "allow", addrs, n, min_seen);
+		   qy->audit_only ? "would-deny" : "allow",
+		   qy->audit_only ? DNS_WHY_NOT_ALLOWED : DNS_WHY_NONE, addrs, n, min_seen);
 	return n;
 }
 
@@ -261,6 +266,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	static uint8_t buf[DNS_MAX_MSG];
 	struct query *qy = arg;
 	struct dns_proxy *p = qy->p;
+	enum dns_why why;
 	int r;
 
 	(void)timeouts;
@@ -271,6 +277,8 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	    alen > DNS_MAX_MSG) {
 		log_info("dns: %s: upstream failed (%s): SERVFAIL", qy->q.name,
 			 ares_strerror(status));
+		why = status == ARES_ETIMEOUT ? DNS_WHY_TIMEOUT :
+		      status == ARES_SUCCESS ? DNS_WHY_MALFORMED : DNS_WHY_UPSTREAM;
 		goto servfail;
 	}
 	memcpy(buf, abuf, (size_t)alen);
@@ -281,10 +289,13 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	 * where the whole answer is learned. Error answers teach nothing. */
 	if ((buf[2] & 0x02) || (buf[3] & 0x0f) != DNS_RCODE_NOERROR) {
 		events_dns(p->cfg.events, qy->q.name, qy->q.type,
-			   qy->audit_only ? "would-deny" : "allow", NULL, 0, 0);
+			   qy->audit_only ? "would-deny" : "allow",
+			   qy->audit_only ? DNS_WHY_NOT_ALLOWED : DNS_WHY_NONE, NULL, 0, 0);
 	} else {
 		r = learn_answer(qy, buf, (size_t)alen);
 		if (r < 0) {
+			why = r == -EBADMSG ? DNS_WHY_MALFORMED : r == -E2BIG ? DNS_WHY_TOO_MANY :
+			      DNS_WHY_MAP_FULL;
 			log_warn("dns: %s: %s: SERVFAIL", qy->q.name,
 				 r == -EBADMSG ? "malformed upstream answer" :
 				 r == -E2BIG ? "more addresses than egret learns from one answer" :
@@ -298,7 +309,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	goto out;
 servfail:
 	p->stats.servfail++;
-	events_dns(p->cfg.events, qy->q.name, qy->q.type, "servfail", NULL, 0, 0);
+	events_dns(p->cfg.events, qy->q.name, qy->q.type, "servfail", why, NULL, 0, 0);
 	reply_rcode(qy, DNS_RCODE_SERVFAIL);
 out:
 	query_free(qy);
@@ -350,8 +361,10 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 			/* Never forwarded: the name itself could carry data. */
 			log_info("dns: denied %s (type %u): NXDOMAIN",
 				 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
-			events_dns(p->cfg.events, tmpl->q.name, tmpl->q.type,
-				   "deny", NULL, 0, 0);
+			events_dns(p->cfg.events, tmpl->q.name, tmpl->q.type, "deny",
+				   tmpl->q.qclass != DNS_CLASS_IN ? DNS_WHY_CLASS :
+								   DNS_WHY_NOT_ALLOWED,
+				   NULL, 0, 0);
 			note_asker(tmpl);
 			reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
 			return;
@@ -383,6 +396,8 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 			     !tmpl->client_edns || edns_size < 512 ? 512 : edns_size;
 	if (p->inflight >= DNS_MAX_INFLIGHT || !(qy = malloc(sizeof(*qy)))) {
 		p->stats.servfail++;
+		events_dns(p->cfg.events, tmpl->q.name, tmpl->q.type, "servfail",
+			   DNS_WHY_BUSY, NULL, 0, 0);
 		reply_rcode(tmpl, DNS_RCODE_SERVFAIL);
 		return;
 	}

@@ -44,6 +44,37 @@ static const char *const reason_names[EGRET_REASON_MAX] = {
 	[EGRET_REASON_LISTENER] = "listener",
 };
 
+/* For people (the summary): why a destination was refused. */
+static const char *const reason_texts[EGRET_REASON_MAX] = {
+	[EGRET_REASON_NO_ENTRY] = "no rule allows this address",
+	[EGRET_REASON_PORT] = "port not allowed",
+	[EGRET_REASON_EXPIRED] = "expired: its name was not resolved again in time",
+	[EGRET_REASON_SPECIAL] = "special address, not named",
+	[EGRET_REASON_SOCKET] = "socket type",
+	[EGRET_REASON_SOCKOPT] = "socket option",
+	[EGRET_REASON_PACKET] = "packet refused on the wire",
+	[EGRET_REASON_SOURCE] = "source address not the host's",
+	[EGRET_REASON_LISTENER] = "listener",
+};
+
+static const char *const dns_why_names[DNS_WHY_MAX] = {
+	[DNS_WHY_NOT_ALLOWED] = "not-allowed", [DNS_WHY_CLASS] = "class",
+	[DNS_WHY_TIMEOUT] = "upstream-timeout", [DNS_WHY_UPSTREAM] = "upstream-error",
+	[DNS_WHY_MALFORMED] = "malformed-answer", [DNS_WHY_TOO_MANY] = "too-many-addresses",
+	[DNS_WHY_MAP_FULL] = "map-full", [DNS_WHY_BUSY] = "busy",
+};
+
+static const char *const dns_why_texts[DNS_WHY_MAX] = {
+	[DNS_WHY_NOT_ALLOWED] = "not allowed by the policy",
+	[DNS_WHY_CLASS] = "a class other than IN",
+	[DNS_WHY_TIMEOUT] = "the upstream resolver did not answer",
+	[DNS_WHY_UPSTREAM] = "the upstream resolver failed",
+	[DNS_WHY_MALFORMED] = "the upstream answer did not parse",
+	[DNS_WHY_TOO_MANY] = "more addresses than egret learns from one answer",
+	[DNS_WHY_MAP_FULL] = "the allow map is full (raise --max-entries)",
+	[DNS_WHY_BUSY] = "too many questions upstream at once",
+};
+
 static const char *name_of(const char *const *names, size_t n, unsigned int i)
 {
 	return i < n && names[i] ? names[i] : "unknown";
@@ -126,7 +157,8 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 		struct denied_dest *d = &ev->top[i];
 
 		if (d->family == e->family && d->port == e->port &&
-		    d->proto == e->proto && !memcmp(d->addr, e->addr, alen)) {
+		    d->proto == e->proto && d->reason == e->reason &&
+		    !memcmp(d->addr, e->addr, alen)) {
 			d->count++;
 			return;
 		}
@@ -137,7 +169,7 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 	}
 	ev->top[ev->ntop++] = (struct denied_dest){
 		.family = e->family, .proto = e->proto, .port = e->port,
-		.count = 1,
+		.reason = e->reason, .count = 1,
 	};
 	memcpy(ev->top[ev->ntop - 1].addr, e->addr, alen);
 	snprintf(ev->top[ev->ntop - 1].name, DNS_NAME_MAX + 1, "%s",
@@ -155,9 +187,12 @@ static void note_request(struct events *ev, const struct egret_event *e,
 	const char *proto = proto_name(e->proto);
 	char comm[17];
 
-	/* Port 0 is no destination (and would read as a lookup request). */
+	/* Port 0 is no destination (and would read as a lookup request).
+	 * The backstop's UDP denials are the datagrams of sockets whose
+	 * connect() was let through unjudged: requests too. */
 	if (!ev->requests || !e->port ||
-	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG) ||
+	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG &&
+	     !(e->hook == EGRET_HOOK_EGRESS && e->proto == 17)) ||
 	    (e->reason != EGRET_REASON_NO_ENTRY && e->reason != EGRET_REASON_PORT &&
 	     e->reason != EGRET_REASON_SPECIAL))
 		return;
@@ -246,15 +281,38 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static void remember_name(struct events *ev, const char *name, enum dns_why why,
+			  bool failed)
+{
+	struct denied_name *d;
+
+	for (size_t i = 0; i < ev->nnames_out; i++) {
+		d = &ev->names_out[i];
+		if (d->why == why && d->failed == failed && !strcmp(d->name, name)) {
+			d->count++;
+			return;
+		}
+	}
+	if (ev->nnames_out == EVENTS_TOP) {
+		ev->names_overflow++;
+		return;
+	}
+	d = &ev->names_out[ev->nnames_out++];
+	*d = (struct denied_name){ .why = (uint8_t)why, .failed = failed, .count = 1 };
+	snprintf(d->name, sizeof(d->name), "%s", name[0] ? name : ".");
+}
+
 void events_dns(struct events *ev, const char *name, unsigned int qtype,
-		const char *verdict, const struct dns_addr *addrs, int naddrs,
-		uint32_t ttl)
+		const char *verdict, enum dns_why why,
+		const struct dns_addr *addrs, int naddrs, uint32_t ttl)
 {
 	char line[4096], when[64];
 	size_t off;
 
 	if (!ev)
 		return;
+	if (strcmp(verdict, "allow"))
+		remember_name(ev, name, why, !strcmp(verdict, "servfail"));
 	if (!strcmp(verdict, "allow"))
 		ev->dns_answered++;
 	else if (!strcmp(verdict, "deny"))
@@ -277,8 +335,11 @@ void events_dns(struct events *ev, const char *name, unsigned int qtype,
 	off += (size_t)snprintf(line + off, sizeof(line) - off,
 		",\"kind\":\"dns\",\"verdict\":\"%s\",\"name\":", verdict);
 	off = json_str(line, off, sizeof(line) - 1, name);
-	off += (size_t)snprintf(line + off, sizeof(line) - off,
-		",\"qtype\":%u,\"addresses\":[", qtype);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"qtype\":%u", qtype);
+	if (why != DNS_WHY_NONE)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"reason\":\"%s\"",
+					name_of(dns_why_names, DNS_WHY_MAX, why));
+	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"addresses\":[");
 	for (int i = 0; i < naddrs && off + 64 < sizeof(line); i++) {
 		char a[INET6_ADDRSTRLEN];
 
@@ -360,6 +421,13 @@ static uint64_t counter(const struct events *ev, uint32_t index)
 	return sum;
 }
 
+static int by_name_count(const void *a, const void *b)
+{
+	const struct denied_name *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
+}
+
 static int by_count(const void *a, const void *b)
 {
 	const struct denied_dest *x = a, *y = b;
@@ -410,15 +478,31 @@ void events_summary(struct events *ev, FILE *out)
 		snprintf(dest, sizeof(dest), d->family == 6 ? "[%s]:%u/%s" :
 			 "%s:%u/%s", a, d->port, proto ? proto : "?");
 		if (d->name[0])
-			fprintf(out, "egret:   %s %6llu x %s (%s)\n", deny_word,
-				(unsigned long long)d->count, d->name, dest);
+			fprintf(out, "egret:   %s %6llu x %s (%s): %s\n", deny_word,
+				(unsigned long long)d->count, d->name, dest,
+				name_of(reason_texts, EGRET_REASON_MAX, d->reason));
 		else
-			fprintf(out, "egret:   %s %6llu x %s (no name)\n",
-				deny_word, (unsigned long long)d->count, dest);
+			fprintf(out, "egret:   %s %6llu x %s (no name): %s\n",
+				deny_word, (unsigned long long)d->count, dest,
+				name_of(reason_texts, EGRET_REASON_MAX, d->reason));
 	}
 	if (ev->ntop > 10 || ev->top_overflow)
 		fprintf(out, "egret:   ... and %zu more destinations\n",
 			ev->ntop > 10 ? ev->ntop - 10 : 0);
+	/* The names, with why: what the user needs to widen the policy or
+	 * fix the resolver (an index allowed, its files host not). */
+	qsort(ev->names_out, ev->nnames_out, sizeof(ev->names_out[0]), by_name_count);
+	for (size_t i = 0; i < ev->nnames_out && i < 10; i++) {
+		const struct denied_name *d = &ev->names_out[i];
+
+		fprintf(out, "egret:   %s %6llu x %s: %s\n",
+			d->failed ? "DNS failed " : ev->audit ? "name would be denied" : "name denied",
+			(unsigned long long)d->count, d->name,
+			name_of(dns_why_texts, DNS_WHY_MAX, d->why));
+	}
+	if (ev->nnames_out > 10 || ev->names_overflow)
+		fprintf(out, "egret:   ... and %zu more names\n",
+			ev->nnames_out > 10 ? ev->nnames_out - 10 : 0);
 }
 
 void events_close(struct events *ev)

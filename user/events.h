@@ -25,10 +25,33 @@ struct ring_buffer;
 struct denied_dest {
 	uint8_t family;
 	uint8_t proto;
+	uint8_t reason;			/* enum egret_reason */
 	uint8_t addr[16];
 	uint16_t port;
 	uint64_t count;
 	char name[DNS_NAME_MAX + 1];	/* "" = no name seen */
+};
+
+/* Why a question got no upstream answer (events' "reason", the summary). */
+enum dns_why {
+	DNS_WHY_NONE = 0,
+	DNS_WHY_NOT_ALLOWED,		/* no host rule: NXDOMAIN */
+	DNS_WHY_CLASS,			/* a class other than IN: NXDOMAIN */
+	DNS_WHY_TIMEOUT,		/* the upstream resolver did not answer */
+	DNS_WHY_UPSTREAM,		/* it failed otherwise (refused, unreachable) */
+	DNS_WHY_MALFORMED,		/* its answer did not parse */
+	DNS_WHY_TOO_MANY,		/* more addresses than egret learns */
+	DNS_WHY_MAP_FULL,		/* the allow map is full */
+	DNS_WHY_BUSY,			/* too many questions upstream at once */
+	DNS_WHY_MAX,
+};
+
+/* A denied or failed name, for the summary. */
+struct denied_name {
+	char name[DNS_NAME_MAX + 1];
+	uint8_t why;			/* enum dns_why */
+	bool failed;			/* SERVFAIL, not a denial */
+	uint64_t count;
 };
 
 struct events {
@@ -48,6 +71,9 @@ struct events {
 	struct denied_dest top[EVENTS_TOP];
 	size_t ntop;
 	uint64_t top_overflow;		/* denials of destinations not kept */
+	struct denied_name names_out[EVENTS_TOP];
+	size_t nnames_out;
+	uint64_t names_overflow;
 };
 
 /* Open --log (O_APPEND, 0600; NULL: no log). -errno on failure. */
@@ -61,10 +87,11 @@ int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
 /* Drain what is left (call after COMMAND exited, before the summary). */
 void events_drain(struct events *ev);
 
-/* A DNS decision. @verdict: "allow", "deny", "would-deny", "servfail". */
+/* A DNS decision. @verdict: "allow", "deny", "would-deny", "servfail";
+ * @why for the last three. */
 void events_dns(struct events *ev, const char *name, unsigned int qtype,
-		const char *verdict, const struct dns_addr *addrs, int naddrs,
-		uint32_t ttl);
+		const char *verdict, enum dns_why why,
+		const struct dns_addr *addrs, int naddrs, uint32_t ttl);
 
 /* The refused lookup of @name came from @client (for its request). */
 void events_dns_client(struct events *ev, const char *name,

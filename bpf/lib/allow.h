@@ -134,21 +134,6 @@ allow6_judge(const __u32 addr[4], __u32 port, int *lasting)
 	return allow6_judge_at(addr, port, bpf_ktime_get_coarse_ns(), lasting);
 }
 
-/* Some live rule on the address, whatever the port (IP fragments). */
-static __always_inline int allow4_any_port(__u32 addr)
-{
-	int lasting;
-
-	return allow4_judge(addr, EGRET_PORT_ANY, &lasting) == EGRET_REASON_ALLOWED;
-}
-
-static __always_inline int allow6_any_port(const __u32 addr[4])
-{
-	int lasting;
-
-	return allow6_judge(addr, EGRET_PORT_ANY, &lasting) == EGRET_REASON_ALLOWED;
-}
-
 static __always_inline int allow4_port(__u32 addr, __u32 port)
 {
 	int lasting;

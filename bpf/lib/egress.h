@@ -143,6 +143,8 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	struct iphdr iph;
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4] = {}, src;
+	enum egret_reason reason;
+	int lasting;
 
 	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
 		return egress_deny(4, NULL, 0, 0);
@@ -163,14 +165,16 @@ static __always_inline int egress4(struct __sk_buff *skb)
 		return SKB_PASS;
 	if (dport && dns_is_proxy4(dst[0], dport))
 		return SKB_PASS;
-	if (dport ? allow4_port(dst[0], bpf_ntohs(dport)) :
-		    allow4_any_port(dst[0]))
+	reason = allow4_judge(dst[0], dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
+	if (reason == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
 	if (sport && egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
 	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
 	    allow4_port(src, bpf_ntohs(sport)))
 		return SKB_PASS;
-	return egress_deny(4, dst, dport, iph.protocol);
+	/* Why the destination is refused (a connected UDP socket's
+	 * datagrams are judged here first). */
+	return egress_refuse(4, dst, dport, iph.protocol, reason);
 }
 
 static __always_inline int egress6(struct __sk_buff *skb)
@@ -178,6 +182,8 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	struct ipv6hdr ip6;
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4], src[4], off = sizeof(ip6);
+	enum egret_reason reason;
+	int lasting;
 	__u8 next;
 	int i, first = 1;
 
@@ -218,14 +224,14 @@ static __always_inline int egress6(struct __sk_buff *skb)
 		return SKB_PASS;
 	if (dport && dns_is_proxy6(dst, dport))
 		return SKB_PASS;
-	if (dport ? allow6_port(dst, bpf_ntohs(dport)) :
-		    allow6_any_port(dst))
+	reason = allow6_judge(dst, dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
+	if (reason == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
 	if (sport && egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
 	    egret_classify6(src) == EGRET_ADDR_LOOPBACK &&
 	    allow6_port(src, bpf_ntohs(sport)))
 		return SKB_PASS;
-	return egress_deny(6, dst, dport, next);
+	return egress_refuse(6, dst, dport, next, reason);
 }
 
 #endif /* EGRET_BPF_EGRESS_H */

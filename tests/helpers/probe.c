@@ -5,6 +5,8 @@
  *   probe tcp ADDR PORT [PAYLOAD]             connect, send, half-close, wait EOF
  *   probe udp ADDR PORT PAYLOAD               unconnected sendto()
  *   probe udp-connected ADDR PORT PAYLOAD     connect() then send()
+ *   probe udp-probe ADDR PORT                 connect() a UDP socket, getsockname,
+ *                                             close: sends nothing (address sorting)
  *   probe udp-connected-cmsg ADDR PORT PAYLOAD
  *                 connect() then sendmsg() with no msg_name but a TTL/hop-limit
  *                 cmsg: the kernel then runs the cgroup sendmsg hook with NO
@@ -655,6 +657,24 @@ static int parse_qtype(const char *s, unsigned int *ret)
 	return 0;
 }
 
+/* What getaddrinfo and Go's resolver do to sort addresses: connect a UDP
+ * socket, ask its source address, close it; nothing is sent. */
+static int do_udp_probe(const struct target *t)
+{
+	struct sockaddr_storage src;
+	socklen_t sl = sizeof(src);
+	int fd = socket(t->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return fail("socket", errno);
+	if (connect(fd, (const struct sockaddr *)&t->ss, t->len) < 0)
+		return fail("connect", errno);
+	if (getsockname(fd, (struct sockaddr *)&src, &sl) < 0)
+		return fail("getsockname", errno);
+	close(fd);
+	return ok();
+}
+
 int main(int argc, char **argv)
 {
 	struct target t, other;
@@ -715,6 +735,8 @@ int main(int argc, char **argv)
 			return usage();
 		return do_flood(&t, count);
 	}
+	if (!strcmp(mode, "udp-probe") && argc == 4)
+		return do_udp_probe(&t);
 	if (!strcmp(mode, "tcp") && argc <= 5)
 		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0);
 	if (!strcmp(mode, "tcp-fastopen") && argc == 5)

@@ -218,7 +218,7 @@ TESTS=(
 	t_policy_refused t_policy_refused_symlink t_policy_invalid t_policy_check
 	t_policy_git_remote
 	# test_events.sh
-	t_events_log_denials t_events_audit t_events_audit_udp_once
+	t_events_log_denials t_events_audit t_events_audit_udp_once t_events_udp_probes
 	t_events_suggest t_events_status t_events_bpftool t_events_flood
 	t_events_summary
 	# test_requests.sh

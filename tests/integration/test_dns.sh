@@ -497,6 +497,9 @@ EOF
 	assert_not_landed "$tok-name3" tcp 198.51.100.7 80 "3rd name by name"
 	assert_eq "ok NOERROR an=1 from=192.0.2.99:53" "$(got r6)" "AAAA (IPv6 map not full) $(said)"
 	assert_eq ok "$(got c6)" "IPv6 address after AAAA $(said)"
+	# The exit summary says why the name failed, and what to change.
+	grep -qE '^egret:   DNS failed +[0-9]+ x cdn\.example\.net: the allow map is full \(raise --max-entries\)$' <<<"$ERR" ||
+		fail "summary: want 'DNS failed N x cdn.example.net: the allow map is full' $(said)"
 }
 
 # An answer with more addresses than egret learns from one (128) is
@@ -525,6 +528,8 @@ EOF
 	assert_eq "err EPERM" "$(got last)" "198.51.100.228 (of huge.test) $(said)"
 	[ "$(world_dns_count_tcp huge.test)" -gt 0 ] && [ "$(world_dns_count huge.test)" -gt "$n0" ] ||
 		fail "huge.test never reached the world over TCP: the SERVFAIL is not about the answer"
+	grep -qE '^egret:   DNS failed +[0-9]+ x huge\.test: more addresses than egret learns from one answer$' <<<"$ERR" ||
+		fail "summary: want 'DNS failed N x huge.test: more addresses than ...' $(said)"
 }
 
 # HTTPS (65) and SVCB (64) questions for an allowed name: NOERROR with no
@@ -700,7 +705,8 @@ echo "seconds: $(($(date +%s) - s))"
 echo "conn: $("$P" tcp 203.0.113.10 80 "$T-conn")"
 EOF
 )
-	attempt --user "$TEST_USER" --dns-upstream 198.51.100.7:5353 --allow github.com 		-- sh "$script" "$P" "$tok" "$TDIR"
+	attempt --user "$TEST_USER" --dns-upstream 198.51.100.7:5353 --allow github.com \
+		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq SERVFAIL "$(got status)" "dig github.com with a silent upstream $(said)"
 	[ "$(got seconds)" -le 9 ] || fail "SERVFAIL took $(got seconds) s (want <= 9) $(said)"
@@ -708,6 +714,8 @@ EOF
 	assert_not_landed "$tok-conn" tcp 203.0.113.10 80 "github.com's address after SERVFAIL"
 	grep -q '^udp 198\.51\.100\.7:5353 from 192\.0\.2\.2 .*github.com' "$WORLD_LOG" ||
 		fail "egret's forwarded query never reached the upstream 198.51.100.7:5353"
+	grep -qE '^egret:   DNS failed +[0-9]+ x github\.com: the upstream resolver did not answer$' <<<"$ERR" ||
+		fail "summary: want 'DNS failed N x github.com: the upstream resolver did not answer' $(said)"
 }
 
 # Bad DNS options and host rules refuse to start (exit 125, one line,

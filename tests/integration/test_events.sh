@@ -212,7 +212,8 @@ EOF
 	assert_fields "$line" "denied connect to [2001:db8:2::11]:443" kind=connect \
 		verdict=deny reason=no-entry comm=probe proto=tcp family=6 port=443 name=null
 	line=$(one_line "$log" "denied name evil.test" '"kind":"dns"' '"name":"evil.test"')
-	assert_fields "$line" "denied name evil.test" verdict=deny qtype=1 'addresses=[]'
+	assert_fields "$line" "denied name evil.test" verdict=deny reason=not-allowed \
+		qtype=1 'addresses=[]'
 	assert_time_within "$line" "$t0" "$t1" "denied name evil.test"
 	# Those four and nothing else denied; the allowed connect not logged.
 	assert_eq 4 "$(ev_count "$log" '"verdict":"deny"')" \
@@ -364,7 +365,7 @@ t_events_audit_udp_once() {
 	attempt --id "$id" --log "$log" --user "$TEST_USER" -- "$P" udp 203.0.113.24 9999 "$tok-deny"
 	assert_eq 1 "$RC" "deny mode: egret exit status $(said)"
 	assert_eq "err EPERM" "$OUT" "deny mode: udp 203.0.113.24:9999 $(said)"
-	grep -qE '^egret:   denied +1 x 203\.0\.113\.24:9999/udp \(no name\)$' <<<"$ERR" ||
+	grep -qE '^egret:   denied +1 x 203\.0\.113\.24:9999/udp \(no name\): no rule allows this address$' <<<"$ERR" ||
 		fail "deny mode: want 'denied 1 x 203.0.113.24:9999/udp' in the summary $(said)"
 	assert_eq 1 "$(ev_count "$log" '"addr":"203.0.113.24"')" \
 		"deny mode: log lines for one datagram: $(cat "$log")"
@@ -373,7 +374,7 @@ t_events_audit_udp_once() {
 	attempt --id "$id" --audit --log "$log" --user "$TEST_USER" -- "$P" udp 203.0.113.24 9999 "$tok-audit"
 	assert_eq 0 "$RC" "audit: egret exit status $(said)"
 	world_sink_wait "$tok-audit" || fail "audit: the datagram never reached the sink $(said)"
-	grep -qE '^egret:   would be denied +1 x 203\.0\.113\.24:9999/udp \(no name\)$' <<<"$ERR" ||
+	grep -qE '^egret:   would be denied +1 x 203\.0\.113\.24:9999/udp \(no name\): no rule allows this address$' <<<"$ERR" ||
 		fail "audit: one datagram should count once ('would be denied 1 x 203.0.113.24:9999/udp'), as the deny-mode run does $(said) log: $(cat "$log")"
 	assert_eq 1 "$(ev_count "$log" '"addr":"203.0.113.24"' '"verdict":"would-deny"')" \
 		"audit: would-deny log lines for one datagram: $(cat "$log")"
@@ -444,6 +445,45 @@ EOF
 	assert_eq NXDOMAIN "$(got dig-other)" "suggested policy: registry.evil.test (not in the log) $(said)"
 	assert_dns_not_asked_since registry.evil.test "$n0" "suggested policy: registry.evil.test"
 	assert_eperm other "$tok-other" 203.0.113.25 443 "suggested policy: 203.0.113.25:443 (not in the log)"
+}
+
+# Address-selection probes: getaddrinfo (port 0) and Go's resolver (port
+# 9) connect() UDP sockets to sort addresses and never send. That is no
+# egress: no denial in the summary, the log, the requests or egret suggest.
+# A datagram a connected socket does send to a denied address is judged on
+# its way (the backstop, reason no-entry) and shows up everywhere.
+t_events_udp_probes() {
+	local tok script log id=$ID_PREFIX-evp st out
+	tok=$(token evp)
+	log=$(log_path probes.log)
+	st="$TDIR/state"
+	script=$(dns_script cmd.sh <<'EOF'
+echo "getent: $(getent ahosts github.com | awk '$2 == "STREAM" { print $1 }' | sort | tr '\n' ' ')"
+echo "go9: $("$P" udp-probe 198.51.100.7 9)"
+echo "gai0: $("$P" udp-probe 2001:db8:2::11 0)"
+echo "sent: $("$P" udp-connected 198.51.100.7 9999 "$T-sent")"
+EOF
+)
+	attempt --id "$id" --log "$log" --repo acme/probes --state-dir "$st" --user "$TEST_USER" \
+		"${DNS[@]}" --allow github.com:80 -- sh "$script" "$P" "$tok" "$TDIR"
+	assert_eq 0 "$RC" "egret exit status $(said)"
+	assert_eq "2001:db8:2::10 203.0.113.10 " "$(got getent)" "getent ahosts github.com $(said)"
+	assert_eq ok "$(got go9)" "a UDP connect to 198.51.100.7:9, nothing sent $(said)"
+	assert_eq ok "$(got gai0)" "a UDP connect to [2001:db8:2::11]:0, nothing sent $(said)"
+	assert_eq "err EPERM" "$(got sent)" "a datagram to 198.51.100.7:9999 $(said)"
+	assert_not_landed "$tok-sent" udp 198.51.100.7 9999 "the connected socket's datagram"
+	! grep -qE ':(0|9)/udp' <<<"$ERR" || fail "a probe in the summary: $ERR"
+	grep -q "198.51.100.7:9999/udp" <<<"$ERR" || fail "the datagram sent is not in the summary: $ERR"
+	! grep -qE '"port":(0|9),' "$log" || fail "a probe in the log: $(grep -E '"port":(0|9),' "$log")"
+	grep -q '"kind":"egress","verdict":"deny","reason":"no-entry".*"addr":"198.51.100.7","port":9999' "$log" ||
+		fail "the datagram sent is not in the log: $(cat "$log")"
+	out=$("$EGRET" requests list --repo acme/probes --state-dir "$st" --json 2>&1)
+	grep -q '"target":"198.51.100.7","port":9999' <<<"$out" ||
+		fail "the datagram sent is no request: $out"
+	! grep -qE '"port":(0|9),' <<<"$out" || fail "a probe became a request: $out"
+	out=$("$EGRET" suggest "$log" 2>&1)
+	! grep -qE ':(0|9)\b' <<<"$out" || fail "a probe in egret suggest: $out"
+	grep -q '198.51.100.7:9999' <<<"$out" || fail "egret suggest misses the datagram sent: $out"
 }
 
 # --- 4. egret status --------------------------------------------------------
@@ -615,7 +655,7 @@ EOF
 	else
 		! grep -qF 'events lost' <<<"$ERR" || fail "flood: nothing dropped, yet the summary says events lost $(said)"
 	fi
-	grep -qE "^egret:   denied +$lines x 203\\.0\\.113\\.11:443/tcp \\(no name\\)\$" <<<"$ERR" ||
+	grep -qE "^egret:   denied +$lines x 203\\.0\\.113\\.11:443/tcp \\(no name\\): no rule allows this address\$" <<<"$ERR" ||
 		fail "flood: summary's top destination, want $lines (the logged ones) x 203.0.113.11:443/tcp $(said)"
 
 	# The flood as COMMAND's last act: egret must drain what the ring
@@ -662,10 +702,13 @@ EOF
 	assert_eq "egret: attempt $id: connections/datagrams 1 allowed, 4 denied; DNS 1 answered, 1 names denied, 0 failed" \
 		"$(summary_line "$id")" "summary counts line $(said)"
 	top=$(grep -E '^egret:   denied ' <<<"$ERR" | head -n 1)
-	[[ $top =~ ^egret:\ \ \ denied\ +3\ x\ github\.com\ \(203\.0\.113\.10:8080/tcp\)$ ]] ||
+	[[ $top =~ ^egret:\ \ \ denied\ +3\ x\ github\.com\ \(203\.0\.113\.10:8080/tcp\):\ port\ not\ allowed$ ]] ||
 		fail "summary: top denied destination, want '3 x github.com (203.0.113.10:8080/tcp)', got '$top' $(said)"
-	grep -qE '^egret:   denied +1 x 198\.51\.100\.7:443/tcp \(no name\)$' <<<"$ERR" ||
-		fail "summary: want '1 x 198.51.100.7:443/tcp (no name)' $(said)"
+	grep -qE '^egret:   denied +1 x 198\.51\.100\.7:443/tcp \(no name\): no rule allows this address$' <<<"$ERR" ||
+		fail "summary: want '1 x 198.51.100.7:443/tcp (no name): no rule allows this address' $(said)"
+	# The denied name, with why: what the user needs to widen the policy.
+	grep -qE '^egret:   name denied +1 x evil\.test: not allowed by the policy$' <<<"$ERR" ||
+		fail "summary: want 'name denied 1 x evil.test: not allowed by the policy' $(said)"
 	assert_eq 2 "$(grep -cE '^egret:   denied ' <<<"$ERR")" "summary: denied destinations listed $(said)"
 
 	attempt -q --id "$id" --user "$TEST_USER" "${DNS[@]}" --allow github.com:80 \
