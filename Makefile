@@ -1,7 +1,8 @@
 # egret - per-attempt, deny-by-default network egress enforced by cgroup BPF.
 #
 #   make            build build/egret
-#   make test       install missing deps, build, run unit + integration tests
+#   make test       install missing deps, build, run unit, integration,
+#                   red-team and real-client tests
 #   make demo       install missing deps, build, run the offline demo
 #   make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
 
@@ -39,7 +40,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit integration redteam demo bench vmlinux helpers fuzz clean
+.PHONY: all deps test unit integration redteam clients demo bench bench-clients vmlinux helpers fuzz clean
 
 all: $(OUT)/egret
 
@@ -106,14 +107,27 @@ redteam: $(OUT)/egret helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		tests/redteam/run.sh
 
+# Real clients (curl, wget, git, pip, npm, node, Go, dig, apt-get) through
+# egret against real servers in the test world (tests/clients/run.sh).
+clients: $(OUT)/egret helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
+		CLIENTS_BUILD=$(abspath $(OUT)/clients) tests/clients/run.sh
+
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory unit integration redteam
+	@$(MAKE) --no-print-directory unit integration redteam clients
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tools/demo.sh
+
+# How long real clients take to fail when denied, per errno egret can
+# refuse with (docs/CLIENTS.md); about 10 minutes, most of it npm's retries.
+bench-clients: deps
+	@$(MAKE) --no-print-directory all helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
+		CLIENTS_BUILD=$(abspath $(OUT)/clients) tests/clients/run.sh --time-to-failure
 
 # Benchmarks (BENCHMARKS.md): never part of `make test`; about 8 minutes.
 bench:

@@ -26,6 +26,23 @@
 #define SYS_REJECT	0
 #define SYS_PROCEED	1
 
+/*
+ * --deny-errno: what a refused connect() or sendmsg() fails with instead
+ * of the kernel's EPERM. Clients decide from it whether to retry for
+ * minutes and what to blame (docs/CLIENTS.md). bpf_set_retval() needs
+ * Linux 5.18: egret probes for it before loading and sets have_set_retval,
+ * so on an older kernel the verifier drops the call as dead code.
+ */
+const volatile __u8 have_set_retval;
+volatile __s32 deny_errno;
+
+static __always_inline int refuse_with_errno(int verdict)
+{
+	if (verdict == SYS_REJECT && have_set_retval && deny_errno > 0)
+		bpf_set_retval(-deny_errno);
+	return verdict;
+}
+
 #define AF_UNSPEC	0
 #define AF_INET		2
 #define AF_INET6	10
@@ -181,7 +198,7 @@ int egret_connect4(struct bpf_sock_addr *ctx)
 		return SYS_PROCEED;
 	}
 	if (verdict != SYS_PROCEED)
-		return verdict;
+		return refuse_with_errno(verdict);
 	if (lasting) {
 		conn_forget(ctx);
 		return verdict;
@@ -207,7 +224,7 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 		return SYS_PROCEED;
 	}
 	if (verdict != SYS_PROCEED)
-		return verdict;
+		return refuse_with_errno(verdict);
 	if (lasting) {
 		conn_forget(ctx);
 		return verdict;
@@ -260,11 +277,11 @@ int egret_sendmsg4(struct bpf_sock_addr *ctx)
 	int verdict, lasting;
 
 	if (sock4_no_destination(ctx))
-		return sock4_judge_peer(ctx);
+		return refuse_with_errno(sock4_judge_peer(ctx));
 	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
 	if (audit && verdict == SYS_PROCEED)
 		audit_remember4(ctx);
-	return verdict;
+	return refuse_with_errno(verdict);
 }
 
 /* udpv6_sendmsg() drops an AF_UNSPEC msg_name and sends to the connected
@@ -276,14 +293,14 @@ int egret_sendmsg6(struct bpf_sock_addr *ctx)
 	int verdict, lasting;
 
 	if (ctx->user_family == AF_UNSPEC)
-		return sock6_judge_peer(ctx);
+		return refuse_with_errno(sock6_judge_peer(ctx));
 	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
 	if (audit && verdict == SYS_PROCEED) {
 		/* As audit_remember4 (v4-mapped sends take the IPv4 path). */
 		ctx_ip6(ctx, addr);
 		conn_remember(ctx, 6, addr, (__u16)ctx->user_port);
 	}
-	return verdict;
+	return refuse_with_errno(verdict);
 }
 
 /* recvmsg and getpeername programs must return 1; they only rewrite. */

@@ -14,7 +14,14 @@ packages=(
 	tmux
 	# make fuzz: libFuzzer runtime for clang 14
 	libclang-rt-14-dev
+	# the real-client suite (tests/clients): the clients, and what its
+	# servers need (git http-backend and daemon, an apt repository)
+	wget git python3 python3-pip golang-go bind9-host dpkg-dev apt
 )
+# Node.js may come from elsewhere than Debian (NodeSource ships npm inside
+# its nodejs): ask for Debian's only when the command is missing.
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 # make bench: the iptables/ipset and HTTP-proxy baselines, its report.
 if [ "${1:-}" = bench ]; then
 	packages+=(iptables ipset tinyproxy python3)

@@ -260,8 +260,7 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 	return n;
 }
 
-static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
-		      int alen)
+static void on_answer(void *arg, int status, const uint8_t *abuf, int alen)
 {
 	static uint8_t buf[DNS_MAX_MSG];
 	struct query *qy = arg;
@@ -269,7 +268,6 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	enum dns_why why;
 	int r;
 
-	(void)timeouts;
 	p->inflight--;
 	if (status == ARES_EDESTRUCTION)
 		goto out;
@@ -277,7 +275,7 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf,
 	    alen > DNS_MAX_MSG) {
 		log_info("dns: %s: upstream failed (%s): SERVFAIL", qy->q.name,
 			 ares_strerror(status));
-		why = status == ARES_ETIMEOUT ? DNS_WHY_TIMEOUT :
+		why = status == ARES_ETIMEOUT || status == ARES_ECONNREFUSED ? DNS_WHY_TIMEOUT :
 		      status == ARES_SUCCESS ? DNS_WHY_MALFORMED : DNS_WHY_UPSTREAM;
 		goto servfail;
 	}
@@ -412,8 +410,8 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 		qy->conn->refs++;
 	p->inflight++;
 	p->stats.allowed++;
-	ares_send(qy->conn ? p->tcp_channel : p->udp_channel, fresh, r,
-		  on_answer, qy);
+	if (dns_upstream_send(&p->ups, qy->conn != NULL, fresh, (size_t)r, on_answer, qy) < 0)
+		on_answer(qy, ARES_ENOMEM, NULL, 0);
 	ares_rearm(p);
 }
 
@@ -550,13 +548,8 @@ static void on_accept(struct loop_source *src, uint32_t events)
 
 static void ares_rearm(struct dns_proxy *p)
 {
-	struct timeval max = { .tv_sec = 3600 }, udp_buf, tcp_buf, *udp, *t;
-	uint64_t ms;
+	uint64_t ms = dns_upstreams_timeout_ms(&p->ups, 3600 * 1000);
 
-	/* ares_timeout returns the sooner of @max and its next deadline. */
-	udp = ares_timeout(p->udp_channel, &max, &udp_buf);
-	t = ares_timeout(p->tcp_channel, udp, &tcp_buf);
-	ms = (uint64_t)t->tv_sec * 1000 + (uint64_t)t->tv_usec / 1000;
 	timerfd_arm_ms(p->ares_timer.src.fd, ms ? ms : 1, false);
 }
 
@@ -569,8 +562,7 @@ static void on_ares_timer(struct loop_source *src, uint32_t events)
 	if (read(src->fd, &ticks, sizeof(ticks)) < 0) {
 		/* nothing: a re-armed timer may have no expiry to read */
 	}
-	ares_process_fd(p->udp_channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-	ares_process_fd(p->tcp_channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	dns_upstreams_process(&p->ups, NULL, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
 	ares_rearm(p);
 }
 
@@ -580,15 +572,16 @@ static void on_ares_sock(struct loop_source *src, uint32_t events)
 	struct dns_proxy *p = s->p;
 	int fd = src->fd;
 
-	ares_process_fd(s->channel,
-			events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd : ARES_SOCKET_BAD,
-			events & EPOLLOUT ? fd : ARES_SOCKET_BAD);
+	dns_upstreams_process(&p->ups, s->channel,
+			      events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd : ARES_SOCKET_BAD,
+			      events & EPOLLOUT ? fd : ARES_SOCKET_BAD);
 	ares_rearm(p);
 }
 
-static void sock_state(struct dns_proxy *p, ares_channel ch, int fd,
-		       int readable, int writable)
+/* c-ares opened, changed or closed an upstream socket: watch it. */
+static void sock_state(void *data, ares_channel ch, int fd, int readable, int writable)
 {
+	struct dns_proxy *p = data;
 	struct proxy_source *slot = NULL;
 	int i;
 
@@ -619,47 +612,6 @@ static void sock_state(struct dns_proxy *p, ares_channel ch, int fd,
 	if (loop_watch(p->loop, &slot->src, (readable ? EPOLLIN : 0) |
 					     (writable ? EPOLLOUT : 0)) < 0)
 		log_warn("dns: cannot watch an upstream socket");
-}
-
-static void sock_state_udp(void *data, ares_socket_t fd, int r, int w)
-{
-	struct dns_proxy *p = data;
-
-	sock_state(p, p->udp_channel, fd, r, w);
-}
-
-static void sock_state_tcp(void *data, ares_socket_t fd, int r, int w)
-{
-	struct dns_proxy *p = data;
-
-	sock_state(p, p->tcp_channel, fd, r, w);
-}
-
-static int channel_init(struct dns_proxy *p, ares_channel *ret, int flags,
-			ares_sock_state_cb cb)
-{
-	/* EDNS: c-ares then reads UDP answers up to the size our queries
-	 * announce (it would cut them at 512 bytes otherwise). */
-	struct ares_options opts = {
-		.flags = flags | ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES |
-			 ARES_FLAG_EDNS,
-		.ednspsz = DNS_UPSTREAM_EDNS_SIZE,
-		.timeout = DNS_UPSTREAM_TIMEOUT_MS,
-		.tries = 2,
-		.sock_state_cb = cb,
-		.sock_state_cb_data = p,
-	};
-	int r;
-
-	r = ares_init_options(ret, &opts, ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS |
-				  ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB |
-				  ARES_OPT_EDNSPSZ);
-	if (r != ARES_SUCCESS)
-		return -EIO;
-	if (p->cfg.upstreams_csv &&
-	    ares_set_servers_ports_csv(*ret, p->cfg.upstreams_csv) != ARES_SUCCESS)
-		return -EINVAL;
-	return 0;
 }
 
 /* ---- setup -------------------------------------------------------- */
@@ -776,18 +728,19 @@ int dns_proxy_open(struct dns_proxy *p, const struct dns_proxy_config *cfg,
 	*ret_step = "initialise c-ares";
 	if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
 		return -EIO;
-	r = channel_init(p, &p->udp_channel, ARES_FLAG_IGNTC, sock_state_udp);
-	if (r < 0)
-		goto fail;
-	r = channel_init(p, &p->tcp_channel, ARES_FLAG_USEVC, sock_state_tcp);
-	if (r < 0)
-		goto fail;
 	p->channels_ready = true;
-	return 0;
-fail:
+	r = dns_upstreams_init(&p->ups, cfg->upstreams_csv, DNS_UPSTREAM_EDNS_SIZE,
+			       sock_state, p);
 	if (r == -EINVAL)
-		*ret_step = "set the DNS upstreams (want ADDR[:PORT] or [V6]:PORT)";
-	return r;
+		*ret_step = cfg->upstreams_csv ?
+			"set the DNS upstreams (want ADDR[:PORT] or [V6]:PORT, at most 4)" :
+			"read the DNS upstreams from /etc/resolv.conf (none usable: give --dns-upstream)";
+	if (r < 0)
+		return r;
+	/* Only worth saying when some name can go upstream. */
+	if (cfg->nrules || cfg->audit)
+		dns_upstreams_check(&p->ups);
+	return 0;
 }
 
 int dns_proxy_start(struct dns_proxy *p, struct loop *loop,
@@ -823,11 +776,7 @@ void dns_proxy_close(struct dns_proxy *p)
 {
 	/* Destroying a channel fails its queries (ARES_EDESTRUCTION), which
 	 * frees them while their TCP clients still exist. */
-	if (p->udp_channel)
-		ares_destroy(p->udp_channel);
-	if (p->tcp_channel)
-		ares_destroy(p->tcp_channel);
-	p->udp_channel = p->tcp_channel = NULL;
+	dns_upstreams_destroy(&p->ups);
 	while (p->conns)
 		conn_close(p->conns);
 	if (p->loop)

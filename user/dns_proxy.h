@@ -4,7 +4,7 @@
  *
  * The BPF programs send every port-53 query of the attempt here (UDP and
  * TCP, on 127.0.0.1 and ::1). A question for an allowed name is forwarded
- * upstream through c-ares; the A/AAAA records of its answer (queried name
+ * upstream (dns_upstream.h); the A/AAAA records of its answer (queried name
  * and CNAME chain) are written into the allow maps, and only then is the
  * answer released. Any other name gets NXDOMAIN and never leaves egret.
  */
@@ -20,11 +20,11 @@
 #include "loop.h"
 #include "names.h"
 #include "events.h"
+#include "dns_upstream.h"
 
 #define DNS_DEFAULT_MIN_TTL	300	/* seconds; see docs/ARCHITECTURE.md */
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
 #define DNS_MAX_TCP_CONNS	64
-#define DNS_UPSTREAM_TIMEOUT_MS	2000	/* per try; two tries */
 #define DNS_MAX_ARES_SOCKS	32
 
 struct dns_proxy_config {
@@ -65,8 +65,7 @@ struct dns_proxy {
 	bool ip6_loopback;		/* ::1 usable; else v6 goes to ::ffff:127.0.0.1 */
 	struct proxy_source udp4, udp6, tcp4, tcp6;
 	struct proxy_source ares_timer;
-	ares_channel udp_channel;	/* ARES_FLAG_IGNTC: TC reaches the client */
-	ares_channel tcp_channel;	/* ARES_FLAG_USEVC: for clients on TCP */
+	struct dns_upstreams ups;	/* where allowed names go (dns_upstream.h) */
 	struct proxy_source socks[DNS_MAX_ARES_SOCKS];
 	struct tcp_conn *conns;
 	unsigned int nconns;

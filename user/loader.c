@@ -93,10 +93,52 @@ static int take_fds(struct loader *ld, struct egret_bpf *skel)
 	return 0;
 }
 
+/*
+ * Can a connect4 program call bpf_set_retval() (Linux 5.18)? Load the
+ * smallest one that does: 1 yes, 0 no, negative when the load fails for
+ * another reason (then egret could load nothing anyway).
+ */
+static int probe_set_retval(void)
+{
+	static int known = -1;
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = -EPERM },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_set_retval },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_CGROUP_INET4_CONNECT);
+	int fd;
+
+	if (known >= 0)
+		return known;
+	fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, "egret_probe", "GPL",
+			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd >= 0) {
+		close(fd);
+		return known = 1;
+	}
+	if (errno == EINVAL)
+		return known = 0;
+	return -errno;
+}
+
+int loader_can_set_errno(void)
+{
+	return probe_set_retval();
+}
+
 int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs)
 {
 	struct egret_bpf *skel;
 	int r;
+
+	r = probe_set_retval();
+	if (r < 0) {
+		ld->failed_step = "probe the kernel's BPF helpers";
+		return r;
+	}
 
 	skel = egret_bpf__open();
 	if (!skel) {
@@ -112,6 +154,7 @@ int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs)
 		r = -EINVAL;
 		goto out;
 	}
+	skel->rodata->have_set_retval = (__u8)probe_set_retval();
 	r = egret_bpf__load(skel);
 	if (r < 0) {
 		ld->failed_step = "load BPF programs";
@@ -141,6 +184,7 @@ static int configure(struct loader *ld, const struct loader_opts *opts)
 	}
 	bss.log_allowed = opts->log_allowed;
 	bss.audit = opts->audit;
+	bss.deny_errno = opts->deny_errno;
 	if (bpf_map_update_elem(ld->maps[LOADER_BSS], &zero, &bss, BPF_ANY) < 0)
 		return -errno;
 	return 0;

@@ -22,6 +22,7 @@ struct loader_opts {
 	bool log_allowed;	/* events for allowed decisions too */
 	bool audit;		/* log would-be denials, deny nothing */
 	bool no_spare;		/* load now even if a spare is ready */
+	int deny_errno;		/* refused connect/sendmsg: 0 = EPERM (loader_can_set_errno) */
 };
 
 #define LOADER_NPROGS	14
@@ -65,6 +66,11 @@ int loader_load(struct loader *ld, const struct loader_opts *opts);
  * (nothing counts as DNS until loader_configure()). For spare.c.
  */
 int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs);
+
+/* 1 when this kernel lets egret choose the errno of a refused connect()
+ * or sendmsg() (bpf_set_retval, Linux 5.18), 0 when only EPERM; negative
+ * errno when the probe itself could not load. */
+int loader_can_set_errno(void);
 
 /* The allow maps' fds, for allow_write_static() and the DNS path. */
 struct allow_maps loader_allow_maps(const struct loader *ld);

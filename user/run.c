@@ -118,6 +118,29 @@ static bool in_named_netns(void)
 	return false;
 }
 
+/*
+ * The errno refused connects fail with (docs/CLIENTS.md): the operator's,
+ * or the default where this kernel lets the programs choose it. An errno
+ * asked for that this kernel cannot give is refused, not silently EPERM.
+ */
+static int pick_deny_errno(const struct run_opts *o)
+{
+	int can = loader_can_set_errno();
+
+	if (can < 0)
+		return log_error_errno(can, "probe the kernel's BPF helpers (%s)", PRIV_HINT);
+	if (o->deny_errno && o->deny_errno != EPERM && !can) {
+		log_error("--deny-errno %s: this kernel can only refuse with EPERM (bpf_set_retval needs Linux 5.18)",
+			  run_deny_errno_name(o->deny_errno));
+		return -EOPNOTSUPP;
+	}
+	if (o->deny_errno)
+		return o->deny_errno;
+	if (!can)
+		log_info("this kernel cannot choose the errno of a refused connect (bpf_set_retval, Linux 5.18): EPERM");
+	return can ? RUN_DEFAULT_DENY_ERRNO : EPERM;
+}
+
 /* Steps that make the attempt. Each logs its own one-line failure. */
 static int attempt_open(struct attempt *a, const struct run_opts *o,
 			const struct launch_user *user)
@@ -127,7 +150,7 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	char parent[PATH_MAX];
 	struct allow_maps maps;
 	uint64_t t0 = mono_us(), t1;
-	int r;
+	int r, deny_errno;
 
 	/* Without privilege, gc cannot even read the records; the next step
 	 * says what is missing in one line. */
@@ -237,6 +260,9 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	if (r < 0)
 		return log_error_errno(r, "%s", step);
 
+	deny_errno = pick_deny_errno(o);
+	if (deny_errno < 0)
+		return deny_errno;
 	t1 = mono_us();
 	r = loader_load(&a->ld, &(struct loader_opts){
 		.max_entries = (__u32)o->max_entries,
@@ -244,7 +270,8 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 		.dns_port = a->dns.port,
 		.dns_ip6_loopback = a->dns.ip6_loopback,
 		.log_allowed = o->log_allowed, .audit = o->audit,
-		.no_spare = o->no_spare });
+		.no_spare = o->no_spare,
+		.deny_errno = deny_errno == EPERM ? 0 : deny_errno });
 	a->load_us = mono_us() - t1;
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
@@ -278,10 +305,10 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 			return log_error_errno(r, "%s (-v shows libbpf's detail)",
 					       a->unix_filter.failed_step);
 	}
-	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u; set up in %.1f ms (BPF load %.1f ms, %s)",
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF load %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
-		 a->dns.port, (double)(mono_us() - t0) / 1000,
-		 (double)a->load_us / 1000,
+		 a->dns.port, run_deny_errno_name(deny_errno),
+		 (double)(mono_us() - t0) / 1000, (double)a->load_us / 1000,
 		 a->ld.from_spare ? "programs loaded in advance" : "loaded now");
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -63,6 +64,9 @@ void run_usage(FILE *out)
 		"  --log FILE            append every decision as a JSON line (docs/EVENTS.md)\n"
 		"  --log-allowed         log allowed decisions too\n"
 		"  --audit               deny nothing; log what would be denied\n"
+		"  --deny-errno ERRNO    what a refused connect() or sendto() fails with:\n"
+		"                        ECONNREFUSED (default where the kernel can, Linux\n"
+		"                        5.18+), EPERM, ENETUNREACH or EHOSTUNREACH\n"
 		"  --no-spare            load the BPF programs now, and leave none loaded\n"
 		"                        in advance for the next attempt (docs/ARCHITECTURE.md)\n"
 		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
@@ -73,6 +77,29 @@ void run_usage(FILE *out)
 		"2 the policy was refused (COMMAND did not run).\n",
 		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS,
 		DNS_DEFAULT_MIN_TTL);
+}
+
+static const struct { const char *name; int e; } deny_errnos[] = {
+	{ "ECONNREFUSED", ECONNREFUSED }, { "EPERM", EPERM },
+	{ "ENETUNREACH", ENETUNREACH }, { "EHOSTUNREACH", EHOSTUNREACH },
+};
+
+const char *run_deny_errno_name(int e)
+{
+	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++)
+		if (deny_errnos[i].e == e)
+			return deny_errnos[i].name;
+	return "?";
+}
+
+static int parse_deny_errno(const char *text, int *ret)
+{
+	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++)
+		if (!strcasecmp(text, deny_errnos[i].name)) {
+			*ret = deny_errnos[i].e;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int parse_long(const char *text, long min, long max, long *ret)
@@ -98,7 +125,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
 	       OPT_NO_SPARE, OPT_PTY, OPT_ALLOW_SHARED_UID, OPT_ALLOW_UNCONFINED_UNIX,
 	       OPT_ALLOW_UNIX, OPT_HOME, OPT_CHDIR, OPT_CLEAN_ENV, OPT_PASS_ENV,
-	       OPT_SETENV };
+	       OPT_SETENV, OPT_DENY_ERRNO };
 	static const struct option options[] = {
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "policy", required_argument, NULL, OPT_POLICY },
@@ -127,6 +154,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 		{ "clean-env", no_argument, NULL, OPT_CLEAN_ENV },
 		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
 		{ "setenv", required_argument, NULL, OPT_SETENV },
+		{ "deny-errno", required_argument, NULL, OPT_DENY_ERRNO },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -271,6 +299,13 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case OPT_AUDIT:
 			o->audit = true;
+			break;
+		case OPT_DENY_ERRNO:
+			if (parse_deny_errno(optarg, &o->deny_errno) < 0) {
+				log_error("--deny-errno %s: want ECONNREFUSED, EPERM, ENETUNREACH or EHOSTUNREACH",
+					  optarg);
+				return -EINVAL;
+			}
 			break;
 		case OPT_GIT_REMOTE:
 			if (git_remote_parse(optarg, &o->remote, err, sizeof(err)) < 0) {

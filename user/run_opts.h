@@ -3,6 +3,7 @@
 #ifndef EGRET_RUN_OPTS_H
 #define EGRET_RUN_OPTS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -14,6 +15,9 @@
 #include "launch.h"
 #include "policy.h"
 #include "requests.h"
+
+/* What a refused connect() fails with unless --deny-errno says (docs/CLIENTS.md). */
+#define RUN_DEFAULT_DENY_ERRNO	ECONNREFUSED
 
 /* Exit status when egret itself fails before COMMAND runs (as env(1)). */
 #define EXIT_SETUP	125
@@ -37,6 +41,7 @@ struct run_opts {
 	bool log_allowed;
 	bool audit;
 	bool no_spare;			/* --no-spare: load now, leave none */
+	int deny_errno;			/* --deny-errno; 0 until set (run.c picks the default) */
 	bool pty;			/* --pty: a pty even without a terminal */
 	struct environ_opts env;	/* --home, --clean-env, --pass-env, --setenv */
 	const char *chdir;		/* --chdir DIR */
@@ -67,5 +72,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o);
 void run_opts_free(struct run_opts *o);
 
 void run_usage(FILE *out);
+
+/* "ECONNREFUSED" for ECONNREFUSED, of the errnos --deny-errno takes. */
+const char *run_deny_errno_name(int e);
 
 #endif

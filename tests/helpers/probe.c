@@ -28,8 +28,8 @@
  *   probe flood ADDR PORT N
  *                 N connect() calls on one TCP socket to ADDR PORT (a denied
  *                 destination: each fails at once, so the socket stays
- *                 unconnected and is reused). Prints "eperm K": K calls
- *                 failed with EPERM. Exit 0 only if K == N; any other
+ *                 unconnected and is reused). Prints "refused K": K calls
+ *                 failed with ECONNREFUSED. Exit 0 only if K == N; any other
  *                 outcome (a connection, another errno) is counted on stderr
  *
  * A file-system change, to show what COMMAND may NOT do to a path (the
@@ -44,13 +44,14 @@
  *   probe tcp-name NAME PORT PAYLOAD [4|6]    resolve NAME, then "tcp" to the
  *                 FIRST address only (no fallback that could hide a denial)
  *   probe resolve-connect NAMEFMT COUNT PORT [4|6]
- *                 COUNT times: resolve a name, then at once connect() a UDP
- *                 socket to its first address (the connect hook judges it;
- *                 no datagram is sent). "%d" in NAMEFMT becomes 0..COUNT-1.
- *                 "ok" only if all COUNT succeeded; else the first failure,
- *                 with the failure count on stderr
+ *                 COUNT times: resolve a name, then at once sendto() one
+ *                 byte on a UDP socket to its first address (the sendmsg
+ *                 hook judges it as the call is made; a UDP connect() is
+ *                 not judged, it sends nothing). "%d" in NAMEFMT becomes
+ *                 0..COUNT-1. "ok" only if all COUNT succeeded; else the
+ *                 first failure, with the failure count on stderr
  *   probe connect-all NAME PORT [4|6]
- *                 resolve NAME once, then connect() a UDP socket to EVERY
+ *                 resolve NAME once, then sendto() one byte to EVERY
  *                 address it gave. Prints "ok N" (N addresses, all
  *                 succeeded), else the first failure, with counts on stderr
  *
@@ -69,8 +70,8 @@
  * socket). [4|6] restricts getaddrinfo to one family (default: either).
  *
  * Prints exactly one line on stdout: "ok" (dns, connect-all: "ok ..." as above;
- * flood: "eperm K") or
- * "err ENAME" (ENAME from strerrorname_np, e.g. EPERM; for a failed lookup
+ * flood: "refused K") or
+ * "err ENAME" (ENAME from strerrorname_np, e.g. ECONNREFUSED; for a failed lookup
  * the getaddrinfo code, e.g. EAI_NONAME). Exit 0 on ok, 1 on a syscall or
  * lookup error, 2 on usage. Details for humans go to stderr.
  *
@@ -281,13 +282,13 @@ static int do_udp(const struct target *t, const char *mode, const char *payload,
 
 /*
  * A burst of denied decisions for the event path to keep up with: N
- * connect() calls as fast as one loop can make them. Every call must fail
- * with EPERM; the count is the figure the tests compare with egret's log
- * and counters.
+ * connect() calls as fast as one loop can make them. Every call must be
+ * refused with egret's default errno, ECONNREFUSED; the count is the
+ * figure the tests compare with egret's log and counters.
  */
 static int do_flood(const struct target *t, long n)
 {
-	long i, eperm = 0, other = 0, connected = 0;
+	long i, refused = 0, other = 0, connected = 0;
 	int fd, first_err = 0;
 
 	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -298,8 +299,8 @@ static int do_flood(const struct target *t, long n)
 			connected++;	/* allowed: stop, a socket connects once */
 			break;
 		}
-		if (errno == EPERM) {
-			eperm++;
+		if (errno == ECONNREFUSED) {
+			refused++;
 		} else {
 			if (!other++)
 				first_err = errno;
@@ -309,11 +310,11 @@ static int do_flood(const struct target *t, long n)
 		}
 	}
 	close(fd);
-	printf("eperm %ld\n", eperm);
-	if (eperm == n)
+	printf("refused %ld\n", refused);
+	if (refused == n)
 		return 0;
-	fprintf(stderr, "probe: flood: %ld of %ld connect() calls got EPERM, "
-		"%ld connected, %ld other errors (first: %s)\n", eperm, n,
+	fprintf(stderr, "probe: flood: %ld of %ld connect() calls refused (ECONNREFUSED), "
+		"%ld connected, %ld other errors (first: %s)\n", refused, n,
 		connected, other, first_err ? strerror(first_err) : "none");
 	return 1;
 }
@@ -435,7 +436,7 @@ static int do_resolve_connect(const char *fmt, long count, const char *port,
 		fd = socket(t.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return fail("socket", errno);
-		if (connect(fd, (const struct sockaddr *)&t.ss, t.len) < 0 &&
+		if (sendto(fd, "x", 1, 0, (const struct sockaddr *)&t.ss, t.len) < 0 &&
 		    !failed++) {
 			err = errno;
 			first_err = strerrorname_np(err);
@@ -470,7 +471,7 @@ static int do_connect_all(const char *name, const char *port, int family)
 		fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return fail("socket", errno);
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && !failed++) {
+		if (sendto(fd, "x", 1, 0, ai->ai_addr, ai->ai_addrlen) < 0 && !failed++) {
 			err = errno;
 			first_err = strerrorname_np(err);
 			format_sockaddr((struct sockaddr_storage *)ai->ai_addr,

@@ -18,6 +18,12 @@ TEST_GID=$(id -g "$TEST_USER" 2>/dev/null)
 AS_TEST_USER=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --clear-groups)
 # Child shells (unshare -m bash -c ...) see them too.
 export TEST_USER TEST_UID TEST_GID
+# What a probe prints when egret refuses its connect() or sendto(): the
+# default --deny-errno (docs/CLIENTS.md). A datagram a connected UDP socket
+# sends is dropped on its way out instead, and the kernel says EPERM.
+# shellcheck disable=SC2034 # the suites that source this use it
+REFUSED="err ECONNREFUSED"
+DROPPED="err EPERM"
 # Attempts running at the same time each get a uid of their own, as a
 # miner's should: bare numbers, no passwd entry (egret refuses a uid that
 # another attempt, or any process outside, runs as). Usage: own_uid N
@@ -85,3 +91,18 @@ test_tidy() {
 	done
 }
 
+# End the suite here when preflight_problem found PROBLEM: with CI=true a
+# failure (the privileged suites must run there), else every test skipped.
+# Usage: preflight_or_exit PROBLEM "the integration suite" NTESTS
+preflight_or_exit() {
+	[ -z "$1" ] && return 0
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL  preflight: $1 (CI=true: $2 must run)"
+		TESTS_FAILED=1
+	else
+		echo "SKIP: $2 needs root, cgroup2, BPF, netns and its tools: $1"
+		TESTS_SKIPPED=$3
+	fi
+	summary
+	exit
+}

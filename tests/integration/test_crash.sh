@@ -36,8 +36,8 @@ EOF
 
 	touch "$TDIR/go"		# the leftover tries only now, egret is gone
 	wait_for_file "$TDIR/done" 20
-	assert_eq "err EPERM" "$(cat "$TDIR/denied")" "leftover's tcp to a denied address"
-	assert_eq "err EPERM" "$(cat "$TDIR/denied-udp")" "leftover's udp to a denied address"
+	assert_eq "$REFUSED" "$(cat "$TDIR/denied")" "leftover's tcp to a denied address"
+	assert_eq "$REFUSED" "$(cat "$TDIR/denied-udp")" "leftover's udp to a denied address"
 	assert_eq ok "$(cat "$TDIR/allowed")" "leftover's tcp to the allowed address"
 	world_sink_has "$tok" || fail "allowed token $tok not in the sink log"
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" || fail "tcp barrier"
@@ -115,10 +115,10 @@ EOF
 			local own=10 other=11
 			[ "$n" = b ] && own=11 other=10
 			assert_eq ok "$(cat "$TDIR/$n.$r.$own")" "round $r: $n to its own address"
-			assert_eq "err EPERM" "$(cat "$TDIR/$n.$r.$other")" "round $r: $n to the other's"
+			assert_eq "$REFUSED" "$(cat "$TDIR/$n.$r.$other")" "round $r: $n to the other's"
 			world_sink_has "$tk-$n-$r-$own" || fail "round $r: $n's own token missing"
 			! world_sink_has "$tk-$n-$r-$other" || fail "round $r: $n reached the other's address"
-			assert_eq "err EPERM" "$(cat "$TDIR/$n.$r.7")" "round $r: $n to 198.51.100.7"
+			assert_eq "$REFUSED" "$(cat "$TDIR/$n.$r.7")" "round $r: $n to 198.51.100.7"
 			! world_sink_has "$tk-$n-$r-7" || fail "round $r: $n reached 198.51.100.7"
 		done
 		[ "$r" = 2 ] && break

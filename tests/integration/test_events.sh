@@ -6,7 +6,7 @@
 # a flood of decisions loses none silently.
 #
 # Sourced by run.sh after test_dns.sh and test_policy.sh, whose dns_script,
-# got, assert_landed, assert_not_landed, assert_reached, assert_eperm and
+# got, assert_landed, assert_not_landed, assert_reached, assert_conn_refused and
 # assert_dns_*_since these tests use. Names are the world's
 # (tests/world/world.sh):
 #   github.com 203.0.113.10 / 2001:db8:2::10   evil.test 203.0.113.11
@@ -186,9 +186,9 @@ EOF
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq 203.0.113.10 "$(got resolve)" "getent ahostsv4 github.com $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80 (allowed)"
-	assert_eperm port "$tok-port" 203.0.113.10 8080 "github.com's address, port 8080"
-	assert_eperm bare "$tok-bare" 198.51.100.7 443 "198.51.100.7:443 (no rule)"
-	assert_eperm v6 "$tok-v6" 2001:db8:2::11 443 "[2001:db8:2::11]:443 (no rule)"
+	assert_conn_refused port "$tok-port" 203.0.113.10 8080 "github.com's address, port 8080"
+	assert_conn_refused bare "$tok-bare" 198.51.100.7 443 "198.51.100.7:443 (no rule)"
+	assert_conn_refused v6 "$tok-v6" 2001:db8:2::11 443 "[2001:db8:2::11]:443 (no rule)"
 	assert_eq NXDOMAIN "$(got dig-evil)" "dig evil.test $(said)"
 	assert_dns_not_asked_since evil.test "$n0" "a denied name"
 
@@ -239,7 +239,7 @@ EOF
 		--allow github.com:80 -- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret --log-allowed exit status $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80 (allowed, --log-allowed)"
-	assert_eperm port "$tok-port" 203.0.113.10 8080 "github.com:8080 (--log-allowed)"
+	assert_conn_refused port "$tok-port" 203.0.113.10 8080 "github.com:8080 (--log-allowed)"
 	assert_log_wellformed "$log" "$id"
 	line=$(one_line "$log" "--log-allowed: allowed connect to github.com:80" \
 		'"kind":"connect"' '"addr":"203.0.113.10"' '"port":80,')
@@ -364,7 +364,7 @@ t_events_audit_udp_once() {
 	log=$(log_path deny.log)
 	attempt --id "$id" --log "$log" --user "$TEST_USER" -- "$P" udp 203.0.113.24 9999 "$tok-deny"
 	assert_eq 1 "$RC" "deny mode: egret exit status $(said)"
-	assert_eq "err EPERM" "$OUT" "deny mode: udp 203.0.113.24:9999 $(said)"
+	assert_eq "$REFUSED" "$OUT" "deny mode: udp 203.0.113.24:9999 $(said)"
 	grep -qE '^egret:   denied +1 x 203\.0\.113\.24:9999/udp \(no name\): no rule allows this address$' <<<"$ERR" ||
 		fail "deny mode: want 'denied 1 x 203.0.113.24:9999/udp' in the summary $(said)"
 	assert_eq 1 "$(ev_count "$log" '"addr":"203.0.113.24"')" \
@@ -437,14 +437,14 @@ EOF
 	assert_reached bare "$tok-bare" 198.51.100.7:443 "suggested policy: 198.51.100.7:443"
 	assert_eq ok "$(got udp)" "suggested policy: udp 203.0.113.24:9999 $(said)"
 	world_sink_wait "$tok-udp" || fail "suggested policy: datagram $tok-udp never arrived"
-	assert_eperm gh80 "$tok-gh80" 203.0.113.10 80 "suggested policy: github.com:80 (not in the log)"
-	assert_eperm evil443 "$tok-evil443" 203.0.113.11 443 "suggested policy: evil.test:443 (port not in the log)"
-	assert_eperm bare80 "$tok-bare80" 198.51.100.7 80 "suggested policy: 198.51.100.7:80 (port not in the log)"
-	assert_eq "err EPERM" "$(got udp5353)" "suggested policy: udp 203.0.113.24:5353 $(said)"
+	assert_conn_refused gh80 "$tok-gh80" 203.0.113.10 80 "suggested policy: github.com:80 (not in the log)"
+	assert_conn_refused evil443 "$tok-evil443" 203.0.113.11 443 "suggested policy: evil.test:443 (port not in the log)"
+	assert_conn_refused bare80 "$tok-bare80" 198.51.100.7 80 "suggested policy: 198.51.100.7:80 (port not in the log)"
+	assert_eq "$REFUSED" "$(got udp5353)" "suggested policy: udp 203.0.113.24:5353 $(said)"
 	assert_not_landed "$tok-udp5353" udp 203.0.113.24 5353 "suggested policy: udp 203.0.113.24:5353"
 	assert_eq NXDOMAIN "$(got dig-other)" "suggested policy: registry.evil.test (not in the log) $(said)"
 	assert_dns_not_asked_since registry.evil.test "$n0" "suggested policy: registry.evil.test"
-	assert_eperm other "$tok-other" 203.0.113.25 443 "suggested policy: 203.0.113.25:443 (not in the log)"
+	assert_conn_refused other "$tok-other" 203.0.113.25 443 "suggested policy: 203.0.113.25:443 (not in the log)"
 }
 
 # Address-selection probes: getaddrinfo (port 0) and Go's resolver (port
@@ -470,7 +470,7 @@ EOF
 	assert_eq "2001:db8:2::10 203.0.113.10 " "$(got getent)" "getent ahosts github.com $(said)"
 	assert_eq ok "$(got go9)" "a UDP connect to 198.51.100.7:9, nothing sent $(said)"
 	assert_eq ok "$(got gai0)" "a UDP connect to [2001:db8:2::11]:0, nothing sent $(said)"
-	assert_eq "err EPERM" "$(got sent)" "a datagram to 198.51.100.7:9999 $(said)"
+	assert_eq "$DROPPED" "$(got sent)" "a datagram to 198.51.100.7:9999 $(said)"
 	assert_not_landed "$tok-sent" udp 198.51.100.7 9999 "the connected socket's datagram"
 	! grep -qE ':(0|9)/udp' <<<"$ERR" || fail "a probe in the summary: $ERR"
 	grep -q "198.51.100.7:9999/udp" <<<"$ERR" || fail "the datagram sent is not in the summary: $ERR"
@@ -541,7 +541,7 @@ EOF
 	finish_bg "$TDIR/go"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80"
-	assert_eq "err EPERM" "$(got port)" "github.com:8080 $(said)"
+	assert_eq "$REFUSED" "$(got port)" "github.com:8080 $(said)"
 	st=$("$EGRET" status --json 2>&1)
 	! grep -qF "\"id\":\"$id\"" <<<"$st" || fail "egret status --json still lists $id after it ended: $st"
 	txt=$("$EGRET" status "$id" 2>&1)
@@ -600,7 +600,7 @@ EOF
 	finish_bg "$TDIR/go"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80"
-	assert_eq "err EPERM" "$(got port)" "github.com:8080 $(said)"
+	assert_eq "$REFUSED" "$(got port)" "github.com:8080 $(said)"
 }
 
 # --- 6. a flood of denials ----------------------------------------------------
@@ -608,7 +608,7 @@ EOF
 FLOOD_N=100000		# connect() calls; about a second on a 2-CPU VM
 
 # FLOOD_N denied connect() calls from one loop, as fast as it can: each
-# gets EPERM, the counters count every one, and each decision is either a
+# is refused, the counters count every one, and each decision is either a
 # log line or counted as dropped (ring buffer full) - in the live attempt's
 # counters (egret status, bpftool) and in the exit summary's "events lost".
 # Twice: with COMMAND pausing after the flood (to read the live counters),
@@ -626,8 +626,8 @@ EOF
 	t0=$(date +%s)
 	start_bg --id "$id" --log "$log" --user "$TEST_USER" -- sh "$script" "$P" x "$TDIR" "$FLOOD_N"
 	wait_ready "$TDIR/ready"
-	assert_eq "eperm $FLOOD_N" "$(cat "$TDIR/flood.out")" \
-		"probe flood: connect() calls that got EPERM ($(cat "$TDIR/flood.err"))"
+	assert_eq "refused $FLOOD_N" "$(cat "$TDIR/flood.out")" \
+		"probe flood: connect() calls egret refused ($(cat "$TDIR/flood.err"))"
 
 	st=$("$EGRET" status "$id" --json 2>&1) || fail "egret status $id --json: $st"
 	obj=${st#*\"attempts\":[}
@@ -665,7 +665,7 @@ EOF
 	attempt --id "$id" --log "$log" --user "$TEST_USER" -- "$P" flood 203.0.113.11 443 "$FLOOD_N"
 	t1=$(date +%s)
 	assert_eq 0 "$RC" "flood as COMMAND: exit status $(said)"
-	assert_eq "eperm $FLOOD_N" "$OUT" "flood as COMMAND: connect() calls that got EPERM $(said)"
+	assert_eq "refused $FLOOD_N" "$OUT" "flood as COMMAND: connect() calls egret refused $(said)"
 	assert_log_wellformed "$log" "$id"
 	lines=$(ev_count "$log" '"kind":"connect","verdict":"deny"' '"addr":"203.0.113.11","port":443,')
 	dropped=$(sed -n 's/^egret:   \([0-9]*\) events lost (ring buffer full).*/\1/p' <<<"$ERR")
@@ -696,8 +696,8 @@ EOF
 		-- sh "$script" "$P" "$tok" "$TDIR"
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_reached allowed "$tok-allowed" 203.0.113.10:80 "github.com:80"
-	assert_eq "err EPERM" "$(got port3)" "github.com:8080 $(said)"
-	assert_eq "err EPERM" "$(got bare)" "198.51.100.7:443 $(said)"
+	assert_eq "$REFUSED" "$(got port3)" "github.com:8080 $(said)"
+	assert_eq "$REFUSED" "$(got bare)" "198.51.100.7:443 $(said)"
 	assert_eq NXDOMAIN "$(got dig-evil)" "dig evil.test $(said)"
 	assert_eq "egret: attempt $id: connections/datagrams 1 allowed, 4 denied; DNS 1 answered, 1 names denied, 0 failed" \
 		"$(summary_line "$id")" "summary counts line $(said)"

@@ -270,7 +270,7 @@ t_cgroup_parent() {
 		-- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup; "$1" tcp 203.0.113.11 80 "$2"' \
 		sh "$P" "$tok"
 	assert_eq "/$ID_PREFIX-parent/$id
-err EPERM" "$OUT" "COMMAND's cgroup, then a denied probe $(said)"
+$REFUSED" "$OUT" "COMMAND's cgroup, then a denied probe $(said)"
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" || fail "barrier"
 	! world_sink_has "$tok" || fail "denied probe reached the sink"
 	assert_absent "$parent/$id" "attempt cgroup under the custom parent after exit"
@@ -313,7 +313,7 @@ EOF
 	*/egret/"$id" | */egret/"$id"/sub) ;;
 	*) fail "COMMAND ended in cgroup '$(cat "$TDIR/cgroup")'" ;;
 	esac
-	assert_eq "err EPERM" "$(cat "$TDIR/after")" "probe after the escape attempts"
+	assert_eq "$REFUSED" "$(cat "$TDIR/after")" "probe after the escape attempts"
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" || fail "barrier"
 	! world_sink_has "$tok" || fail "COMMAND reached a denied address after tampering"
 	assert_no_residue "$id"

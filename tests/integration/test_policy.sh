@@ -60,9 +60,9 @@ assert_reached() {	# KEY TOKEN DEST WHAT
 	assert_landed "$2" "$3" "$4"
 }
 
-# The probe's result for KEY was EPERM and its token never landed.
-assert_eperm() {	# KEY TOKEN ADDR PORT WHAT
-	assert_eq "err EPERM" "$(got "$1")" "$5 $(said)"
+# The probe's connect for KEY was refused ($REFUSED) and its token never landed.
+assert_conn_refused() {	# KEY TOKEN ADDR PORT WHAT
+	assert_eq "$REFUSED" "$(got "$1")" "$5 $(said)"
 	assert_not_landed "$2" tcp "$3" "$4" "$5"
 }
 
@@ -157,15 +157,15 @@ EOF
 	assert_reached codeload-443 "$tok-codeload-443" 203.0.113.23:443 \
 		"codeload.github.com:443 (forge companion)"
 	assert_eq "err EAI_NONAME" "$(got npm-name)" "getaddrinfo registry.npmjs.org $(said)"
-	assert_eperm deb-8080 "$tok-deb-8080" 203.0.113.20 8080 "deb.debian.org:8080 (catalog: 80, 443)"
-	assert_eperm gh-80 "$tok-gh-80" 203.0.113.10 80 "github.com:80 (https remote: 443 only)"
-	assert_eperm gh6-80 "$tok-gh6-80" 2001:db8:2::10 80 "github.com:80 over IPv6"
-	assert_eperm gh-22 "$tok-gh-22" 203.0.113.10 22 "github.com:22 (https remote: 443 only)"
-	assert_eperm codeload-80 "$tok-codeload-80" 203.0.113.23 80 "codeload.github.com:80 (companions: 443)"
-	assert_eperm npm-443 "$tok-npm-443" 203.0.113.11 443 "registry.npmjs.org's address"
-	assert_eperm pypi-443 "$tok-pypi-443" 203.0.113.24 443 "pypi.org's address"
-	assert_eperm evilreg-443 "$tok-evilreg-443" 203.0.113.25 443 "registry.evil.test's address"
-	assert_eperm bare-80 "$tok-bare-80" 198.51.100.7 80 "an address no name gave"
+	assert_conn_refused deb-8080 "$tok-deb-8080" 203.0.113.20 8080 "deb.debian.org:8080 (catalog: 80, 443)"
+	assert_conn_refused gh-80 "$tok-gh-80" 203.0.113.10 80 "github.com:80 (https remote: 443 only)"
+	assert_conn_refused gh6-80 "$tok-gh6-80" 2001:db8:2::10 80 "github.com:80 over IPv6"
+	assert_conn_refused gh-22 "$tok-gh-22" 203.0.113.10 22 "github.com:22 (https remote: 443 only)"
+	assert_conn_refused codeload-80 "$tok-codeload-80" 203.0.113.23 80 "codeload.github.com:80 (companions: 443)"
+	assert_conn_refused npm-443 "$tok-npm-443" 203.0.113.11 443 "registry.npmjs.org's address"
+	assert_conn_refused pypi-443 "$tok-pypi-443" 203.0.113.24 443 "pypi.org's address"
+	assert_conn_refused evilreg-443 "$tok-evilreg-443" 203.0.113.25 443 "registry.evil.test's address"
+	assert_conn_refused bare-80 "$tok-bare-80" 198.51.100.7 80 "an address no name gave"
 	for name in deb.debian.org security.debian.org archive.ubuntu.com github.com \
 		codeload.github.com; do
 		assert_dns_asked_since "$name" "${n0[$name]}" "built-in default"
@@ -235,7 +235,7 @@ EOF
 	assert_eq NOERROR "$(got npm "$TDIR/a.out")" "owner/a: dig registry.npmjs.org"
 	assert_eq ok "$(got npm-443 "$TDIR/a.out")" "owner/a: registry.npmjs.org:443"
 	assert_landed "$tok-a-npm-443" 203.0.113.11:443 "owner/a: registry.npmjs.org:443"
-	assert_eq "err EPERM" "$(got npm-80 "$TDIR/a.out")" "owner/a: registry.npmjs.org:80 (npm: 443)"
+	assert_eq "$REFUSED" "$(got npm-80 "$TDIR/a.out")" "owner/a: registry.npmjs.org:80 (npm: 443)"
 	assert_not_landed "$tok-a-npm-80" tcp 203.0.113.11 80 "owner/a: registry.npmjs.org:80"
 	assert_eq ok "$(got deb-80 "$TDIR/a.out")" "owner/a: deb.debian.org:80 (top level)"
 	assert_landed "$tok-a-deb-80" 203.0.113.20:80 "owner/a: deb.debian.org:80"
@@ -244,7 +244,7 @@ EOF
 		"owner/b (no section): dig registry.npmjs.org, while owner/a runs with it allowed"
 	assert_eq "err EAI_NONAME" "$(got npm-name "$TDIR/b.out")" \
 		"owner/b: getaddrinfo registry.npmjs.org"
-	assert_eq "err EPERM" "$(got npm-443 "$TDIR/b.out")" \
+	assert_eq "$REFUSED" "$(got npm-443 "$TDIR/b.out")" \
 		"owner/b: registry.npmjs.org's address:443, learned by owner/a's attempt at the same time"
 	assert_not_landed "$tok-b-npm-443" tcp 203.0.113.11 443 "owner/b: registry.npmjs.org:443"
 	assert_dns_not_asked_since registry.npmjs.org "$n1" "owner/b"
@@ -336,10 +336,10 @@ EOF
 		for f in evil.test registry.evil.test registry.npmjs.org; do
 			assert_eq NXDOMAIN "$(got "dig $f")" "$run: dig $f $(said)"
 		done
-		assert_eperm evil-80 "$tok-$run-evil-80" 203.0.113.11 80 "$run: evil.test's address"
-		assert_eperm evilreg-443 "$tok-$run-evilreg-443" 203.0.113.25 443 \
+		assert_conn_refused evil-80 "$tok-$run-evil-80" 203.0.113.11 80 "$run: evil.test's address"
+		assert_conn_refused evilreg-443 "$tok-$run-evilreg-443" 203.0.113.25 443 \
 			"$run: registry.evil.test's address"
-		assert_eperm gh-80 "$tok-$run-gh-80" 203.0.113.10 80 "$run: github.com:80"
+		assert_conn_refused gh-80 "$tok-$run-gh-80" 203.0.113.10 80 "$run: github.com:80"
 		for f in evil.test registry.evil.test registry.npmjs.org; do
 			assert_dns_not_asked_since "$f" "${n0[$f]}" "$run"
 		done
@@ -550,8 +550,8 @@ EOF
 	assert_eq NOERROR "$(got "dig codeload")" "ssh remote: dig codeload.github.com $(said)"
 	assert_reached gh-22 "$tok-ssh-gh-22" 203.0.113.10:22 "ssh remote: github.com:22"
 	assert_reached gh6-22 "$tok-ssh-gh6-22" "[2001:db8:2::10]:22" "ssh remote: github.com:22 over IPv6"
-	assert_eperm gh-443 "$tok-ssh-gh-443" 203.0.113.10 443 "ssh remote: github.com:443"
-	assert_eperm gh6-443 "$tok-ssh-gh6-443" 2001:db8:2::10 443 "ssh remote: github.com:443 over IPv6"
+	assert_conn_refused gh-443 "$tok-ssh-gh-443" 203.0.113.10 443 "ssh remote: github.com:443"
+	assert_conn_refused gh6-443 "$tok-ssh-gh6-443" 2001:db8:2::10 443 "ssh remote: github.com:443 over IPv6"
 	assert_reached codeload-443 "$tok-ssh-codeload-443" 203.0.113.23:443 \
 		"ssh remote: codeload.github.com:443 (forge companion)"
 
@@ -562,12 +562,12 @@ EOF
 	assert_eq 0 "$RC" "git_remote: false: egret exit status $(said)"
 	assert_eq NXDOMAIN "$(got "dig gh")" "git_remote: false: dig github.com $(said)"
 	assert_eq NXDOMAIN "$(got "dig codeload")" "git_remote: false: dig codeload.github.com $(said)"
-	assert_eperm gh-22 "$tok-nogit-gh-22" 203.0.113.10 22 "git_remote: false: github.com:22"
+	assert_conn_refused gh-22 "$tok-nogit-gh-22" 203.0.113.10 22 "git_remote: false: github.com:22"
 	assert_eq "err EAI_NONAME" "$(got gh6-22)" "git_remote: false: getaddrinfo github.com $(said)"
-	assert_eperm gh-443 "$tok-nogit-gh-443" 203.0.113.10 443 "git_remote: false: github.com:443"
-	assert_eperm gh6-443 "$tok-nogit-gh6-443" 2001:db8:2::10 443 \
+	assert_conn_refused gh-443 "$tok-nogit-gh-443" 203.0.113.10 443 "git_remote: false: github.com:443"
+	assert_conn_refused gh6-443 "$tok-nogit-gh6-443" 2001:db8:2::10 443 \
 		"git_remote: false: github.com:443 over IPv6"
-	assert_eperm codeload-443 "$tok-nogit-codeload-443" 203.0.113.23 443 \
+	assert_conn_refused codeload-443 "$tok-nogit-codeload-443" 203.0.113.23 443 \
 		"git_remote: false: codeload.github.com:443"
 	assert_dns_not_asked_since github.com "$n_gh" "git_remote: false"
 	assert_dns_not_asked_since codeload.github.com "$n_cl" "git_remote: false"

@@ -63,7 +63,7 @@ EOF
 	req_attempt owner/a "$script" "$P" "$tok" "$TDIR"
 	[ "$RC" = 0 ] || fail "attempt $(said)"
 	assert_eq NXDOMAIN "$(got name)" "dig registry.evil.test"
-	assert_eq "err EPERM" "$(got addr1)" "203.0.113.25:443"
+	assert_eq "$REFUSED" "$(got addr1)" "203.0.113.25:443"
 	assert_not_landed "$tok-2" tcp 203.0.113.25 443 "203.0.113.25:443"
 	a1=$REQ_ID
 
@@ -198,7 +198,7 @@ EOF
 	"$EGRET" requests deny "$id" --state-dir "$TDIR/state" >/dev/null || fail "deny $id"
 	assert_eq "" "$(req_id owner/a 203.0.113.24 8080)" "denied request still pending"
 	req_attempt owner/a "$script" "$P" "$(token d)" "$TDIR"
-	assert_eq "err EPERM" "$(got conn)" "denied request's destination"
+	assert_eq "$REFUSED" "$(got conn)" "denied request's destination"
 	assert_eq "" "$(req_id owner/a 203.0.113.24 8080)" "denied request pending again"
 	assert_eq "denied 2" "$(req_field "$id" status) $(req_field "$id" count)" \
 		"denied request after another denial"

@@ -39,7 +39,7 @@ t_spare_taken() {
 		"\"$P\" tcp 203.0.113.11 80 $tok-denied; \"$P\" tcp 203.0.113.10 80 $tok-allowed"
 	grep -q "(BPF load [0-9.]* ms, programs loaded in advance)" <<<"$ERR" ||
 		fail "second attempt did not take the spare: $(said)"
-	assert_eq "err EPERM ok" "$(echo $OUT)" "second attempt's probes $(said)"
+	assert_eq "$REFUSED ok" "$(echo $OUT)" "second attempt's probes $(said)"
 	assert_landed "$tok-allowed" 203.0.113.10:80 "allowed probe with a spare"
 	assert_not_landed "$tok-denied" tcp 203.0.113.11 80 "denied probe with a spare"
 	assert_absent "$spare" "the spare the second attempt took"
@@ -67,7 +67,7 @@ t_spare_tampered() {
 	bpftool map update pinned "$spare/egret_allow4" key 203 0 113 11 value hex $value ||
 		fail "could not plant an entry in $spare"
 	attempt -v --user "$TEST_USER" -- "$P" tcp 203.0.113.11 80 "$tok"
-	assert_eq "err EPERM" "$OUT" "probe to the planted address $(said)"
+	assert_eq "$REFUSED" "$OUT" "probe to the planted address $(said)"
 	assert_not_landed "$tok" tcp 203.0.113.11 80 "planted address"
 	grep -q "loaded now" <<<"$ERR" || fail "the tampered spare was used: $(said)"
 	[ ! -e "$spare" ] || fail "tampered spare $spare was left in place"
@@ -86,7 +86,7 @@ t_spare_tampered() {
 		mv "$SPARES/swap_pin" "${two[1]}/egret_allow4" ||
 		fail "could not swap the spares' maps"
 	attempt -v --user "$TEST_USER" -- "$P" tcp 203.0.113.11 80 "$tok-swap"
-	assert_eq "err EPERM" "$OUT" "probe after the swap $(said)"
+	assert_eq "$REFUSED" "$OUT" "probe after the swap $(said)"
 	grep -q "loaded now" <<<"$ERR" || fail "a spare with another spare's map was used: $(said)"
 	"$EGRET" gc --spares >/dev/null
 }

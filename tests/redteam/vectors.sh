@@ -22,10 +22,10 @@ other $P tcp 198.51.100.7 443 $d4
 EOF
 	run_in in "${CONTROL_ALLOW[@]}"
 	check_control "$c"
-	expect addr "err EPERM"
-	expect port "err EPERM"
-	expect v6 "err EPERM"
-	expect other "err EPERM"
+	expect addr "$REFUSED"
+	expect port "$REFUSED"
+	expect v6 "$REFUSED"
+	expect other "$REFUSED"
 	nowhere "$d1" "$d2" "$d3" "$d4"
 }
 
@@ -44,9 +44,9 @@ EOF
 	check_control "$c"
 	expect allowed ok
 	arrived_at "$a" 203.0.113.10:80
-	expect denied "err EPERM"
-	expect denied-v6 "err EPERM"
-	expect denied-mapped "err EPERM"
+	expect denied "$REFUSED"
+	expect denied-v6 "$REFUSED"
+	expect denied-mapped "$REFUSED"
 	nowhere "$d1" "$d2" "$d3"
 }
 
@@ -75,11 +75,11 @@ EOF
 	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999 --allow '[2001:db8:2::10]:9999'
 	check_control "$c"
 	expect sendto-ok ok
-	expect sendto-denied "err EPERM sendto"
+	expect sendto-denied "$REFUSED sendto"
 	expect sendmsg-ok ok
-	expect sendmsg-denied "err EPERM"
+	expect sendmsg-denied "$REFUSED"
 	expect mmsg-mixed "ok 1"
-	expect mmsg-denied-first "err EPERM sendmmsg"
+	expect mmsg-denied-first "$REFUSED sendmmsg"
 	expect mmsg-v6 "ok 1"
 	expect mmsg-connected "ok 1"
 	expect mmsg-connected-cmsg "ok 1"
@@ -119,11 +119,11 @@ EOF
 	arrived_at "$a1" 203.0.113.10:9999
 	arrived_at "$a2" 203.0.113.10:9999
 	arrived_at "$a3" "[2001:db8:2::10]:9999"
-	expect cmsg-denied "err EPERM"
-	expect cmsg-v6-denied "err EPERM"
-	expect sendto-other "err EPERM"
-	expect unspec-other "err EPERM"
-	expect v6-sendto-other "err EPERM"
+	expect cmsg-denied "$REFUSED"
+	expect cmsg-v6-denied "$REFUSED"
+	expect sendto-other "$REFUSED"
+	expect unspec-other "$REFUSED"
+	expect v6-sendto-other "$REFUSED"
 	nowhere "$d1" "$d2" "$d3" "$d4" "$d5"
 }
 
@@ -148,10 +148,10 @@ EOF
 	arrived_at "$a1" 203.0.113.10:80
 	expect mmsg "ok 1"
 	arrived_at "$a2" 203.0.113.10:9999
-	expect tcp-denied "err EPERM"
-	expect udp-denied "err EPERM"
-	expect v6sock-v4addr "err EPERM"
-	expect mapped-loopback "err EPERM"
+	expect tcp-denied "$REFUSED"
+	expect udp-denied "$REFUSED"
+	expect v6sock-v4addr "$REFUSED"
+	expect mapped-loopback "$REFUSED"
 	nowhere "$d1" "$d2" "$d3" "$d4" "$d5"
 }
 
@@ -176,10 +176,10 @@ local-use $P tcp 64:ff9b:1::cb00:710b 80 $d4
 EOF
 	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.11:80,9999
 	check_control "$c"
-	expect tcp "err EPERM"
-	expect udp "err EPERM"
-	expect tfo "err EPERM"
-	expect local-use "err EPERM"
+	expect tcp "$REFUSED"
+	expect udp "$REFUSED"
+	expect tfo "$REFUSED"
+	expect local-use "$REFUSED"
 	nowhere "$d1" "$d2" "$d3" "$d4"
 }
 
@@ -220,7 +220,7 @@ EOF
 	arrived_at "$w" 203.0.113.11:80
 	for k in lo-tcp lo-udp lo-other any4 lo6-tcp lo6-udp any6 mapped-lo localhost \
 		metadata metadata-udp metadata-v6; do
-		expect "$k" "err EPERM"
+		expect "$k" "$REFUSED"
 	done
 	nowhere "$d1" "$d2" "$d3" "$d4" "$d5" "$d6" "$d7" "$d8" "$d9" "$d10" "$d11" "$d12"
 }
@@ -244,10 +244,10 @@ mcast6 $R sendto ff02::1 9999 $d4
 EOF
 	run_in in "${CONTROL_ALLOW[@]}" --allow 203.0.113.10:9999
 	check_control "$c"
-	expect subnet "err EPERM sendto"
-	expect limited "err EPERM sendto"
-	expect mcast "err EPERM sendto"
-	expect_re mcast6 '^err (EPERM|EINVAL) sendto$'
+	expect subnet "$REFUSED sendto"
+	expect limited "$REFUSED sendto"
+	expect mcast "$REFUSED sendto"
+	expect_re mcast6 '^err (ECONNREFUSED|EINVAL) sendto$'
 	nowhere "$d1" "$d2" "$d3" "$d4"
 }
 
@@ -306,7 +306,7 @@ EOF
 	[ -z "$line" ] || fail "a packet with a forged source reached the world: ${line:0:200} $(said)"
 	nowhere "$t"
 	for k in udp6 udp6-ip tcp6 pktinfo6 transparent6 udp4 tcp4 pktinfo4; do
-		expect_re "$k" '^err (EPERM|EINVAL|EADDRNOTAVAIL) (setsockopt|bind|sendmsg|sendto|connect)$'
+		expect_re "$k" '^err (EPERM|ECONNREFUSED|EINVAL|EADDRNOTAVAIL) (setsockopt|bind|sendmsg|sendto|connect)$'
 	done
 	# With net.ipv*.ip_nonlocal_bind=1 no option is needed: closed
 	# regardless (the bind hook, and the backstop checks every source).
@@ -459,7 +459,7 @@ EOF
 		[ -z "$line" ] || fail "$k reached a special destination under a broad allow: ${line:0:200} (COMMAND: '$(res "$k")')"
 	done
 	for k in "${kinds[@]}"; do
-		expect_re "$k" '^err (EPERM|EADDRNOTAVAIL|ENOENT|EACCES)( [a-z]+)?$'
+		expect_re "$k" '^err (ECONNREFUSED|EPERM|EADDRNOTAVAIL|ENOENT|EACCES)( [a-z]+)?$'
 	done
 }
 
@@ -1161,8 +1161,8 @@ EOF
 	assert_eq "ok $tok-u@203.0.113.10" "$(cat "$TDIR/ask.u-allowed")" "world 203.0.113.10 (allowed) -> UDP socket"
 	expect serve-t "ok accepted=0"
 	expect serve-s "ok accepted=0"
-	[[ $(res serve-u) == *"203.0.113.11:EPERM"* && $(res serve-u) == *"203.0.113.10:ok"* ]] ||
-		fail "UDP socket's replies: want 203.0.113.11 refused (EPERM) and 203.0.113.10 ok, got '$(res serve-u)'"
+	[[ $(res serve-u) == *"203.0.113.11:ECONNREFUSED"* && $(res serve-u) == *"203.0.113.10:ok"* ]] ||
+		fail "UDP socket's replies: want 203.0.113.11 refused (ECONNREFUSED) and 203.0.113.10 ok, got '$(res serve-u)'"
 	barriers
 	grep -q " 192.0.2.2:$uport > 203.0.113.10:" "$CAPTURE_LOG" ||
 		fail "the capture never saw the allowed peer's answer (is it looking?)"
@@ -1206,7 +1206,7 @@ EOF
 	done
 	expect_re mkdir '^err (EACCES|EPERM) mkdir$'
 	expect after "${EGRET_CG_PARENT#"$CG2"}/$ID_PREFIX-esc"
-	expect denied "err EPERM"
+	expect denied "$REFUSED"
 	nowhere "$d"
 }
 
@@ -1261,7 +1261,7 @@ EOF
 	expect egret-mem "err EACCES open"
 	expect egret-signal failed
 	expect wait "done"
-	expect denied "err EPERM"
+	expect denied "$REFUSED"
 	nowhere "$d"
 }
 
@@ -1406,8 +1406,8 @@ t_rt_expired_entries() {
 	arrived_at "$t-a$t-b" 203.0.113.11:80
 	assert_eq ok "$(k connected-udp)" "the connected UDP socket after expiry $(said)"
 	arrived_at "$t-u2" 203.0.113.11:9999
-	assert_eq "err EPERM" "$(k new-tcp)" "a new TCP connect after expiry $(said)"
-	assert_eq "err EPERM" "$(k new-udp)" "a new datagram after expiry $(said)"
+	assert_eq "$REFUSED" "$(k new-tcp)" "a new TCP connect after expiry $(said)"
+	assert_eq "$REFUSED" "$(k new-udp)" "a new datagram after expiry $(said)"
 	# The same socket sending with a cmsg (QUIC stacks put ECN and GSO
 	# cmsgs on every datagram) is the same established flow.
 	assert_eq ok "$(k connected-udp-cmsg)" "the connected UDP socket, sending with a cmsg, after expiry (the sendmsg hook judges a send without address by the maps, not by the socket's allowed connect) $(said)"
@@ -1524,9 +1524,9 @@ EOF
 	if [ "$enabled" = 1 ]; then
 		expect allowed ok
 		arrived_at "$a" 203.0.113.10:80
-		expect denied "err EPERM connect"
-		expect denied-v6 "err EPERM connect"
-		expect denied-mapped "err EPERM connect"
+		expect denied "$REFUSED connect"
+		expect denied-v6 "$REFUSED connect"
+		expect denied-mapped "$REFUSED connect"
 	else
 		note "MPTCP disabled in this netns (net.mptcp.enabled=$enabled)"
 		expect_re denied '^err E[A-Z]+ (socket|connect)$'

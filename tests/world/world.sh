@@ -61,6 +61,11 @@
 # world_up installs an EXIT trap calling world_down; a caller with its own
 # cleanup should set its trap after world_up and call world_down from it.
 
+# A sourcing suite may add names of its own before world_up, each
+# "NAME=V4[,V6]": the addresses go on the world's lo, the names into its
+# DNS (tests/clients starts its own servers on them; no sink listens there).
+WORLD_EXTRA_HOSTS=${WORLD_EXTRA_HOSTS:-}
+
 WORLD_V4_ADDRS="203.0.113.10 203.0.113.11 198.51.100.7 203.0.113.100 203.0.113.199"
 WORLD_V4_ADDRS="$WORLD_V4_ADDRS 203.0.113.20 203.0.113.21 203.0.113.22 203.0.113.23"
 WORLD_V4_ADDRS="$WORLD_V4_ADDRS 203.0.113.24 203.0.113.25"
@@ -120,7 +125,7 @@ _world_start_sink() {
 
 # Write dnsmasq's records (see the table at the top) into $WORLD_DIR.
 _world_dns_config() {
-	local i
+	local i h
 	{
 		echo "host-record=github.com,203.0.113.10,2001:db8:2::10"
 		echo "cname=www.github.com,github.com"
@@ -143,6 +148,9 @@ _world_dns_config() {
 		echo "host-record=mcast.test,224.0.0.251,ff02::fb"
 		echo "host-record=bcast.test,255.255.255.255"
 		echo "host-record=subnet.test,192.0.2.255"
+		for h in $WORLD_EXTRA_HOSTS; do
+			echo "host-record=${h%%=*},${h#*=}"
+		done
 		for i in $(seq 100 199); do
 			echo "host-record=many.test,203.0.113.$i"
 		done
@@ -190,6 +198,18 @@ _world_start_dns() {
 	return 1
 }
 
+# The v4 or v6 addresses of WORLD_EXTRA_HOSTS, on one line.
+_world_extra_addrs() {	# 4|6
+	local h a addrs out=()
+	for h in $WORLD_EXTRA_HOSTS; do
+		IFS=, read -r -a addrs <<<"${h#*=}"
+		for a in "${addrs[@]}"; do
+			case $1:$a in 4:*.*.*.* | 6:*:*) out+=("$a") ;; esac
+		done
+	done
+	echo "${out[*]}"
+}
+
 world_up() {
 	local a p specs=""
 
@@ -228,6 +248,8 @@ world_up() {
 		ip -6 addr add 2001:db8:1::1/64 dev egw$$w nodad
 		for a in $WORLD_V4_ADDRS; do ip addr add \$a/32 dev lo; done
 		for a in $WORLD_V6_ADDRS; do ip -6 addr add \$a/128 dev lo nodad; done
+		for a in $(_world_extra_addrs 4); do ip addr add \$a/32 dev lo; done
+		for a in $(_world_extra_addrs 6); do ip -6 addr add \$a/128 dev lo nodad; done
 		ip addr add $WORLD_DNS4/32 dev lo
 		ip -6 addr add $WORLD_DNS6/128 dev lo nodad
 	" || return 1

@@ -1,0 +1,168 @@
+# shellcheck shell=bash
+# test_clients.sh - one test per client (sourced by tests/clients/run.sh).
+# Each: allowed, the artefact's marker comes back; denied by name and by
+# address (denied_both), the client fails and nothing reaches the world.
+# SC2016: single-quoted $... belongs to COMMAND's shell.
+# shellcheck disable=SC2016
+
+t_client_curl() {
+	fresh_home
+	client "${ALLOWED[@]}" -- curl -sS http://pkgs.test/files/hello.txt
+	assert_eq 0 "$RC" "curl exit status $(said)"
+	assert_eq egret-hello-file "$OUT" "curl http://pkgs.test/files/hello.txt $(said)"
+	denied_both curl http curl -sS -o /dev/null http://@HOST@/files/hello.txt
+}
+
+t_client_wget() {
+	fresh_home
+	client "${ALLOWED[@]}" -- wget -q -O - http://pkgs.test/files/hello.txt
+	assert_eq 0 "$RC" "wget exit status $(said)"
+	assert_eq egret-hello-file "$OUT" "wget http://pkgs.test/files/hello.txt $(said)"
+	# wget's defaults: 20 tries, but none for a refused connection or a
+	# name that does not exist - what egret answers.
+	denied_both wget http wget -q -O /dev/null http://@HOST@/files/hello.txt
+}
+
+t_client_git_http() {
+	fresh_home
+	client "${ALLOWED[@]}" -- sh -c 'git clone -q http://git.test/git/hello.git c && cat c/README'
+	assert_eq 0 "$RC" "git clone over smart HTTP, exit status $(said)"
+	assert_eq egret-hello-git "$OUT" "the clone's README $(said)"
+	assert_served POST /git/hello.git/git-upload-pack 200 "git clone over smart HTTP"
+	denied_both "git clone http" http git clone -q http://@HOST@/git/hello.git c
+}
+
+t_client_git_daemon() {
+	fresh_home
+	client "${ALLOWED[@]}" -- sh -c 'git clone -q git://git.test/hello.git c && cat c/README'
+	assert_eq 0 "$RC" "git clone git://, exit status $(said)"
+	assert_eq egret-hello-git "$OUT" "the clone's README $(said)"
+	denied_both "git clone git://" git git clone -q git://@HOST@/hello.git c
+}
+
+t_client_pip() {
+	local pip=("$PY" -m pip install --disable-pip-version-check --no-cache-dir --target pylib)
+	fresh_home
+	client "${ALLOWED[@]}" -- sh -c '"$@" --index-url http://pkgs.test/simple/ \
+		--trusted-host pkgs.test egret-hello >&2 &&
+		PYTHONPATH=pylib "$0" -c "import egret_hello; print(egret_hello.MARK)"' "$PY" "${pip[@]}"
+	assert_eq 0 "$RC" "pip install from a PEP 503 index, exit status $(said)"
+	assert_eq egret-hello-wheel "$OUT" "the installed module $(said)"
+	assert_served GET /wheels/egret_hello-1.0-py3-none-any.whl 200 "pip install"
+	# (Over HTTP pip wants --trusted-host, or it ignores the index unasked.)
+	denied_both pip http "${pip[@]}" --index-url http://@HOST@/simple/ \
+		--trusted-host @HOST@ egret-hello
+}
+
+t_client_npm() {
+	local npm=(npm install --no-audit --no-fund --prefix n)
+	fresh_home
+	client "${ALLOWED[@]}" -- sh -c '"$@" http://pkgs.test/npm/egret-hello-1.0.0.tgz >&2 &&
+		node -e "console.log(require(\"./n/node_modules/egret-hello\"))"' sh "${npm[@]}"
+	assert_eq 0 "$RC" "npm install of a tarball, exit status $(said)"
+	assert_eq egret-hello-npm "$OUT" "the installed package $(said)"
+	# npm retries a failed fetch twice, 10 s then 60 s apart, whatever the
+	# error: the outcome is the same with no retries, and docs/CLIENTS.md
+	# has the time it takes with them.
+	denied_both npm http "${npm[@]}" --fetch-retries=0 http://@HOST@/npm/egret-hello-1.0.0.tgz
+}
+
+# Node's three ways to a name: getaddrinfo (dns.lookup, what fetch uses),
+# its own c-ares resolver reading resolv.conf (dns.resolve4), and fetch.
+NODE_CLIENT='
+const dns = require("dns"), host = process.argv[1];
+dns.lookup(host, { family: 4 }, (e, a) => {
+  console.log("lookup: " + (e ? "err " + e.code : a));
+  dns.resolve4(host, (e2, r) => {
+    console.log("resolve4: " + (e2 ? "err " + e2.code : r.join(",")));
+    fetch("http://" + host + "/files/hello.txt").then(r => r.text())
+      .then(t => console.log("fetch: " + t.trim()))
+      .catch(e3 => { console.log("fetch: err " + ((e3.cause && e3.cause.code) || e3)); process.exitCode = 1; });
+  });
+});'
+
+t_client_node() {
+	fresh_home
+	client "${ALLOWED[@]}" -- node -e "$NODE_CLIENT" pkgs.test
+	assert_eq 0 "$RC" "node exit status $(said)"
+	assert_eq "lookup: $PKGS4" "$(sed -n 1p <<<"$OUT")" "dns.lookup $(said)"
+	assert_eq "resolve4: $PKGS4" "$(sed -n 2p <<<"$OUT")" "dns.resolve4 $(said)"
+	assert_eq "fetch: egret-hello-file" "$(sed -n 3p <<<"$OUT")" "fetch $(said)"
+	denied_both node http node -e "$NODE_CLIENT" @HOST@
+	fresh_home
+	client "${ALLOWED[@]}" -- node -e "$NODE_CLIENT" mirror.test
+	assert_eq "lookup: err ENOTFOUND" "$(sed -n 1p <<<"$OUT")" "dns.lookup mirror.test $(said)"
+	assert_eq "resolve4: err ENOTFOUND" "$(sed -n 2p <<<"$OUT")" "dns.resolve4 mirror.test $(said)"
+}
+
+t_client_go() {
+	local v
+	for v in pure cgo; do
+		fresh_home
+		client "${ALLOWED[@]}" -- "$CLIENTS_BUILD/goget-$v" http://pkgs.test/files/hello.txt
+		assert_eq 0 "$RC" "Go ($v resolver) exit status $(said)"
+		assert_eq egret-hello-file "$OUT" "Go ($v resolver) GET $(said)"
+		rm -rf "$H"
+		denied_both "Go ($v resolver)" http "$CLIENTS_BUILD/goget-$v" http://@HOST@/files/hello.txt
+	done
+}
+
+# getent (glibc), dig and host (bind9's own resolver), asked for an allowed
+# name and for a denied one - also straight at the world's resolver, which
+# egret answers in its place.
+t_client_resolvers() {
+	local script
+	fresh_home
+	script=$(write_script resolve.sh <<'EOF'
+getent ahostsv4 "$1" >getent.out; echo "getent: rc=$? $(awk 'NR == 1 { print $1 }' getent.out)"
+echo "dig: $(dig +time=3 +tries=1 +short "$1" A)"
+echo "host: $(host -W 3 -t A "$1" | head -n 1)"
+echo "dig-world: $(dig +time=3 +tries=1 +noall +comments @198.51.100.53 "$1" A | sed -n 's/.*status: \([A-Z]*\),.*/\1/p')"
+EOF
+)
+	client "${ALLOWED[@]}" -- sh "$script" pkgs.test
+	assert_eq 0 "$RC" "resolvers, exit status $(said)"
+	assert_eq "rc=0 $PKGS4" "$(got getent)" "getent ahostsv4 pkgs.test $(said)"
+	assert_eq "$PKGS4" "$(got dig)" "dig pkgs.test $(said)"
+	assert_eq "pkgs.test has address $PKGS4" "$(got host)" "host pkgs.test $(said)"
+	assert_eq NOERROR "$(got dig-world)" "dig @world pkgs.test $(said)"
+	client "${ALLOWED[@]}" -- sh "$script" mirror.test
+	assert_eq "" "$(got dig)" "dig mirror.test $(said)"
+	assert_eq "Host mirror.test not found: 3(NXDOMAIN)" "$(got host)" "host mirror.test $(said)"
+	assert_eq NXDOMAIN "$(got dig-world)" "dig @world mirror.test $(said)"
+	assert_eq "rc=2 " "$(got getent)" "getent mirror.test: 2, not found $(said)"
+	assert_not_asked mirror.test "resolvers"
+}
+
+got() {
+	sed -n "s/^$1: //p" <<<"$OUT" | head -n 1
+}
+
+# apt as an ordinary user (docs/CLIENTS.md): its own lists, cache and
+# sources under HOME, no lock on the system's; update, download, unpack.
+# Installing into the system needs root, which an attempt never is.
+APT_SCRIPT='
+set -e
+mkdir -p apt/lists/partial apt/cache/archives/partial apt/sources.list.d
+echo "deb [trusted=yes] http://$1/debian ./" >apt/sources.list
+cat >apt/apt.conf <<EOF
+Dir::Etc::SourceList "$HOME/apt/sources.list";
+Dir::Etc::SourceParts "$HOME/apt/sources.list.d";
+Dir::State::Lists "$HOME/apt/lists";
+Dir::Cache "$HOME/apt/cache";
+Debug::NoLocking "true";
+EOF
+export APT_CONFIG=$HOME/apt/apt.conf
+apt-get -q update >&2
+apt-get -q download egret-hello >&2
+dpkg -x egret-hello_1.0_all.deb root
+cat root/usr/share/egret-hello/hello.txt'
+
+t_client_apt() {
+	fresh_home
+	client "${ALLOWED[@]}" -- sh -c "$APT_SCRIPT" sh pkgs.test
+	assert_eq 0 "$RC" "apt-get update + download as $TEST_USER, exit status $(said)"
+	assert_eq egret-hello-deb "$OUT" "the downloaded package's file $(said)"
+	assert_served GET /debian/./egret-hello_1.0_all.deb 200 "apt-get download"
+	denied_both apt-get http sh -c "$APT_SCRIPT" sh @HOST@
+}
