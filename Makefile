@@ -24,8 +24,10 @@ CPPFLAGS   := -D_GNU_SOURCE -Iinclude -Iuser -I$(OUT) -DEGRET_VERSION='"$(VERSIO
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
               -Iinclude -Ivmlinux -Ibpf
 
-USER_SRCS  := $(wildcard user/*.c)
-USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/embedded.o
+# user/ holds one folder per subsystem (docs/ARCHITECTURE.md, "Source map");
+# headers are included by their path under user/ ("dns/wire.h").
+USER_SRCS  := $(wildcard user/*.c user/*/*.c)
+USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/policy/embedded.o
 LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 BPF_HDRS   := $(wildcard bpf/lib/*.h) include/egret.h include/egret_match.h
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -44,7 +46,7 @@ endif
 
 all: $(OUT)/egret
 
-$(OUT) $(OUT)/user $(OUT)/tests $(OUT)/helpers:
+$(OUT) $(OUT)/tests $(OUT)/helpers:
 	$(Q)mkdir -p $@
 
 # Two BPF objects: egret (every attempt) and unix (bpf/unix.bpf.c, only
@@ -63,16 +65,20 @@ $(OUT)/egret_unix.skel.h: $(OUT)/unix.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name egret_unix_bpf > $@
 
-$(OUT)/user/loader.o: $(OUT)/egret.skel.h
-$(OUT)/user/unix_filter.o: $(OUT)/egret_unix.skel.h
+$(OUT)/user/enforce/loader.o: $(OUT)/egret.skel.h
+$(OUT)/user/enforce/unix_filter.o: $(OUT)/egret_unix.skel.h
 
-$(OUT)/user/%.o: user/%.c $(wildcard user/*.h) include/egret.h include/egret_match.h | $(OUT)/user
+# Header dependencies come from the compiler (-MMD -MP: the .d files).
+$(OUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 # Data compiled in: the registry catalog and the default policy.
-$(OUT)/user/embedded.o: user/embedded.S user/catalog.yaml user/default-policy.yaml | $(OUT)/user
+$(OUT)/user/policy/embedded.o: user/policy/embedded.S user/policy/catalog.yaml \
+		user/policy/default-policy.yaml
 	$(call msg,AS,$@)
+	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) -c $< -o $@
 
 $(OUT)/egret: $(USER_OBJS)
@@ -82,7 +88,7 @@ $(OUT)/egret: $(USER_OBJS)
 # Unit tests link every module but main; cmocka supplies main().
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $< $(LIB_OBJS) \
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP $< $(LIB_OBJS) \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka) -o $@
 
 $(OUT)/helpers/%: tests/helpers/%.c $(wildcard tests/helpers/*.h) | $(OUT)/helpers
@@ -147,17 +153,15 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(OUT)/fuzz:
-	$(Q)mkdir -p $@
+$(OUT)/fuzz/enforce/loader.o: $(OUT)/egret.skel.h
+$(OUT)/fuzz/enforce/unix_filter.o: $(OUT)/egret_unix.skel.h
 
-$(OUT)/fuzz/loader.o: $(OUT)/egret.skel.h
-$(OUT)/fuzz/unix_filter.o: $(OUT)/egret_unix.skel.h
-
-$(OUT)/fuzz/%.o: user/%.c $(wildcard user/*.h) include/egret.h include/egret_match.h | $(OUT)/fuzz
+$(OUT)/fuzz/%.o: user/%.c
 	$(call msg,FUZZ-CC,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUT)/fuzz/libegret.a: $(FUZZ_OBJS) $(OUT)/user/embedded.o
+$(OUT)/fuzz/libegret.a: $(FUZZ_OBJS) $(OUT)/user/policy/embedded.o
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -175,6 +179,8 @@ fuzz: deps
 		$(OUT)/fuzz_$$t $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)) \
 			-max_len=4096 -print_final_stats=1 $(OUT)/fuzz-corpus/$$t || exit 1; \
 	done
+
+-include $(USER_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(UNIT_TESTS:=.d)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h

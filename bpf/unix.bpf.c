@@ -4,7 +4,7 @@
  * operator named (--allow-unix @NAME).
  *
  * COMMAND's Landlock domain keeps it to the attempt's own abstract
- * sockets (user/landlock.h), but that scope has no exceptions. When the
+ * sockets (user/attempt/landlock.h), but that scope has no exceptions. When the
  * operator names some outside ones, or the kernel has no such scope
  * (Linux 6.7-6.11), these cgroup/connect_unix and sendmsg_unix programs
  * judge instead: an abstract destination passes only if its name is in

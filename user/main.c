@@ -3,14 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
-#include "gc.h"
-#include "log.h"
-#include "requests_cmd.h"
-#include "run.h"
-#include "status.h"
-#include "suggest.h"
-#include "util.h"
+#include "cmd/check.h"
+#include "attempt/gc.h"
+#include "lib/log.h"
+#include "cmd/requests.h"
+#include "attempt/run.h"
+#include "cmd/status.h"
+#include "cmd/suggest.h"
+#include "lib/util.h"
 
 #ifndef EGRET_VERSION
 #define EGRET_VERSION "0.1.0"

@@ -15,7 +15,7 @@
 #define LOOPBACK4_BE	bpf_htonl(0x7f000001)
 
 /* Set by user space before the programs are attached (not at load: they
- * may have been loaded in advance, user/spare.c): the proxy's port (network
+ * may have been loaded in advance, user/enforce/spare.c): the proxy's port (network
  * order; 0 until set, and then nothing counts as DNS) and where IPv6
  * sockets are sent (::1, or ::ffff:127.0.0.1 without ::1). */
 volatile __u16 dns_proxy_port_be;

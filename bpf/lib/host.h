@@ -3,7 +3,7 @@
  * host.h - the host's own addresses, as the attempt's network namespace
  * has them.
  *
- * User space (user/hostaddr.c) copies the namespace's local routing table
+ * User space (user/enforce/hostaddr.c) copies the namespace's local routing table
  * here before any program is attached and keeps it current from rtnetlink:
  * the addresses of every interface (type local, which also holds
  * 127.0.0.0/8 and any AnyIP prefix), subnet broadcasts, IPv6 anycast. They

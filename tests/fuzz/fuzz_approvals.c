@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * fuzz_approvals.c - libFuzzer target for the approvals parser
- * (user/approvals.c). An approvals file is merged into a repository's
+ * (user/requests/approvals.c). An approvals file is merged into a repository's
  * policy by every attempt of it, and its names came from inside attempts
  * (through approved requests). The input is the file's YAML; whatever
  * parses is applied to a policy, which must then hold only what the
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "approvals.h"
-#include "policy.h"
+#include "requests/approvals.h"
+#include "policy/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * fuzz_dns.c - libFuzzer target for the DNS wire parser (user/dns_wire.c).
+ * fuzz_dns.c - libFuzzer target for the DNS wire parser (user/dns/wire.c).
  *
  * The input is treated both as a query from the attempt and as an upstream
  * answer to the question it carries, exercising every parsing path egret
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "dns_wire.h"
+#include "dns/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * fuzz_policy.c - libFuzzer target for the policy parser and resolver
- * (user/policy_yaml.c, user/policy.c). The input is a policy file's YAML,
+ * (user/policy/yaml.c, user/policy/policy.c). The input is a policy file's YAML,
  * parsed against the built-in registry catalog; a policy that parses is
  * resolved for no repository and for each repository it names, as
  * `egret run --repo` would.
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "catalog.h"
-#include "policy.h"
+#include "policy/catalog.h"
+#include "policy/policy.h"
 
 static struct catalog cat;
 

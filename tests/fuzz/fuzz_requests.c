@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * fuzz_requests.c - libFuzzer target for the request store's parsers
- * (user/requests.c). Its files hold names and process names that came
+ * (user/requests/store.c). Its files hold names and process names that came
  * from inside attempts, and `egret requests`, run by an operator as root,
  * reads them. The input is a requests file: the header line, then one
  * record per line. Every record that parses must format and parse back to
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "requests.h"
+#include "requests/store.h"
 
 #define LINE_MAX_FUZZ	4096
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2015,SC2034
-# test_spare.sh - program sets loaded in advance (user/spare.h): an attempt
+# test_spare.sh - program sets loaded in advance (user/enforce/spare.h): an attempt
 # leaves one for the next, the next takes it and enforces exactly as with
 # programs loaded on the spot, and a spare that is not what egret made is
 # refused (loaded now instead), never used.

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "allow.h"
+#include "enforce/allow.h"
 
 #define NOW 1000000000ULL
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "approvals.h"
+#include "requests/approvals.h"
 
 static int parse(struct approvals *a, const char *text, const char *repo,
 		 struct diag *d)

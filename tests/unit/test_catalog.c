@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
+#include "policy/catalog.h"
 
 /* Hosts that must never be in the catalog: multi-tenant storage and
  * user-creatable subdomains, where anyone can publish. */

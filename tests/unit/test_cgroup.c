@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "attempt/cgroup.h"
 
 /* A hybrid host like the one these tests were written on. */
 static const char hybrid_mountinfo[] =

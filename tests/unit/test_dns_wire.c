@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dns_wire.h"
+#include "dns/wire.h"
 
 /* A tiny message builder: header, names, records. */
 struct msg {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "gitremote.h"
+#include "policy/gitremote.h"
 
 static void assert_remote(const char *url, const char *host, unsigned int port,
 			  const char *scheme, bool is_ip)

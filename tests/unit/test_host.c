@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "host.h"
-#include "spec.h"
+#include "policy/host.h"
+#include "policy/spec.h"
 
 static struct host_rule rule_ok(const char *text)
 {

@@ -13,7 +13,7 @@
 #include <linux/rtnetlink.h>
 
 #include "egret.h"
-#include "hostaddr.h"
+#include "enforce/hostaddr.h"
 
 /* One route message: header, rtmsg, then attributes. */
 struct msg {

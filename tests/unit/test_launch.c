@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 
-#include "launch.h"
+#include "attempt/launch.h"
 
 #define NOBODY 65534
 

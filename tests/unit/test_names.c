@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include "dns/names.h"
 
 static void put_get(void **state)
 {

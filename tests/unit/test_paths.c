@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "paths.h"
+#include "lib/paths.h"
 
 static void id_valid(void **state)
 {

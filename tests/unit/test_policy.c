@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 struct fixture {
 	struct catalog *cat;

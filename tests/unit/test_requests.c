@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "request_log.h"
-#include "requests.h"
+#include "requests/log.h"
+#include "requests/store.h"
 
 static char dir[64];
 

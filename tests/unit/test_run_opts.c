@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run_opts.h"
+#include "attempt/options.h"
 
 /* Parse a NULL-terminated argv into a fresh @o; the caller frees it. */
 #define PARSE(o, ...) ({						\

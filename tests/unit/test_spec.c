@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "spec.h"
+#include "policy/spec.h"
 
 static struct allow_spec parse_ok(const char *text)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "state.h"
+#include "attempt/state.h"
 
 /* A record with one line replaced (or added): @key=@val. */
 static int parse_with(const char *key, const char *val,

@@ -49,7 +49,7 @@
 #   mcast.test          A 224.0.0.251, AAAA ff02::fb (multicast)
 #   bcast.test          A 255.255.255.255, subnet.test A 192.0.2.255
 #
-# Hosts of egret's registry catalog and forge companions (user/catalog.yaml),
+# Hosts of egret's registry catalog and forge companions (user/policy/catalog.yaml),
 # each on an address of its own so a sink line says which name was reached:
 #   deb.debian.org       A 203.0.113.20     security.debian.org  A 203.0.113.21
 #   archive.ubuntu.com   A 203.0.113.22     codeload.github.com  A 203.0.113.23

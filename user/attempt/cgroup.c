@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "attempt/cgroup.h"
+#include "lib/util.h"
+
+int cgroup2_mount_parse(FILE *mountinfo, char *ret, size_t len)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	/* "36 25 0:30 / /sys/fs/cgroup rw,... shared:1 - cgroup2 cgroup2 rw" */
+	while (getline(&line, &cap, mountinfo) > 0) {
+		char *sep = strstr(line, " - ");
+		char mnt[PATH_MAX], fstype[32];
+
+		if (!sep || sscanf(sep + 3, "%31s", fstype) != 1 ||
+		    strcmp(fstype, "cgroup2") != 0)
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		/* mountinfo escapes spaces as \040; a cgroup mount with one
+		 * is too odd to support. */
+		if (strchr(mnt, '\\'))
+			continue;
+		if (strlen(mnt) >= len)
+			return -ENAMETOOLONG;
+		strcpy(ret, mnt);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int cgroup2_self_parse(FILE *proc_cgroup, char *ret, size_t len)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while ((n = getline(&line, &cap, proc_cgroup)) > 0) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		if (line[3] != '/')
+			return -EINVAL;
+		if (strlen(line + 3) >= len)
+			return -ENAMETOOLONG;
+		strcpy(ret, line + 3);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int cgroup2_mount(char *ret, size_t len)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return -errno;
+	return cgroup2_mount_parse(f, ret, len);
+}
+
+int cgroup2_self(char *ret, size_t len)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return -errno;
+	return cgroup2_self_parse(f, ret, len);
+}
+
+int cgroup_check_dir(const char *path)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (statfs(path, &sfs) < 0)
+		return -errno;
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return -EMEDIUMTYPE;
+	return 0;
+}
+
+int cgroup_mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+	char *slash;
+	int r;
+
+	if (strlen(path) >= sizeof(buf) || path[0] != '/')
+		return -EINVAL;
+	r = cgroup_check_dir(path);
+	if (r != -ENOENT)
+		return r;
+
+	/* Create the parent first, then this level, checking the filesystem
+	 * at each step so a typo never makes directories on a plain fs. */
+	strcpy(buf, path);
+	slash = strrchr(buf, '/');
+	if (slash == buf)
+		return -ENOENT;
+	*slash = '\0';
+	r = cgroup_mkdir_parents(buf);
+	if (r < 0)
+		return r;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return cgroup_check_dir(path);
+}
+
+int cgroup_populated(const char *path)
+{
+	char file[PATH_MAX], buf[256];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	char *p;
+
+	snprintf(file, sizeof(file), "%s/cgroup.events", path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	p = strstr(buf, "populated ");
+	if (!p)
+		return -EIO;
+	return p[10] == '1';
+}
+
+static long elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 +
+	       (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* rmdir @path and every cgroup below it, deepest first. A cgroup is a
+ * directory whose only contents are kernel files, so rmdir works once its
+ * children are gone and no process is left. */
+static int cgroup_remove_tree(const char *path, int depth)
+{
+	struct dirent *de;
+	DIR *dir;
+	int r = 0;
+
+	if (depth > 64)
+		return -ELOOP;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char child[PATH_MAX];
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(child, sizeof(child), "%s/%s", path,
+				     de->d_name) >= sizeof(child)) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		r = cgroup_remove_tree(child, depth + 1);
+		if (r < 0)
+			break;
+	}
+	closedir(dir);
+	if (r < 0)
+		return r;
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
+int cgroup_kill_remove(const char *path, int timeout_ms)
+{
+	char file[PATH_MAX];
+	struct timespec start;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (access(path, F_OK) < 0)
+		return -errno;
+	snprintf(file, sizeof(file), "%s/cgroup.kill", path);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* cgroup.kill SIGKILLs every process in the subtree atomically, so a
+	 * forking process cannot outrun it. */
+	if (write(fd, "1", 1) != 1)
+		return -errno;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		r = cgroup_populated(path);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			r = cgroup_remove_tree(path, 0);
+			if (r != -EBUSY)
+				return r;
+		}
+		if (elapsed_ms(&start) > timeout_ms)
+			return -ETIMEDOUT;
+		poll(NULL, 0, 5);
+	}
+}

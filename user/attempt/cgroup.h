@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* attempt/cgroup.h - finding cgroup v2, and creating, emptying, removing cgroups. */
+#ifndef EGRET_CGROUP_H
+#define EGRET_CGROUP_H
+
+#include <stdio.h>
+
+/* Mount point of cgroup2 in a /proc/self/mountinfo stream. -ENOENT if none. */
+int cgroup2_mount_parse(FILE *mountinfo, char *ret, size_t len);
+
+/* Cgroup v2 path ("/a/b") in a /proc/self/cgroup stream ("0::/a/b"). */
+int cgroup2_self_parse(FILE *proc_cgroup, char *ret, size_t len);
+
+/* Both from /proc/self. */
+int cgroup2_mount(char *ret, size_t len);
+int cgroup2_self(char *ret, size_t len);
+
+/* Is @path a directory on a cgroup2 filesystem? 0, -ENOTDIR, -EMEDIUMTYPE. */
+int cgroup_check_dir(const char *path);
+
+/* mkdir -p @path, refusing to create anything outside cgroup2. */
+int cgroup_mkdir_parents(const char *path);
+
+/* Kill every process in @path (cgroup.kill), wait up to @timeout_ms for it
+ * to be empty, and remove it. -ENOENT if it is already gone. */
+int cgroup_kill_remove(const char *path, int timeout_ms);
+
+/* Does @path's cgroup.events say populated 1? 1, 0 or negative errno. */
+int cgroup_populated(const char *path);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attempt/cgroup.h"
+#include "attempt/gc.h"
+#include "enforce/spare.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "attempt/state.h"
+#include "lib/util.h"
+
+#define KILL_TIMEOUT_MS 5000
+#define NEW_RECORD_GRACE_S 60
+
+int attempt_teardown(const char *cgroup, const char *pins)
+{
+	int r;
+
+	if (cgroup[0]) {
+		r = cgroup_kill_remove(cgroup, KILL_TIMEOUT_MS);
+		if (r < 0 && r != -ENOENT)
+			return log_error_errno(r, "remove cgroup %s", cgroup);
+	}
+	if (pins[0]) {
+		r = flat_dir_remove(pins);
+		if (r < 0 && r != -ENOENT)
+			return log_error_errno(r, "remove pins %s", pins);
+	}
+	return 0;
+}
+
+/* Remove one record @name if stale. 1 removed, 0 alive, <0 error. */
+static int gc_one(int dfd, const char *name)
+{
+	struct attempt_state st;
+	_cleanup_close_ int fd = -1;
+	struct stat sb;
+	int r;
+
+	fd = openat(dfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* A record being born is created, then locked: between the two a
+	 * concurrent egret must not take its lock (the creator would fail)
+	 * or remove it. Unpublished records are left alone while young. */
+	if (name[0] == '.' && (fstat(fd, &sb) < 0 ||
+			       time(NULL) - sb.st_mtime < NEW_RECORD_GRACE_S))
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK ? 0 : -errno;
+	/* Another gc may have finished with it between open and flock. */
+	if (fstat(fd, &sb) < 0 || sb.st_nlink == 0)
+		return 0;
+
+	if (name[0] == '.') {
+		/* A record its egret died before publishing: nothing was
+		 * created for it yet (records come first). */
+		unlinkat(dfd, name, 0);
+		return 0;
+	}
+	r = state_read_fd(fd, &st);
+	if (r < 0 || strcmp(st.id, name))
+		return log_error_errno(r < 0 ? r : -EINVAL,
+				       "gc: unreadable record %s/%s", EGRET_RUN_DIR, name);
+	r = attempt_teardown(st.cgroup, st.pins);
+	if (r < 0)
+		return r;
+	if (unlinkat(dfd, name, 0) < 0)
+		return log_error_errno(-errno, "gc: remove %s/%s", EGRET_RUN_DIR, name);
+	log_info("gc: removed stale attempt %s (egret pid %d gone)", st.id,
+		 (int)st.pid);
+	return 1;
+}
+
+int gc_stale_attempts(void)
+{
+	int removed = 0, failed = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir(EGRET_RUN_DIR);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(dir))) {
+		int r;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = gc_one(dirfd(dir), de->d_name);
+		if (r > 0)
+			removed++;
+		else if (r < 0)
+			failed++;
+	}
+	closedir(dir);
+	/* Spares of an older build, or left half-made by a maker that died. */
+	spare_gc(false);
+	return failed ? -EBUSY : removed;
+}
+
+int cmd_gc(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "spares", no_argument, NULL, 's' },
+		{}
+	};
+	bool spares = false;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "+hv", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			printf("Usage: egret gc [-v] [--spares]\n\n"
+			       "Kill the processes of attempts whose egret is gone and remove\n"
+			       "their cgroups, pins and records. Live attempts are left alone.\n"
+			       "Spare program sets of other builds go too; --spares: all of them.\n");
+			return 0;
+		case 's':
+			spares = true;
+			break;
+		case 'v':
+			log_set_level(LOG_INFO);
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		log_error("gc: unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	r = gc_stale_attempts();
+	if (r < 0) {
+		log_error("gc: some stale attempts could not be removed (see above)");
+		return 1;
+	}
+	printf("removed %d stale attempt%s\n", r, r == 1 ? "" : "s");
+	if (spares) {
+		r = spare_gc(true);
+		if (r < 0) {
+			log_error_errno(r, "gc: remove spares in %s", SPARE_ROOT);
+			return 1;
+		}
+		printf("removed %d spare program set%s\n", r, r == 1 ? "" : "s");
+	}
+	return 0;
+}

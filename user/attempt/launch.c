@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <linux/sched.h>
+#include <linux/securebits.h>
+
+#include "attempt/environ.h"
+#include "attempt/launch.h"
+#include "attempt/seccomp.h"
+#include "attempt/terminal.h"
+#include "lib/util.h"
+
+const char *launch_step_name(int step)
+{
+	static const char *const names[] = {
+		[LAUNCH_STEP_SIGNALS] = "reset signals",
+		[LAUNCH_STEP_SESSION] = "start a session of its own (and its terminal)",
+		[LAUNCH_STEP_SECUREBITS] = "lock securebits",
+		[LAUNCH_STEP_BOUNDING] = "drop capability bounding set",
+		[LAUNCH_STEP_AMBIENT] = "clear ambient capabilities",
+		[LAUNCH_STEP_GROUPS] = "set supplementary groups",
+		[LAUNCH_STEP_GID] = "set group id",
+		[LAUNCH_STEP_UID] = "set user id",
+		[LAUNCH_STEP_CHDIR] = "change to the --chdir directory",
+		[LAUNCH_STEP_CAPS] = "drop capabilities",
+		[LAUNCH_STEP_NNP] = "set no_new_privs",
+		[LAUNCH_STEP_LANDLOCK] = "enter its Landlock domain",
+		[LAUNCH_STEP_SECCOMP] = "install the seccomp filter",
+		[LAUNCH_STEP_FDS] = "close inherited file descriptors",
+		[LAUNCH_STEP_EXEC] = "execute command",
+	};
+
+	if (step <= 0 || step >= (int)ARRAY_SIZE(names) || !names[step])
+		return "start command";
+	return names[step];
+}
+
+int launch_exit_code(int code, int status)
+{
+	if (code == CLD_EXITED)
+		return status;
+	return 128 + status;
+}
+
+static int parse_id(const char *s, unsigned long *ret)
+{
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*ret = strtoul(s, &end, 10);
+	if (errno || *end || *ret >= (unsigned long)(uid_t)-1)
+		return -EINVAL;
+	return 0;
+}
+
+int launch_user_parse(const char *text, struct launch_user *ret)
+{
+	struct launch_user u = { .set = true };
+	char name[256], *colon;
+	struct passwd *pw;
+	unsigned long id;
+
+	if (strlen(text) >= sizeof(name) || !*text)
+		return -EINVAL;
+	strcpy(name, text);
+	colon = strchr(name, ':');
+	if (colon)
+		*colon++ = '\0';
+
+	pw = parse_id(name, &id) == 0 ? getpwuid((uid_t)id) : getpwnam(name);
+	if (pw) {
+		u.uid = pw->pw_uid;
+		u.gid = pw->pw_gid;
+		snprintf(u.name, sizeof(u.name), "%s", pw->pw_name);
+		snprintf(u.home, sizeof(u.home), "%s", pw->pw_dir ? pw->pw_dir : "");
+		snprintf(u.shell, sizeof(u.shell), "%s", pw->pw_shell ? pw->pw_shell : "");
+		u.ngroups = LAUNCH_MAX_GROUPS;
+		if (getgrouplist(pw->pw_name, pw->pw_gid, u.groups,
+				 &u.ngroups) < 0)
+			return -E2BIG;
+	} else if (parse_id(name, &id) == 0) {
+		/* A bare uid with no passwd entry: its own number as group. */
+		u.uid = (uid_t)id;
+		u.gid = (gid_t)id;
+		u.groups[0] = u.gid;
+		u.ngroups = 1;
+	} else {
+		return -ESRCH;
+	}
+
+	if (colon) {
+		struct group *gr;
+
+		gr = parse_id(colon, &id) == 0 ? getgrgid((gid_t)id) :
+						getgrnam(colon);
+		if (gr)
+			u.gid = gr->gr_gid;
+		else if (parse_id(colon, &id) == 0)
+			u.gid = (gid_t)id;
+		else
+			return -ESRCH;
+		/* An explicit group replaces the user's group list. */
+		u.groups[0] = u.gid;
+		u.ngroups = 1;
+	}
+	if (u.uid == 0)
+		return -EPERM;
+	*ret = u;
+	return 0;
+}
+
+int launch_keep_fd_check(int fd, char *err, size_t errlen)
+{
+	char link[64], target[128];
+	struct statfs sfs;
+	struct stat st;
+	socklen_t len = sizeof(int);
+	int domain;
+	ssize_t n;
+
+	if (fd <= 2 || fcntl(fd, F_GETFD) < 0) {
+		snprintf(err, errlen, "fd %d is not open (or is 0-2, always passed)", fd);
+		return -EBADF;
+	}
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0) {
+		snprintf(err, errlen, "fd %d: %s", fd, strerror(errno));
+		return -EBADF;
+	}
+	/* A socket is judged by the cgroup that made it, outside the attempt:
+	 * only unix sockets (local, file-permission bound) may pass. */
+	if (S_ISSOCK(st.st_mode) &&
+	    (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+	     domain != AF_UNIX)) {
+		snprintf(err, errlen, "fd %d is a non-unix socket made outside the attempt: egret's programs would not judge it", fd);
+		return -EPERM;
+	}
+	/* A terminal is egret's to relay, never COMMAND's to hold
+	 * (terminal.h): it could type into the operator's shell. */
+	if (isatty(fd)) {
+		snprintf(err, errlen, "fd %d is a terminal: COMMAND never gets egret's terminal (it gets a pty of its own)", fd);
+		return -EPERM;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	if (sfs.f_type == BPF_FS_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC ||
+	    sfs.f_type == CGROUP_SUPER_MAGIC || !strncmp(target, "anon_inode:bpf", 14)) {
+		snprintf(err, errlen, "fd %d is a handle on BPF or cgroups (%s)", fd, target);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Runs in the child: report where we failed, then die without atexit. */
+static _Noreturn void child_fail(int pipe_fd, int step, int err, int code)
+{
+	struct launch_error e = { .step = step, .err = err };
+	ssize_t n __attribute__((unused));
+
+	n = write(pipe_fd, &e, sizeof(e));
+	_exit(code);
+}
+
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+static int last_cap(void)
+{
+	char buf[16] = "";
+	int fd, n;
+
+	fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 63;	/* drop every bit the ABI can hold */
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : 63;
+}
+
+/*
+ * Only 0-2 and the --keep-fd fds cross into COMMAND; the error pipe is
+ * close-on-exec. Closes the gaps between the kept fds.
+ */
+static int close_inherited(const struct launch *l, int pipe_fd)
+{
+	int keep[LAUNCH_MAX_KEEP_FDS + 1], n = 0, i, j;
+	unsigned int from = 3;
+
+	/* The fds to keep, ascending: --keep-fd's and the error pipe. */
+	for (i = 0; i < l->nkeep_fds; i++)
+		keep[n++] = l->keep_fds[i];
+	keep[n++] = pipe_fd;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)keep[i];
+
+		if (k > from && close_range(from, k - 1, 0) < 0)
+			return -1;
+		/* The pipe stays close-on-exec; kept fds survive exec. */
+		if (keep[i] != pipe_fd && fcntl(keep[i], F_SETFD, 0) < 0)
+			return -1;
+		from = k + 1;
+	}
+	return close_range(from, ~0U, 0);
+}
+
+/* The child between clone3 and exec: only async-signal-safe calls. */
+static _Noreturn void child_run(const struct launch *l, int pipe_fd)
+{
+	sigset_t none;
+	int cap, r, top = last_cap();
+
+	sigemptyset(&none);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_SIGNALS, errno, 125);
+	/* Never egret's terminal: a session of its own, and its own pty
+	 * as its controlling terminal if it gets one (terminal.h). */
+	r = terminal_child_setup(l->terminal);
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_SESSION, -r, 125);
+
+	/* Root's capabilities never come back: not on exec of a setuid-root
+	 * or file-capability binary (bounding set empty, no_new_privs), not
+	 * by uid 0 exec'ing (NOROOT), not through ambient or keep-caps. */
+	if (prctl(PR_SET_SECUREBITS,
+		  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+		  SECBIT_KEEP_CAPS_LOCKED |
+		  SECBIT_NO_CAP_AMBIENT_RAISE |
+		  SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_SECUREBITS, errno, 125);
+	for (cap = 0; cap <= top; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			child_fail(pipe_fd, LAUNCH_STEP_BOUNDING, errno, 125);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_AMBIENT, errno, 125);
+
+	if (l->user.set) {
+		if (setgroups((size_t)l->user.ngroups, l->user.groups) < 0)
+			child_fail(pipe_fd, LAUNCH_STEP_GROUPS, errno, 125);
+		if (setresgid(l->user.gid, l->user.gid, l->user.gid) < 0)
+			child_fail(pipe_fd, LAUNCH_STEP_GID, errno, 125);
+		if (setresuid(l->user.uid, l->user.uid, l->user.uid) < 0)
+			child_fail(pipe_fd, LAUNCH_STEP_UID, errno, 125);
+	}
+	/* As COMMAND's user: its own permissions decide. */
+	if (l->chdir && chdir(l->chdir) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_CHDIR, errno, 125);
+	if (drop_capabilities() < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_CAPS, errno, 125);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_NNP, errno, 125);
+	r = landlock_apply(&l->landlock);
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_LANDLOCK, -r, 125);
+	r = seccomp_install();
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_SECCOMP, -r, 125);
+
+	if (close_inherited(l, pipe_fd) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_FDS, errno, 125);
+
+	/* execvp() searches the PATH of environ, not of an envp it is not
+	 * given: COMMAND's environment becomes ours first. */
+	if (l->envp) {
+		environ_filter_path(l->envp);
+		environ = l->envp;
+	}
+	execvp(l->argv[0], l->argv);
+	child_fail(pipe_fd, LAUNCH_STEP_EXEC, errno,
+		   errno == ENOENT ? 127 : 126);
+}
+
+int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
+		 struct launch_error *ret_error)
+{
+	_cleanup_close_ int pidfd = -1;
+	struct launch_error e = {};
+	struct clone_args args = {};
+	int pipe_fds[2];
+	ssize_t n;
+	pid_t pid;
+
+	/* The error pipe must sit above 2: the child closes 3.. around it. */
+	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+		return -errno;
+
+	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD;
+	args.pidfd = (__u64)(unsigned long)&pidfd;
+	args.exit_signal = SIGCHLD;
+	args.cgroup = (__u64)l->cgroup_fd;
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid < 0) {
+		int err = -errno;
+
+		close(pipe_fds[0]);
+		close(pipe_fds[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(pipe_fds[0]);
+		child_run(l, pipe_fds[1]);
+	}
+
+	close(pipe_fds[1]);
+	do
+		n = read(pipe_fds[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(pipe_fds[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		siginfo_t info;
+
+		waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED);
+		*ret_error = e;
+		return -ECHILD;
+	}
+	*ret_pid = pid;
+	*ret_pidfd = TAKE_FD(pidfd);
+	return 0;
+}

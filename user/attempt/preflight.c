@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/paths.h"
+#include "attempt/preflight.h"
+#include "lib/util.h"
+
+/* Daemons whose API socket grants root: a container they start for
+ * COMMAND would run outside the attempt's cgroup. */
+static const char *const daemon_sockets[] = {
+	"/run/docker.sock",
+	"/var/run/docker.sock",
+	"/run/containerd/containerd.sock",
+	"/run/docker/containerd/containerd.sock",
+	"/run/k3s/containerd/containerd.sock",
+	"/run/podman/podman.sock",
+	"/run/crio/crio.sock",
+	"/var/run/crio/crio.sock",
+	"/run/cri-dockerd.sock",
+	"/run/buildkit/buildkitd.sock",
+	"/run/libvirt/libvirt-sock",
+	"/run/libvirt/virtqemud-sock",
+	"/var/snap/lxd/common/lxd/unix.socket",
+	"/var/lib/lxd/unix.socket",
+	"/var/lib/incus/unix.socket",
+	"/var/snap/microk8s/current/var/kubernetes/backend/kine.sock",
+};
+
+int preflight_std_fds(char *err, size_t errlen)
+{
+	static const char *const names[] = { "stdin", "stdout", "stderr" };
+
+	for (int fd = 0; fd <= 2; fd++) {
+		socklen_t len = sizeof(int);
+		struct stat st;
+		int domain;
+
+		if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+		    domain != AF_UNIX) {
+			snprintf(err, errlen,
+				 "%s is a non-unix socket made outside the attempt: COMMAND could send through it unjudged (give it a pipe or a file)",
+				 names[fd]);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * In a child that has become @user, can the socket at each path be
+ * written (connected to)? access() as that user is the kernel's own
+ * answer: owner, groups, mode and ACLs, and search permission on every
+ * directory above. Returns the index of the first reachable socket, or -1.
+ */
+static int first_reachable(const struct launch_user *user)
+{
+	siginfo_t info = {};
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -2;
+	if (pid == 0) {
+		if (setgroups((size_t)user->ngroups, user->groups) < 0 ||
+		    setresgid(user->gid, user->gid, user->gid) < 0 ||
+		    setresuid(user->uid, user->uid, user->uid) < 0)
+			_exit(255);
+		for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets); i++) {
+			struct stat st;
+
+			if (stat(daemon_sockets[i], &st) == 0 && S_ISSOCK(st.st_mode) &&
+			    access(daemon_sockets[i], W_OK) == 0)
+				_exit((int)i + 1);
+		}
+		_exit(0);
+	}
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 ||
+	    info.si_code != CLD_EXITED || info.si_status == 255)
+		return -2;
+	return info.si_status - 1;
+}
+
+int preflight_daemon_sockets(const struct launch_user *user, char *err,
+			     size_t errlen)
+{
+	int i = -1;
+
+	if (user) {
+		i = first_reachable(user);
+		if (i == -2) {
+			snprintf(err, errlen, "cannot check which daemon sockets COMMAND's user reaches");
+			return -EPERM;
+		}
+	} else {
+		/* uid 0 owns them: any that exists is reachable. */
+		for (size_t k = 0; k < ARRAY_SIZE(daemon_sockets) && i < 0; k++) {
+			struct stat st;
+
+			if (stat(daemon_sockets[k], &st) == 0 && S_ISSOCK(st.st_mode))
+				i = (int)k;
+		}
+	}
+	if (i < 0)
+		return 0;
+	snprintf(err, errlen,
+		 "COMMAND's user could connect to %s, which acts as root outside the attempt (run COMMAND as a user that cannot)",
+		 daemon_sockets[i]);
+	return -EPERM;
+}
+
+/*
+ * Is a live task of @path (/proc/PID/task/TID/status) running with @uid as
+ * any of its four uids? Each thread has credentials of its own (a raw
+ * setresuid changes one thread only), and a process whose first thread
+ * exited shows that thread as a zombie while the others run: so every
+ * task is read, and only a task that is itself a zombie is skipped.
+ */
+static bool task_has_uid(const char *path, uid_t uid, char *comm, size_t commlen)
+{
+	char line[256];
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	bool dead = false, found = false;
+
+	if (!f)
+		return false;	/* gone meanwhile */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long ids[4];
+
+		if (!strncmp(line, "Name:", 5))
+			snprintf(comm, commlen, "%.*s", (int)strcspn(line + 6, "\n"), line + 6);
+		else if (!strncmp(line, "State:", 6))
+			dead = strpbrk(line + 6, "ZX") != NULL;
+		else if (!strncmp(line, "Uid:", 4) &&
+			 sscanf(line + 4, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2],
+				&ids[3]) == 4) {
+			for (int i = 0; i < 4; i++)
+				found = found || ids[i] == (unsigned long)uid;
+			break;	/* State: comes before Uid: */
+		}
+	}
+	return found && !dead;
+}
+
+static bool process_has_uid(const char *pid, uid_t uid, char *comm, size_t commlen)
+{
+	char path[96];
+	_cleanup_(closedirp) DIR *tasks = NULL;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%.24s/task", pid);
+	tasks = opendir(path);
+	if (!tasks)
+		return false;	/* gone meanwhile */
+	while ((de = readdir(tasks))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.24s/task/%.24s/status", pid, de->d_name);
+		if (task_has_uid(path, uid, comm, commlen))
+			return true;
+	}
+	return false;
+}
+
+int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/proc");
+	struct dirent *de;
+	char comm[64] = "?";
+
+	if (!d) {
+		int r = -errno;
+
+		snprintf(err, errlen, "cannot read /proc to see what else runs as uid %u", (unsigned int)uid);
+		return r < 0 ? r : -EIO;
+	}
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (process_has_uid(de->d_name, uid, comm, sizeof(comm))) {
+			snprintf(err, errlen,
+				 "COMMAND's uid %u also runs pid %.16s (%.32s) outside the attempt, which COMMAND could reach through everything that uid owns (give each attempt a uid of its own, --user 200001, 200002, ...; or --allow-shared-uid)",
+				 (unsigned int)uid, de->d_name, comm);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
+{
+	_cleanup_close_ int fd = -1;
+	char path[64], text[16] = "";
+	ssize_t n;
+	int r;
+
+	r = private_dir_ensure(EGRET_UID_LOCK_DIR);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), EGRET_UID_LOCK_DIR "/uid-%u", (unsigned int)uid);
+	/* Never removed: one small file per uid ever used, and no window in
+	 * which two egrets lock two inodes of one name. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		n = pread(fd, text, sizeof(text) - 1, 0);
+		*ret_pid = n > 0 ? (pid_t)atoi(text) : 0;
+		return r == -EAGAIN ? -EWOULDBLOCK : r;
+	}
+	n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
+		return -errno;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+int preflight_places(const struct launch_user *user, const char *dir,
+		     const char *home)
+{
+	siginfo_t info = {};
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct stat st;
+		int bad = 0;
+
+		if (setgroups((size_t)user->ngroups, user->groups) < 0 ||
+		    setresgid(user->gid, user->gid, user->gid) < 0 ||
+		    setresuid(user->uid, user->uid, user->uid) < 0)
+			_exit(255);
+		if (access(dir ? dir : ".", R_OK | X_OK) < 0)
+			bad |= PLACES_CWD;
+		if (!home || stat(home, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    access(home, W_OK | X_OK) < 0)
+			bad |= PLACES_HOME;
+		_exit(bad);
+	}
+	if (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0)
+		return -errno;
+	if (info.si_code != CLD_EXITED || info.si_status == 255)
+		return -EPERM;
+	return info.si_status;
+}

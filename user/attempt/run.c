@@ -1,0 +1,780 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * attempt/run.c - `egret run`: one attempt from start to teardown.
+ *
+ * Every step before exec fails closed: COMMAND does not run, egret exits
+ * EXIT_SETUP with one line naming the step, the error and the fix.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "enforce/allow.h"
+#include "requests/approvals.h"
+#include "requests/watch.h"
+#include "attempt/cgroup.h"
+#include "dns/proxy.h"
+#include "policy/effective.h"
+#include "attempt/environ.h"
+#include "observe/events.h"
+#include "attempt/gc.h"
+#include "enforce/hostaddr.h"
+#include "attempt/landlock.h"
+#include "attempt/launch.h"
+#include "enforce/loader.h"
+#include "lib/loop.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "policy/policy.h"
+#include "attempt/preflight.h"
+#include "requests/log.h"
+#include "attempt/run.h"
+#include "attempt/options.h"
+#include "enforce/spare.h"
+#include "attempt/state.h"
+#include "attempt/terminal.h"
+#include "enforce/unix_filter.h"
+#include "lib/util.h"
+
+#define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
+
+/* Everything an attempt owns, torn down in reverse by attempt_close(). */
+struct attempt {
+	struct attempt_state st;
+	int state_fd;
+	int uid_lock_fd;		/* COMMAND's uid is this attempt's */
+	int cgroup_fd;
+	bool cgroup_made;
+	bool pins_made;
+	struct loader ld;
+	struct dns_proxy dns;
+	bool dns_open;
+	struct events ev;
+	struct hostaddr host;		/* the host maps, kept current */
+	struct unix_filter unix_filter;	/* named abstract sockets, if needed */
+	struct request_log requests;	/* only with --repo */
+	uint64_t load_us;		/* BPF load and verification */
+};
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
+{
+	char mnt[PATH_MAX], self[PATH_MAX];
+	int r;
+
+	if (o->cgroup_parent) {
+		if (strlen(o->cgroup_parent) >= len)
+			return -ENAMETOOLONG;
+		strcpy(ret, o->cgroup_parent);
+		return 0;
+	}
+	r = cgroup2_mount(mnt, sizeof(mnt));
+	if (r < 0)
+		return r;
+	r = cgroup2_self(self, sizeof(self));
+	if (r < 0)
+		return r;
+	/* Our cgroup "/" is the mount itself: avoid "//egret". */
+	if ((size_t)snprintf(ret, len, "%s%s/egret", mnt,
+			     strcmp(self, "/") ? self : "") >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Are we in a network namespace `ip netns` named (/run/netns/NAME)? What
+ * `ip netns exec` does, remounting /sys, is then the likely cause. */
+static bool in_named_netns(void)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/run/netns");
+	struct stat self, st;
+	struct dirent *de;
+
+	if (!d || stat("/proc/self/ns/net", &self) < 0)
+		return false;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 &&
+		    st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+			return true;
+	return false;
+}
+
+/*
+ * The errno refused connects fail with (docs/CLIENTS.md): the operator's,
+ * or the default where this kernel lets the programs choose it. An errno
+ * asked for that this kernel cannot give is refused, not silently EPERM.
+ */
+static int pick_deny_errno(const struct run_opts *o)
+{
+	int can = loader_can_set_errno();
+
+	if (can < 0)
+		return log_error_errno(can, "probe the kernel's BPF helpers (%s)", PRIV_HINT);
+	if (o->deny_errno && o->deny_errno != EPERM && !can) {
+		log_error("--deny-errno %s: this kernel can only refuse with EPERM (bpf_set_retval needs Linux 5.18)",
+			  run_deny_errno_name(o->deny_errno));
+		return -EOPNOTSUPP;
+	}
+	if (o->deny_errno)
+		return o->deny_errno;
+	if (!can)
+		log_info("this kernel cannot choose the errno of a refused connect (bpf_set_retval, Linux 5.18): EPERM");
+	return can ? RUN_DEFAULT_DENY_ERRNO : EPERM;
+}
+
+/* Steps that make the attempt. Each logs its own one-line failure. */
+static int attempt_open(struct attempt *a, const struct run_opts *o,
+			const struct launch_user *user)
+{
+	const struct allow_spec *bad = NULL;
+	const char *step = NULL;
+	char parent[PATH_MAX];
+	struct allow_maps maps;
+	uint64_t t0 = mono_us(), t1;
+	int r, deny_errno;
+
+	/* Without privilege, gc cannot even read the records; the next step
+	 * says what is missing in one line. */
+	r = gc_stale_attempts();
+	if (r < 0 && r != -EACCES && r != -EPERM)
+		log_warn("gc: some stale attempts could not be removed; continuing");
+
+	/* After gc (a dead egret's attempt may have run as this uid), before
+	 * anything is made. */
+	if (user->set) {
+		char err[320];
+		pid_t other = 0;
+
+		r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
+		if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
+			log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
+				  (int)other, (unsigned int)user->uid);
+			return -EPERM;
+		}
+		if (r < 0 && r != -EWOULDBLOCK)
+			return log_error_errno(r, "lock uid %u in %s", (unsigned int)user->uid,
+					       EGRET_UID_LOCK_DIR);
+		r = preflight_shared_uid(user->uid, err, sizeof(err));
+		if (r == -EEXIST && o->allow_shared_uid)
+			log_warn("warning: %s", err);
+		else if (r < 0) {
+			log_error("refusing to run COMMAND: %s", err);
+			return -EPERM;
+		}
+	}
+
+	r = resolve_cgroup_parent(o, parent, sizeof(parent));
+	if (r < 0 && in_named_netns())
+		return log_error_errno(r, "find cgroup v2 (`ip netns exec` remounts /sys without it; run egret through nsenter --net=/run/netns/NAME, which keeps it)");
+	if (r < 0)
+		return log_error_errno(r, "find cgroup v2 (is cgroup2 mounted?)");
+	r = cgroup_mkdir_parents(parent);
+	if (r == -EMEDIUMTYPE || r == -ENOTDIR || r == -ENOENT)
+		return log_error_errno(r, "cgroup parent %s: not a directory on the cgroup2 mount (fix --cgroup-parent)",
+				       parent);
+	if (r < 0)
+		return log_error_errno(r, "create cgroup parent %s (%s)", parent, PRIV_HINT);
+
+	if (o->id)
+		strcpy(a->st.id, o->id);
+	else if ((r = attempt_id_random(a->st.id, sizeof(a->st.id))) < 0)
+		return log_error_errno(r, "generate attempt id");
+	if ((size_t)snprintf(a->st.cgroup, sizeof(a->st.cgroup), "%s/%s",
+			     parent, a->st.id) >= sizeof(a->st.cgroup))
+		return log_error_errno(-ENAMETOOLONG, "cgroup path");
+	snprintf(a->st.pins, sizeof(a->st.pins), EGRET_PIN_ROOT "/%s", a->st.id);
+	a->st.pid = getpid();
+	a->st.started = time(NULL);
+	snprintf(a->st.repo, sizeof(a->st.repo), "%s", o->repo ? o->repo : "");
+
+	/* The record comes first: whatever exists after it, gc can find. */
+	r = state_create(&a->st, &a->state_fd);
+	if (r == -EEXIST)
+		return log_error_errno(r, "attempt id '%s' is in use (pick another --id)", a->st.id);
+	if (r < 0)
+		return log_error_errno(r, "create record in %s (%s)", EGRET_RUN_DIR, PRIV_HINT);
+
+	if (mkdir(a->st.cgroup, 0755) < 0)
+		return log_error_errno(-errno, "create cgroup %s%s", a->st.cgroup,
+				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
+	a->cgroup_made = true;
+	a->cgroup_fd = open(a->st.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->cgroup_fd < 0)
+		return log_error_errno(-errno, "open cgroup %s", a->st.cgroup);
+
+	r = bpffs_ensure();
+	if (r < 0)
+		return log_error_errno(r, "mount bpffs at %s (%s)", EGRET_BPFFS, PRIV_HINT);
+	r = private_dir_ensure(EGRET_PIN_ROOT);
+	if (r < 0)
+		return log_error_errno(r, "prepare %s (must be a directory owned by egret's uid)",
+				       EGRET_PIN_ROOT);
+	if (mkdir(a->st.pins, 0700) < 0)
+		return log_error_errno(-errno, "create pin directory %s%s", a->st.pins,
+				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
+	a->pins_made = true;
+
+	r = events_open(&a->ev, o->log_file, a->st.id, o->audit);
+	if (r < 0)
+		return log_error_errno(r, "open --log %s", o->log_file);
+	if (o->repo) {
+		const char *dir = o->state_dir ? o->state_dir : REQUESTS_DEFAULT_DIR;
+
+		r = request_store_prepare(dir);
+		if (r < 0)
+			return log_error_errno(r, "prepare state directory %s (must be a directory owned by egret's uid; fix or give --state-dir)",
+					       dir);
+		r = request_log_open(&a->requests, dir, o->repo, a->st.id,
+				     a->st.cgroup);
+		if (r < 0)
+			return log_error_errno(r, "request log");
+		a->ev.requests = &a->requests;
+	}
+
+	/* The proxy's port is baked into the programs: bind it first. */
+	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
+		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
+		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
+		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
+		.events = &a->ev }, &step);
+	a->dns_open = true;
+	if (r < 0)
+		return log_error_errno(r, "%s", step);
+
+	deny_errno = pick_deny_errno(o);
+	if (deny_errno < 0)
+		return deny_errno;
+	t1 = mono_us();
+	r = loader_load(&a->ld, &(struct loader_opts){
+		.max_entries = (__u32)o->max_entries,
+		.max_cidrs = (__u32)o->max_cidrs,
+		.dns_port = a->dns.port,
+		.dns_ip6_loopback = a->dns.ip6_loopback,
+		.log_allowed = o->log_allowed, .audit = o->audit,
+		.no_spare = o->no_spare,
+		.deny_errno = deny_errno == EPERM ? 0 : deny_errno });
+	a->load_us = mono_us() - t1;
+	if (r < 0)
+		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
+				       a->ld.failed_step, PRIV_HINT);
+	/* The host's addresses: sources allowed, destinations special. */
+	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
+	if (r < 0)
+		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
+				       r == -ENOSPC ? ": more than egret keeps" : "");
+	maps = loader_allow_maps(&a->ld);
+	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
+	if (r < 0) {
+		char text[128] = "?";
+
+		spec_format(bad, text, sizeof(text));
+		return log_error_errno(r, "write allow entry %s%s", text,
+				       r == -ENOSPC ? " (more than 8 port rules for one address, or map full: raise --max-entries/--max-cidrs)" : "");
+	}
+	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins);
+	if (r < 0)
+		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
+				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
+	if (o->unix_filter) {
+		r = unix_filter_attach(&a->unix_filter, &(struct unix_filter_opts){
+			.names = o->unix_names, .nnames = o->nunix_names,
+			.events_fd = loader_events_fd(&a->ld),
+			.counters_fd = loader_counters_fd(&a->ld),
+			.audit = o->audit, .log_allowed = o->log_allowed,
+			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins });
+		if (r < 0)
+			return log_error_errno(r, "%s (-v shows libbpf's detail)",
+					       a->unix_filter.failed_step);
+	}
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF load %.1f ms, %s)",
+		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
+		 a->dns.port, run_deny_errno_name(deny_errno),
+		 (double)(mono_us() - t0) / 1000, (double)a->load_us / 1000,
+		 a->ld.from_spare ? "programs loaded in advance" : "loaded now");
+	return 0;
+}
+
+/* Undo attempt_open(), whatever it reached. Returns <0 if something stays. */
+static int attempt_close(struct attempt *a)
+{
+	int r = 0;
+
+	if (a->cgroup_fd >= 0)
+		close(a->cgroup_fd);
+	if (a->cgroup_made || a->pins_made)
+		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
+				     a->pins_made ? a->st.pins : "");
+	if (a->dns_open)
+		dns_proxy_close(&a->dns);
+	request_log_close(&a->requests);
+	events_close(&a->ev);
+	hostaddr_close(&a->host);
+	unix_filter_close(&a->unix_filter);
+	loader_destroy(&a->ld);
+	/* Keep the record if anything stayed behind, so gc retries. */
+	if (r == 0 && a->state_fd >= 0)
+		r = state_remove(a->st.id);
+	if (a->state_fd >= 0)
+		close(a->state_fd);
+	if (a->uid_lock_fd >= 0)
+		close(a->uid_lock_fd);
+	return r;
+}
+
+/* What the loop watches while COMMAND runs, besides the DNS proxy. */
+struct supervisor {
+	struct loop loop;
+	struct loop_source child;	/* pidfd */
+	struct loop_source signals;	/* signalfd */
+	struct loop_source sweep;	/* timerfd */
+	struct approvals_watch approvals;
+	struct allow_maps maps;
+	struct terminal *term;
+	int status;
+};
+
+static void on_child(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, child);
+	siginfo_t info = {};
+
+	(void)events;
+	if (waitid(P_PIDFD, (id_t)src->fd, &info, WEXITED | WNOHANG) < 0) {
+		loop_stop(&sv->loop, -errno);
+		return;
+	}
+	if (!info.si_pid)
+		return;
+	sv->status = launch_exit_code(info.si_code, info.si_status);
+	loop_stop(&sv->loop, 0);
+}
+
+/* A terminal's signal goes to the process group in its foreground: the
+ * pty's, or COMMAND's own (it leads its session). */
+static void signal_group(struct supervisor *sv, int sig)
+{
+	kill(-terminal_signal_group(sv->term), sig);
+}
+
+/* Stop until SIGCONT, as a shell's job: SIGTSTP is blocked (signalfd), so
+ * raise it with its default action and let it through once. */
+static void suspend_self(void)
+{
+	sigset_t tstp;
+
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);	/* stopped here */
+	sigprocmask(SIG_BLOCK, &tstp, NULL);
+}
+
+/*
+ * COMMAND stopped (Ctrl-Z in its pty, or forwarded from egret's
+ * terminal): if egret is a job in a terminal's foreground, it stops too,
+ * so the shell gets the terminal back, and `fg` resumes both. Without job
+ * control (a miner's pipes) COMMAND's stop is its own business.
+ */
+static void on_child_stopped(struct supervisor *sv)
+{
+	siginfo_t info = {};
+
+	if (waitid(P_PIDFD, (id_t)sv->child.fd, &info, WSTOPPED | WNOHANG) < 0 ||
+	    !info.si_pid || info.si_code != CLD_STOPPED ||
+	    !terminal_job_control(sv->term))
+		return;
+	terminal_suspend(sv->term);
+	suspend_self();
+	terminal_resume(sv->term);
+	signal_group(sv, SIGCONT);
+	syscall(SYS_pidfd_send_signal, sv->child.fd, SIGCONT, NULL, 0);
+}
+
+/*
+ * COMMAND is in a session of its own, so the terminal's signals reach
+ * egret alone: Ctrl-C, Ctrl-\, Ctrl-Z and hangups (si_code SI_KERNEL)
+ * are passed to COMMAND's foreground process group, as the terminal would
+ * have; a window size change resizes COMMAND's pty; SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT someone sent egret go to COMMAND itself.
+ */
+static void on_signal(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, signals);
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(src->fd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		switch (sig) {
+		case SIGCHLD:
+			on_child_stopped(sv);
+			break;
+		case SIGWINCH:
+			terminal_resize(sv->term);
+			break;
+		case SIGCONT:
+			terminal_resume(sv->term);
+			signal_group(sv, SIGCONT);
+			break;
+		case SIGTSTP:
+			terminal_stop_group(sv->term);
+			break;
+		default:
+			if (si.ssi_code == SI_KERNEL)
+				signal_group(sv, sig);
+			else
+				syscall(SYS_pidfd_send_signal, sv->child.fd, sig,
+					NULL, 0);
+		}
+	}
+}
+
+/* Free the space of expired learned entries (BPF denies them already). */
+static void on_sweep(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, sweep);
+	uint64_t ticks;
+	int n;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	n = allow_sweep(&sv->maps, allow_now_ns());
+	if (n > 0)
+		log_debug("sweep: removed %d expired entries", n);
+}
+
+/* Serve DNS and wait for COMMAND. Returns its exit code or -errno. */
+static int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
+		     int pidfd, int sigfd, struct terminal *term)
+{
+	struct supervisor sv = { .status = -EIO, .term = term,
+				 .approvals = { .timer = { .fd = -1 } } };
+	_cleanup_close_ int sweep_fd = -1;
+	uint64_t sweep_ms;
+	int r;
+
+	r = loop_init(&sv.loop);
+	if (r < 0)
+		return r;
+	sv.maps = loader_allow_maps(&a->ld);
+	sv.child = (struct loop_source){ .fd = pidfd, .fn = on_child };
+	sv.signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
+	sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	sv.sweep = (struct loop_source){ .fd = sweep_fd, .fn = on_sweep };
+	/* Sweep about as often as entries can expire, within 1 s to 30 s. */
+	sweep_ms = o->dns_min_ttl < 1 ? 1000 :
+		   o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
+
+	if (sweep_fd < 0 || (r = timerfd_arm_ms(sweep_fd, sweep_ms, true)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
+	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
+	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0 ||
+	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||
+	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
+			      loader_counters_fd(&a->ld), a->dns.names)) < 0 ||
+	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
+	    (o->approvals_path[0] &&
+	     (r = approvals_watch_start(&sv.approvals, &sv.loop, o->approvals_path,
+					o->repo, &o->approvals_stamp, &o->policy,
+					&a->dns, &sv.maps)) < 0)) {
+		r = r < 0 ? r : -errno;
+		goto out;
+	}
+	r = loop_run(&sv.loop);
+	if (r == 0)
+		r = sv.status;
+	/* What COMMAND left in its pty, then the terminal as we found it,
+	 * before egret prints anything more. */
+	terminal_drain(term);
+	terminal_suspend(term);
+	events_drain(&a->ev);
+	if (!o->quiet)
+		events_summary(&a->ev, stderr);
+out:
+	terminal_drain(term);
+	/* The proxy's sources belong to this loop: detach them now. */
+	dns_proxy_close(&a->dns);
+	a->dns_open = false;
+	approvals_watch_free(&sv.approvals);
+	hostaddr_close(&a->host);
+	request_log_detach(&a->requests);
+	loop_close(&sv.loop);
+	return r;
+}
+
+static int run_attempt(const struct run_opts *o, const struct launch_user *user,
+		       const struct landlock_plan *landlock)
+{
+	struct attempt a = { .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
+			     .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
+			     .requests = { .timer = { .fd = -1 } } };
+	struct launch_error lerr = {};
+	struct terminal term;
+	struct launch launch;
+	char **envp = NULL;
+	_cleanup_close_ int sigfd = -1, pidfd = -1;
+	sigset_t mask, old;
+	int status = EXIT_SETUP;
+	pid_t pid;
+	int r;
+
+	loader_init(&a.ld);
+	unix_filter_init(&a.unix_filter);
+	terminal_init(&term);
+	/* Block before spawning so no signal slips between fork and wait. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTSTP);
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGCONT);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		log_error_errno(-errno, "signalfd");
+		goto out;
+	}
+
+	if (attempt_open(&a, o, user) < 0)
+		goto out;
+	/* For -v: on every run it would be noise (egret check shows it). */
+	if (o->builtin_policy)
+		log_info("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
+			 POLICY_DEFAULT_PATH);
+
+	r = terminal_open(&term, o->pty, user->set ? user->uid : (uid_t)-1);
+	if (r < 0) {
+		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
+		goto out;
+	}
+	r = environ_build(environ, user, &o->env, term.pty, &envp);
+	if (r < 0) {
+		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
+		goto out;
+	}
+	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a.cgroup_fd,
+				  .terminal = &term, .landlock = *landlock,
+				  .envp = envp, .chdir = o->chdir,
+				  .user = *user, .nkeep_fds = o->nkeep_fds };
+	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
+	r = launch_spawn(&launch, &pid, &pidfd, &lerr);
+	free(envp);
+	envp = NULL;
+	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
+		log_error_errno(-lerr.err, "%s", o->argv[0]);
+		status = lerr.err == ENOENT ? 127 : 126;
+		goto out;
+	}
+	if (r == -ECHILD) {
+		log_error_errno(-lerr.err, "start command: %s", launch_step_name(lerr.step));
+		goto out;
+	}
+	if (r < 0) {
+		log_error_errno(r, "start command in cgroup %s (clone3 with CLONE_INTO_CGROUP needs Linux 5.7+)",
+				a.st.cgroup);
+		goto out;
+	}
+
+	/* COMMAND runs: leave the next attempt programs loaded in advance. */
+	if (!o->no_spare)
+		spare_make_async((__u32)o->max_entries, (__u32)o->max_cidrs);
+	status = supervise(&a, o, pid, pidfd, sigfd, &term);
+	if (status < 0) {
+		log_error_errno(status, "wait for command");
+		status = EXIT_SETUP;
+	}
+out:
+	terminal_close(&term);
+	r = attempt_close(&a);
+	if (r < 0 && status == 0)
+		status = EXIT_SETUP;
+	else if (r == 0 && a.st.id[0])
+		log_info("attempt %s: exit status %d; cgroup, pins and record removed",
+			 a.st.id, status);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+/*
+ * The policy file (or built-in default) resolved for --repo/--git-remote,
+ * plus --allow; then the settings: command line over policy over defaults.
+ */
+static int run_settle_policy(struct run_opts *o)
+{
+	bool builtin;
+	int r;
+
+	/* Stamp before reading: a change in between is seen as a change. */
+	if (o->repo && !(o->policy_file && !strcmp(o->policy_file, "none"))) {
+		r = approvals_path(o->policy_file, o->repo, o->approvals_path,
+				   sizeof(o->approvals_path));
+		if (r < 0) {
+			log_error_errno(r, "approvals file for %s", o->repo);
+			return -EINVAL;
+		}
+		approvals_changed(o->approvals_path, &o->approvals_stamp);
+	}
+	r = effective_policy(&(struct effective_in){
+		.policy_file = o->policy_file, .repo = o->repo,
+		.remote = o->has_remote ? &o->remote : NULL, .cli = &o->cli },
+		&o->policy, &builtin);
+	if (r < 0)
+		return r;
+	o->builtin_policy = builtin;
+	if (o->max_entries < 0)
+		o->max_entries = o->policy.max_entries > 0 ? o->policy.max_entries :
+							     EGRET_DEFAULT_MAX_ENTRIES;
+	if (o->max_cidrs < 0)
+		o->max_cidrs = o->policy.max_cidrs > 0 ? o->policy.max_cidrs :
+							 EGRET_DEFAULT_MAX_CIDRS;
+	if (o->dns_min_ttl < 0)
+		o->dns_min_ttl = o->policy.min_ttl >= 0 ? o->policy.min_ttl :
+							  DNS_DEFAULT_MIN_TTL;
+	if (!o->upstreams_csv[0])
+		snprintf(o->upstreams_csv, sizeof(o->upstreams_csv), "%s",
+			 o->policy.upstreams_csv);
+	return 0;
+}
+
+/* One line each, before COMMAND starts, rather than a failure deep
+ * inside a tool: a start directory or HOME its user cannot use. A --chdir
+ * it cannot use is refused (-EACCES): the operator asked for it. */
+static int check_places(const struct run_opts *o, const struct launch_user *user)
+{
+	const char *home = o->env.home ? o->env.home : user->home[0] ? user->home : "/";
+	char cwd[PATH_MAX] = "?";
+	int bad = preflight_places(user, o->chdir, home);
+
+	if (bad < 0)
+		return 0;
+	if ((bad & PLACES_CWD) && o->chdir) {
+		log_error("refusing to run COMMAND: its user (uid %u) cannot read and search --chdir %s",
+			  (unsigned int)user->uid, o->chdir);
+		return -EACCES;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "?");
+	if (bad & PLACES_CWD)
+		log_warn("warning: COMMAND's user (uid %u) cannot read and search %s, where it starts: tools that work in '.' fail there (--chdir a directory it can use)",
+			 (unsigned int)user->uid, cwd);
+	if (bad & PLACES_HOME)
+		log_warn("warning: HOME %s is not a directory COMMAND's user (uid %u) can write: tools cannot keep caches and settings there (--home DIR, e.g. one prepared for the attempt)",
+			 home, (unsigned int)user->uid);
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct landlock_plan landlock;
+	struct run_opts o = {};
+	struct launch_user user = {};
+	int r;
+
+	/* A reader of egret's output that went away (`egret run --pty ... |
+	 * head`) is an EPIPE to handle, never a signal that kills egret and
+	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
+	signal(SIGPIPE, SIG_IGN);
+	r = run_opts_parse(argc, argv, &o);
+	if (r != 0) {
+		run_opts_free(&o);
+		return r > 0 ? 0 : EXIT_SETUP;
+	}
+	r = run_settle_policy(&o);
+	if (r < 0) {
+		run_opts_free(&o);
+		return r == -EINVAL ? EXIT_POLICY : EXIT_SETUP;
+	}
+	if (o.user) {
+		r = launch_user_parse(o.user, &user);
+		if (r < 0) {
+			log_error("--user %s: %s", o.user,
+				  r == -EPERM ? "that is root; use --allow-root instead" :
+				  r == -ESRCH ? "no such user or group" :
+						"want USER[:GROUP]");
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
+	} else if (geteuid() == 0 && !o.allow_root) {
+		log_error("refusing to run COMMAND as root: give --user USER (or --allow-root to accept that root can undo enforcement)");
+		run_opts_free(&o);
+		return EXIT_SETUP;
+	} else if (geteuid() == 0) {
+		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
+	}
+
+	/* Before anything is created: what COMMAND would start with. */
+	{
+		char err[256];
+
+		if (preflight_std_fds(err, sizeof(err)) < 0 ||
+		    ((o.user || !o.allow_root) &&
+		     preflight_daemon_sockets(o.user ? &user : NULL, err,
+					      sizeof(err)) < 0)) {
+			log_error("refusing to run COMMAND: %s", err);
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
+	}
+	if (user.set && check_places(&o, &user) < 0) {
+		run_opts_free(&o);
+		return EXIT_SETUP;
+	}
+
+	/* Abstract unix sockets have no owner or mode. Landlock's scope
+	 * (ABI 6) keeps COMMAND to the attempt's own; names the operator
+	 * allows, or a kernel without the scope, need the cgroup unix
+	 * programs instead (unix_filter.h). */
+	landlock_plan_make(&landlock, landlock_abi(), o.nunix_names == 0);
+	o.unix_filter = o.nunix_names > 0 || landlock.abi < 6;
+	if (o.unix_filter && !unix_filter_supported()) {
+		o.unix_filter = false;
+		if (o.nunix_names) {
+			log_error("refusing to run COMMAND: --allow-unix needs the cgroup unix socket hooks (Linux 6.7+), which this kernel lacks");
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
+		if (!o.allow_unconfined_unix) {
+			log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+, or the cgroup unix hooks of 6.7+; it has Landlock ABI %d); --allow-unconfined-unix accepts that",
+				  landlock.abi);
+			run_opts_free(&o);
+			return EXIT_SETUP;
+		}
+		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)",
+			 landlock.abi);
+	}
+	/* Said, never silent: without a domain only the uid checks stand
+	 * between COMMAND and processes of its uid started later. */
+	if (landlock.abi == 0)
+		log_warn("warning: no Landlock domain on this kernel (needs ABI 2, Linux 5.19+): nothing but the uid checks keeps COMMAND from ptracing or signalling a process of its uid started later");
+
+	r = run_attempt(&o, &user, &landlock);
+	run_opts_free(&o);
+	return r;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+
+#include "attempt/seccomp.h"
+#include "lib/util.h"
+
+#if defined(__x86_64__)
+#define EGRET_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define EGRET_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#else
+#error "egret's seccomp filter knows x86_64 and aarch64; add the arch here"
+#endif
+
+#define LOAD_NR		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define LOAD_ARCH	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch))
+/* The low 32 bits of argument 0: where clone and unshare keep their flags. */
+#define LOAD_ARG0	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]))
+/* The low 32 bits of argument 1: ioctl's request (an unsigned int). */
+#define LOAD_ARG1	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]))
+#define RET(v)		BPF_STMT(BPF_RET | BPF_K, (v))
+#define ERRNO(e)	RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+/* If A == nr, execute the next instruction, else skip it. */
+#define IF_NR(nr)	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1)
+
+int seccomp_install(void)
+{
+	struct sock_filter filter[] = {
+		/* Another ABI (i386 via int 0x80, x32) has other numbers and
+		 * would walk around every check below: refuse it whole. */
+		LOAD_ARCH,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, EGRET_AUDIT_ARCH, 1, 0),
+		ERRNO(ENOSYS),
+		LOAD_NR,
+#ifdef __x86_64__
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000 /* x32 */, 0, 1),
+		ERRNO(ENOSYS),
+#endif
+		/* clone3 passes its flags in memory, out of the filter's
+		 * reach: ENOSYS makes libc fall back to clone, checked below. */
+		IF_NR(__NR_clone3), ERRNO(ENOSYS),
+		IF_NR(__NR_io_uring_setup), ERRNO(EPERM),
+		IF_NR(__NR_io_uring_enter), ERRNO(EPERM),
+		IF_NR(__NR_io_uring_register), ERRNO(EPERM),
+		IF_NR(__NR_pidfd_getfd), ERRNO(EPERM),
+		IF_NR(__NR_bpf), ERRNO(EPERM),
+		IF_NR(__NR_setns), ERRNO(EPERM),
+		/* ioctl(fd, TIOCSTI | TIOCLINUX, ...): no typing into a
+		 * terminal's input queue, not even COMMAND's own pty (the
+		 * session of its own is the first wall: terminal.h). */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 5),
+		LOAD_ARG1,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
+		RET(SECCOMP_RET_ALLOW),
+		ERRNO(EPERM),
+		/* socket(family, ...): the families the cgroup hooks judge
+		 * (inet), plus unix and netlink. AF_VSOCK, AF_PACKET and the
+		 * rest reach no hook of egret's (no BPF LSM is needed). */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 7),
+		LOAD_ARG0,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 1, 0),
+		ERRNO(EAFNOSUPPORT),
+		RET(SECCOMP_RET_ALLOW),
+		/* unshare(flags) and clone(flags, ...): no new user namespace. */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
+		LOAD_ARG0,
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+		ERRNO(EPERM),
+		RET(SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = (unsigned short)ARRAY_SIZE(filter),
+		.filter = filter,
+	};
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return -errno;
+	return 0;
+}

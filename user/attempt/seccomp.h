@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * attempt/seccomp.h - the syscall filter COMMAND runs under.
+ *
+ * egret's enforcement lives in the attempt's cgroup and the initial user
+ * namespace. The filter closes the ways around that which need no
+ * capability: creating a user namespace (where COMMAND would hold
+ * CAP_NET_ADMIN, CAP_SYS_ADMIN...), io_uring (whose operations no syscall
+ * filter sees), taking a file descriptor out of another process
+ * (pidfd_getfd), loading BPF, and socket families other than unix, inet,
+ * inet6 and netlink (AF_VSOCK reaches the hypervisor host; no BPF LSM is
+ * needed for this). Everything else passes.
+ */
+#ifndef EGRET_SECCOMP_H
+#define EGRET_SECCOMP_H
+
+/*
+ * Install the filter on the calling thread (after PR_SET_NO_NEW_PRIVS).
+ * Runs in the child between clone3 and exec: async-signal-safe, no
+ * allocation. Returns 0 or -errno.
+ */
+int seccomp_install(void);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * attempt/state.h - the record of a live attempt, EGRET_RUN_DIR/<id>.
+ *
+ * The egret that owns an attempt holds an exclusive flock on its record for
+ * as long as it lives. The kernel drops the lock when that process dies, by
+ * SIGKILL too, so "lockable" means "stale" with no pid-reuse guesswork.
+ */
+#ifndef EGRET_STATE_H
+#define EGRET_STATE_H
+
+#include <limits.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "lib/paths.h"
+
+struct attempt_state {
+	char id[EGRET_ID_MAX + 1];
+	char cgroup[PATH_MAX];	/* absolute cgroupfs path */
+	char pins[PATH_MAX];	/* EGRET_PIN_ROOT/<id> */
+	pid_t pid;		/* the owning egret */
+	time_t started;		/* wall clock, seconds */
+	char repo[128];		/* --repo, or "" */
+};
+
+/* Create and lock the record; -EEXIST if the id is taken. @ret_fd keeps
+ * the lock and must stay open for the attempt's lifetime. */
+int state_create(const struct attempt_state *st, int *ret_fd);
+
+/* Unlink the record (the lock goes with @fd's close). */
+int state_remove(const char *id);
+
+/* Parse a record's text. */
+int state_parse(const char *text, struct attempt_state *ret);
+
+/* Read the record behind @fd. */
+int state_read_fd(int fd, struct attempt_state *ret);
+
+/* Is the record's egret alive (its lock held)? 1, 0, or -errno. */
+int state_is_live(int fd);
+
+#endif

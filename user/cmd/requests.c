@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cmd/requests.c - `egret requests`: options, approve and deny - the operator's side
+ * of the review gate. Only the operator (whoever can write the state
+ * directory and the policy's directory) gets here; attempts only add
+ * evidence.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "requests/approvals.h"
+#include "requests/watch.h"
+#include "lib/log.h"
+#include "requests/store.h"
+#include "cmd/requests.h"
+#include "lib/util.h"
+
+#define EXIT_USAGE	2
+
+static void requests_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: egret requests list [--repo OWNER/NAME] [--all] [--json]\n"
+		"       egret requests approve ID... [--ports PORTS] [--policy FILE] [--repo OWNER/NAME]\n"
+		"       egret requests deny ID... [--repo OWNER/NAME]\n\n"
+		"Denied destinations of attempts run with --repo, waiting for a decision.\n"
+		"  list      pending requests, most frequent first (--all: decided ones too)\n"
+		"  approve   allow the request's host or address for its repository only,\n"
+		"            in the approvals file next to the policy (approved.d/); the\n"
+		"            request's port, or PORTS, or (lookups) the policy's ports\n"
+		"  deny      dismiss: the same request is counted but never pending again\n\n"
+		"  --state-dir DIR   the store (default " REQUESTS_DEFAULT_DIR ")\n"
+		"  --policy FILE     whose directory holds approved.d/ (default " POLICY_DEFAULT_PATH ")\n");
+}
+
+void view_free(struct store_view *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		request_file_free(&v->files[i]);
+	free(v->files);
+	request_store_close(&v->st);
+}
+
+/* Lock the store and read every repository's requests (or @repo's). */
+int view_load(struct store_view *v, const char *dir, const char *repo)
+{
+	char **repos = NULL, err[512] = "";
+	size_t nrepos = 0;
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	r = request_store_open(&v->st, dir, REQUESTS_LOCK_WAIT_MS);
+	if (r < 0)
+		return log_error_errno(r, "open the request store %s%s", dir,
+				       r == -EACCES || r == -EPERM ?
+				       " (needs root, or egret's uid)" :
+				       r == -EAGAIN ? " (its lock is held: try again)" : "");
+	r = request_store_repos(&v->st, &repos, &nrepos);
+	if (r < 0)
+		return log_error_errno(r, "read %s/requests", dir);
+	v->files = calloc(nrepos ? nrepos : 1, sizeof(*v->files));
+	for (size_t i = 0; r == 0 && v->files && i < nrepos; i++) {
+		if (repo && strcasecmp(repos[i], repo))
+			continue;
+		r = request_file_load(&v->st, repos[i], &v->files[v->n], err, sizeof(err));
+		if (r < 0)
+			log_error("%s", err[0] ? err : strerror(-r));
+		else
+			v->n++;
+	}
+	for (size_t i = 0; i < nrepos; i++)
+		free(repos[i]);
+	free(repos);
+	return !v->files ? -ENOMEM : r;
+}
+
+void iso_utc(int64_t t, char *buf, size_t len)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* comm comes from the sandbox: printable ASCII only on a terminal. */
+void safe_text(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 1 < len; in++)
+		out[o++] = *in >= 0x20 && *in < 0x7f ? *in : '?';
+	out[o] = '\0';
+}
+
+/* ---- approve and deny --------------------------------------------- */
+
+/* "alice (uid 0)": the uid is the kernel's word, SUDO_USER sudo's. */
+static void who_decides(char *buf, size_t len)
+{
+	const char *sudo = getenv("SUDO_USER");
+	struct passwd *pw = getpwuid(getuid());
+	char name[32];
+
+	safe_text(sudo && *sudo ? sudo : pw ? pw->pw_name : "?", name, sizeof(name));
+	snprintf(buf, len, "%s (uid %u)", name, (unsigned int)getuid());
+}
+
+static int parse_ids(int argc, char **argv, unsigned long *ids, int *n)
+{
+	*n = 0;
+	for (int i = 0; i < argc; i++) {
+		char *end;
+
+		errno = 0;
+		ids[*n] = strtoul(argv[i], &end, 10);
+		if (argv[i][0] < '1' || argv[i][0] > '9' || errno || *end) {
+			log_error("requests: '%s' is not a request id (see egret requests list)",
+				  argv[i]);
+			return -EINVAL;
+		}
+		(*n)++;
+	}
+	if (*n == 0) {
+		log_error("requests: give at least one request id");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The request as an approval entry; -EINVAL if it cannot be one. */
+static int to_approval(const struct request *rq, const struct port_range *ports,
+		       int nports, struct approval *ap)
+{
+	char err[160];
+	unsigned int *n;
+	struct port_range *pr;
+
+	memset(ap, 0, sizeof(*ap));
+	ap->is_host = rq->kind == REQUEST_NAME;
+	if (ap->is_host ? host_rule_parse(rq->target, &ap->host, err, sizeof(err)) :
+			  allow_spec_parse(rq->target, &ap->spec, err, sizeof(err))) {
+		log_error("request %lu: '%s' cannot be allowed as it is (%s); add a rule to the policy by hand",
+			  rq->id, rq->target, err);
+		return -EINVAL;
+	}
+	n = ap->is_host ? &ap->host.nports : &ap->spec.nports;
+	pr = ap->is_host ? ap->host.ports : ap->spec.ports;
+	if (nports >= 0) {
+		*n = (unsigned int)nports;
+		memcpy(pr, ports, (size_t)nports * sizeof(*ports));
+	} else if (rq->port) {
+		*n = 1;
+		pr[0] = (struct port_range){ rq->port, rq->port };
+	} else {
+		*n = PORTS_FROM_POLICY;
+	}
+	ap->request = rq->id;
+	return 0;
+}
+
+/* "host pkg.example, ports 443" - what approving @rq writes. */
+static void approval_text(const struct request *rq, const struct port_range *ports,
+			  int nports, char *buf, size_t len)
+{
+	struct approval ap;
+	char pt[128] = "from the policy";
+	const struct port_range *pr;
+	unsigned int n;
+
+	if (to_approval(rq, ports, nports, &ap) < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	n = ap.is_host ? ap.host.nports : ap.spec.nports;
+	pr = ap.is_host ? ap.host.ports : ap.spec.ports;
+	if (n != PORTS_FROM_POLICY)
+		ports_format(pr, n, pt, sizeof(pt), false);
+	snprintf(buf, len, "%s %s, ports %s", ap.is_host ? "host" : "address",
+		 rq->target, pt);
+}
+
+/* approved.d must be the operator's: the loader would refuse it anyway. */
+static int approvals_dir_ready(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return log_error_errno(-errno, "create %s", dir);
+	if (lstat(dir, &st) < 0)
+		return log_error_errno(-errno, "%s", dir);
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		log_error("refusing to write approvals into %s: it must be a directory owned by root and not group/world-writable",
+			  dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static bool wanted(const struct request *rq, const unsigned long *ids, int nids)
+{
+	for (int k = 0; k < nids; k++)
+		if (ids[k] == rq->id)
+			return true;
+	return false;
+}
+
+/* One repository's approvals, made in memory before any file is written. */
+struct staged {
+	char path[4096];
+	struct approvals a;
+	int added;		/* entries not in the file yet */
+};
+
+/*
+ * Load @f's approvals file and add its requests in @ids to it. Approved
+ * ones too: an entry the operator removed by hand is written again.
+ */
+static int stage_approvals(const struct request_file *f, const unsigned long *ids,
+			   int nids, const char *policy, const struct port_range *ports,
+			   int nports, const char *by, const char *at, struct staged *out)
+{
+	struct diag d = {};
+	char dir[4096];
+	int r;
+
+	if ((r = approvals_dir(policy, dir, sizeof(dir))) < 0 ||
+	    (r = approvals_path(policy, f->repo, out->path, sizeof(out->path))) < 0)
+		return log_error_errno(r, "approvals path");
+	r = approvals_dir_ready(dir);
+	if (r < 0)
+		return r;
+	r = approvals_load(&out->a, out->path, f->repo, &d);
+	for (int i = 0; r < 0 && i < d.n; i++)
+		log_error("%s", d.msg[i]);
+	for (size_t j = 0; j < f->n && r >= 0; j++) {
+		const struct request *rq = &f->items[j];
+		struct approval ap;
+
+		if (!wanted(rq, ids, nids))
+			continue;
+		r = to_approval(rq, ports, nports, &ap);
+		if (r < 0)
+			break;
+		snprintf(ap.by, sizeof(ap.by), "%s", by);
+		snprintf(ap.at, sizeof(ap.at), "%s", at);
+		r = approvals_add(&out->a, &ap);
+		if (r == -E2BIG)
+			log_error("%s: more than %d approvals", out->path, APPROVALS_MAX);
+		out->added += r == 0;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Every id exists once and can take the decision, before anything changes. */
+static int check_ids(const struct store_view *v, const unsigned long *ids, int nids,
+		     enum request_status to, const struct port_range *ports, int nports)
+{
+	for (int i = 0; i < nids; i++) {
+		const struct request *rq = NULL;
+		struct approval ap;
+		int found = 0;
+
+		for (size_t f = 0; f < v->n; f++)
+			for (size_t j = 0; j < v->files[f].n; j++)
+				if (v->files[f].items[j].id == ids[i]) {
+					rq = &v->files[f].items[j];
+					found++;
+				}
+		if (!found) {
+			log_error("requests: no request %lu (see egret requests list --all)", ids[i]);
+			return -ENOENT;
+		}
+		if (found > 1) {
+			log_error("requests: id %lu belongs to %d repositories (was next-id reset?); give --repo",
+				  ids[i], found);
+			return -EEXIST;
+		}
+		if (to == REQUEST_APPROVED && to_approval(rq, ports, nports, &ap) < 0)
+			return -EINVAL;
+		if (to == REQUEST_DENIED && rq->status == REQUEST_APPROVED) {
+			log_error("request %lu is approved; to revoke it, remove its entry from the repository's approvals file",
+				  ids[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Set the status of @f's requests in @ids, saying so; how many changed. */
+static int mark(struct request_file *f, const unsigned long *ids, int nids,
+		enum request_status to, const struct port_range *ports, int nports,
+		const char *by)
+{
+	char target[DNS_NAME_MAX + 32];
+	int changed = 0;
+
+	for (size_t j = 0; j < f->n; j++) {
+		struct request *rq = &f->items[j];
+
+		if (!wanted(rq, ids, nids))
+			continue;
+		if (to == REQUEST_APPROVED)
+			approval_text(rq, ports, nports, target, sizeof(target));
+		else
+			request_target_text(rq, target, sizeof(target));
+		if (rq->status == to) {
+			printf("request %lu for %s (%s) is %s already\n", rq->id, f->repo,
+			       target, request_status_name(to));
+			continue;
+		}
+		rq->status = to;
+		snprintf(rq->decided_by, sizeof(rq->decided_by), "%s", by);
+		rq->decided_at = (int64_t)time(NULL);
+		changed++;
+		printf("%s request %lu for %s: %s\n",
+		       to == REQUEST_APPROVED ? "approved" : "denied", rq->id, f->repo,
+		       target);
+	}
+	return changed;
+}
+
+static bool file_wanted(const struct request_file *f, const unsigned long *ids,
+			int nids)
+{
+	for (size_t j = 0; j < f->n; j++)
+		if (wanted(&f->items[j], ids, nids))
+			return true;
+	return false;
+}
+
+/*
+ * In three steps, so a refusal changes nothing: stage every repository's
+ * approvals (refused files, bad entries stop here), write them, then mark
+ * the requests. A crash after the second step leaves requests pending
+ * whose approvals are in force; approving again is a no-op.
+ */
+static int decide(const char *dir, const char *repo, const char *policy, int argc,
+		  char **argv, enum request_status to,
+		  const struct port_range *ports, int nports)
+{
+	unsigned long ids[64];
+	struct store_view v;
+	_cleanup_free_ struct staged *st = NULL;
+	char by[64], at[32];
+	int nids, r, written = 0;
+
+	if (argc > (int)ARRAY_SIZE(ids)) {
+		log_error("requests: at most %zu ids at once", ARRAY_SIZE(ids));
+		return EXIT_USAGE;
+	}
+	if (parse_ids(argc, argv, ids, &nids) < 0)
+		return EXIT_USAGE;
+	r = view_load(&v, dir, repo);
+	if (r == 0)
+		r = check_ids(&v, ids, nids, to, ports, nports);
+	st = calloc(v.n ? v.n : 1, sizeof(*st));
+	if (!st && r == 0)
+		r = log_error_errno(-ENOMEM, "requests");
+	who_decides(by, sizeof(by));
+	iso_utc((int64_t)time(NULL), at, sizeof(at));
+	for (size_t i = 0; r == 0 && to == REQUEST_APPROVED && i < v.n; i++)
+		if (file_wanted(&v.files[i], ids, nids))
+			r = stage_approvals(&v.files[i], ids, nids, policy, ports,
+					    nports, by, at, &st[i]);
+	for (size_t i = 0; r == 0 && i < v.n; i++) {
+		if (!st[i].added)
+			continue;
+		r = approvals_save(&st[i].a, st[i].path);
+		if (r < 0)
+			log_error_errno(r, "write %s", st[i].path);
+		else
+			printf("wrote %d approval%s to %s\n", st[i].added,
+			       st[i].added > 1 ? "s" : "", st[i].path);
+		written += st[i].added;
+	}
+	for (size_t i = 0; r == 0 && i < v.n; i++) {
+		if (!file_wanted(&v.files[i], ids, nids))
+			continue;
+		if (mark(&v.files[i], ids, nids, to, ports, nports, by) > 0 &&
+		    (r = request_file_save(&v.st, &v.files[i])) < 0)
+			log_error_errno(r, "write the request store");
+	}
+	if (r == 0 && written)
+		printf("the repository's next attempts start with it; running ones pick it up within %d s\n",
+		       APPROVALS_POLL_MS / 1000);
+	for (size_t i = 0; st && i < v.n; i++)
+		approvals_free(&st[i].a);
+	view_free(&v);
+	return r < 0 ? 1 : 0;
+}
+
+int cmd_requests(int argc, char **argv)
+{
+	enum { OPT_REPO = 256, OPT_ALL, OPT_JSON, OPT_PORTS, OPT_POLICY, OPT_STATE_DIR };
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "ports", required_argument, NULL, OPT_PORTS },
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *repo = NULL, *policy = NULL, *dir = REQUESTS_DEFAULT_DIR, *sub;
+	struct port_range ports[EGRET_PORT_SLOTS];
+	int nports = -1, c;
+	bool all = false, json = false;
+	char err[160];
+
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		requests_usage(stdout);
+		return 0;
+	}
+	if (argc < 2) {
+		log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
+		return EXIT_USAGE;
+	}
+	sub = argv[1];
+	argc--;
+	argv++;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_REPO:
+			if (!policy_repo_name_valid(optarg)) {
+				log_error("--repo '%s': want owner/name", optarg);
+				return EXIT_USAGE;
+			}
+			repo = optarg;
+			break;
+		case OPT_ALL:
+			all = true;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_PORTS:
+			if (!strcmp(optarg, "any")) {
+				nports = 0;
+				break;
+			}
+			nports = ports_parse(optarg, ports, EGRET_PORT_SLOTS, err, sizeof(err));
+			if (nports < 0) {
+				log_error("--ports %s: %s", optarg, err);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_POLICY:
+			policy = optarg;
+			break;
+		case OPT_STATE_DIR:
+			dir = optarg;
+			break;
+		case 'h':
+			requests_usage(stdout);
+			return 0;
+		default:
+			log_error("requests: unknown option or missing argument '%s' (see egret requests --help)",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!strcmp(sub, "list") && optind == argc)
+		return requests_list(dir, repo, all, json);
+	if (!strcmp(sub, "approve"))
+		return decide(dir, repo, policy, argc - optind, argv + optind,
+			      REQUEST_APPROVED, ports, nports);
+	if (!strcmp(sub, "deny") && nports < 0)
+		return decide(dir, repo, policy, argc - optind, argv + optind,
+			      REQUEST_DENIED, NULL, -1);
+	log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cmd/status.c - `egret status [ID] [--json]`: the live attempts, their
+ * counters, and what each may reach right now, read from the records in
+ * EGRET_RUN_DIR and the maps pinned under EGRET_PIN_ROOT/<id>/.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "enforce/allow.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "attempt/state.h"
+#include "cmd/status.h"
+#include "lib/util.h"
+
+static const char *const hooks[EGRET_HOOK_MAX] = {
+	"connect", "sendmsg", "socket", "sockopt", "egress", "bind", "listen",
+	"unix",
+};
+
+struct out {
+	bool json;
+	bool first_entry;
+};
+
+static int pinned(const char *pins, const char *map)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", pins, map);
+	return bpf_obj_get(path);
+}
+
+static int count_pids(const char *cgroup)
+{
+	char path[PATH_MAX], line[32];
+	_cleanup_fclose_ FILE *f = NULL;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		n++;
+	return f ? n : -1;
+}
+
+static uint64_t counter(int fd, uint32_t index)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
+
+	if (v && bpf_map_lookup_elem(fd, &index, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void print_counters(int fd, const struct out *o)
+{
+	if (fd < 0)
+		return;
+	printf(o->json ? ",\"counters\":{" : "  counters:");
+	for (int h = 0; h < EGRET_HOOK_MAX; h++) {
+		uint64_t a = counter(fd, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
+		uint64_t d = counter(fd, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
+		uint64_t w = counter(fd, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
+
+		if (o->json)
+			printf("%s\"%s\":{\"allow\":%llu,\"deny\":%llu,\"would_deny\":%llu}",
+			       h ? "," : "", hooks[h], (unsigned long long)a,
+			       (unsigned long long)d, (unsigned long long)w);
+		else
+			printf(" %s %llu/%llu%s", hooks[h], (unsigned long long)a,
+			       (unsigned long long)(d + w), h + 1 < EGRET_HOOK_MAX ? ";" : "");
+	}
+	if (o->json)
+		printf(",\"dropped_events\":%llu}",
+		       (unsigned long long)counter(fd, EGRET_COUNTER_DROPPED));
+	else
+		printf(" (allowed/denied); %llu events dropped\n",
+		       (unsigned long long)counter(fd, EGRET_COUNTER_DROPPED));
+}
+
+/* One allow entry: its live rules, with remaining lifetime. */
+static void print_entry(struct out *o, const char *addr,
+			const struct egret_allow *val, const char *name,
+			uint64_t now)
+{
+	char ports[160] = "", life[32] = "static";
+	size_t off = 0;
+	uint64_t soonest = 0;
+	int live = 0;
+
+	for (int i = 0; i < EGRET_PORT_SLOTS; i++) {
+		const struct egret_port_rule *r = &val->rules[i];
+
+		if (r->expires_ns == EGRET_EXPIRES_UNUSED ||
+		    (r->expires_ns != EGRET_EXPIRES_NEVER && r->expires_ns <= now))
+			continue;
+		live++;
+		if (r->expires_ns != EGRET_EXPIRES_NEVER &&
+		    (!soonest || r->expires_ns < soonest))
+			soonest = r->expires_ns;
+		if (r->port_lo == 0 && r->port_hi == 65535)
+			off += (size_t)snprintf(ports + off, sizeof(ports) - off,
+						o->json ? "%s\"any\"" : "%sany", live > 1 ? "," : "");
+		else if (r->port_lo == r->port_hi)
+			off += (size_t)snprintf(ports + off, sizeof(ports) - off, "%s%u",
+						live > 1 ? "," : "", r->port_lo);
+		else
+			off += (size_t)snprintf(ports + off, sizeof(ports) - off,
+						o->json ? "%s\"%u-%u\"" : "%s%u-%u",
+						live > 1 ? "," : "", r->port_lo, r->port_hi);
+		if (off >= sizeof(ports))
+			break;
+	}
+	if (!live)
+		return;		/* expired, awaiting the sweep */
+	if (soonest)
+		snprintf(life, sizeof(life), "%llu s",
+			 (unsigned long long)((soonest - now) / 1000000000ULL));
+	if (o->json) {
+		printf("%s{\"addr\":\"%s\",\"ports\":[%s],\"expires_in\":", o->first_entry ? "" : ",",
+		       addr, ports);
+		if (soonest)
+			printf("%llu", (unsigned long long)((soonest - now) / 1000000000ULL));
+		else
+			printf("null");
+		printf(",\"name\":");
+		if (name)
+			printf("\"%s\"", name);
+		else
+			printf("null");
+		printf("}");
+	} else {
+		printf("    %-40s %-20s %-10s %s\n", addr, ports, life,
+		       name ? name : "-");
+	}
+	o->first_entry = false;
+}
+
+static const char *lookup_name(int names_fd, int family, const __u32 *addr,
+			       struct egret_name *buf)
+{
+	struct egret_name_key key = { .family = (__u32)family };
+
+	memcpy(key.addr, addr, family == 4 ? 4 : 16);
+	if (names_fd < 0 || bpf_map_lookup_elem(names_fd, &key, buf) < 0)
+		return NULL;
+	buf->name[sizeof(buf->name) - 1] = '\0';
+	return buf->name;
+}
+
+/* Walk one pinned map (exact or trie, v4 or v6). */
+static void print_map(struct out *o, const char *pins, const char *map,
+		      int family, bool trie, int names_fd, uint64_t now)
+{
+	unsigned char key[sizeof(struct egret_lpm_key6)], next[sizeof(key)];
+	_cleanup_close_ int fd = pinned(pins, map);
+	void *prev = NULL;
+
+	if (fd < 0)
+		return;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		struct egret_allow val;
+		struct egret_name nb;
+		char text[INET6_ADDRSTRLEN + 8];
+		const __u32 *addr = (const __u32 *)(next + (trie ? 4 : 0));
+		size_t n;
+
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, &val) < 0)
+			continue;
+		inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
+		if (trie) {
+			n = strlen(text);
+			snprintf(text + n, sizeof(text) - n, "/%u", *(const __u32 *)key);
+		}
+		print_entry(o, text, &val, trie ? NULL :
+			    lookup_name(names_fd, family, addr, &nb), now);
+	}
+}
+
+static void print_attempt(struct out *o, const struct attempt_state *st,
+			  bool live, bool first)
+{
+	_cleanup_close_ int counters = pinned(st->pins, "egret_counters");
+	_cleanup_close_ int names = pinned(st->pins, "egret_names");
+	uint64_t now = allow_now_ns();
+	char started[32];
+	struct tm tm;
+
+	localtime_r(&st->started, &tm);
+	strftime(started, sizeof(started), "%Y-%m-%d %H:%M:%S", &tm);
+	if (o->json) {
+		printf("%s{\"id\":\"%s\",\"live\":%s,\"egret_pid\":%d,\"cgroup\":\"%s\","
+		       "\"pids\":%d,\"started\":%lld,\"repo\":", first ? "" : ",",
+		       st->id, live ? "true" : "false", (int)st->pid, st->cgroup,
+		       count_pids(st->cgroup), (long long)st->started);
+		if (st->repo[0])
+			printf("\"%s\"", st->repo);
+		else
+			printf("null");
+	} else {
+		printf("%s  %s%s  pids %d  started %s  repo %s\n  cgroup %s\n",
+		       st->id, live ? "" : "(stale) ", live ? "live" : "",
+		       count_pids(st->cgroup), started,
+		       st->repo[0] ? st->repo : "-", st->cgroup);
+	}
+	print_counters(counters, o);
+	if (o->json)
+		printf(",\"entries\":[");
+	else
+		printf("    %-40s %-20s %-10s %s\n", "ALLOWED", "PORTS", "EXPIRES", "NAME");
+	o->first_entry = true;
+	print_map(o, st->pins, "egret_allow4", 4, false, names, now);
+	print_map(o, st->pins, "egret_allow6", 6, false, names, now);
+	print_map(o, st->pins, "egret_cidr4", 4, true, -1, now);
+	print_map(o, st->pins, "egret_cidr6", 6, true, -1, now);
+	printf(o->json ? "]}" : "\n");
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct out o = {};
+	const char *only = NULL;
+	struct dirent *de;
+	DIR *dir;
+	int c, shown = 0;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+		if (c == 'j') {
+			o.json = true;
+		} else if (c == 'h') {
+			printf("Usage: egret status [ID] [--json]\n\n"
+			       "Live attempts: id, cgroup, processes, repo, start, per-hook\n"
+			       "counters, and each allow entry with ports, lifetime and name.\n");
+			return 0;
+		} else {
+			return 2;
+		}
+	}
+	if (optind < argc)
+		only = argv[optind];
+	if (only && !attempt_id_valid(only)) {
+		log_error("status: '%s' is not an attempt id", only);
+		return 2;
+	}
+	dir = opendir(EGRET_RUN_DIR);
+	if (!dir && errno != ENOENT) {
+		log_error_errno(-errno, "status: read %s (needs root)", EGRET_RUN_DIR);
+		return 1;
+	}
+	if (o.json)
+		printf("{\"version\":1,\"attempts\":[");
+	while (dir && (de = readdir(dir))) {
+		struct attempt_state st;
+		_cleanup_close_ int fd = -1;
+		int live;
+
+		if (de->d_name[0] == '.' || (only && strcmp(only, de->d_name)))
+			continue;
+		fd = openat(dirfd(dir), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 || state_read_fd(fd, &st) < 0)
+			continue;
+		live = state_is_live(fd);
+		print_attempt(&o, &st, live == 1, shown == 0);
+		shown++;
+	}
+	if (dir)
+		closedir(dir);
+	if (o.json)
+		printf("]}\n");
+	else if (!shown)
+		printf(only ? "no attempt %s\n" : "no attempts\n", only);
+	return only && !shown ? 1 : 0;
+}

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "dns/upstream.h"
+#include "dns/wire.h"
+#include "lib/log.h"
+
+#define CHECK_WAIT_MS	50
+
+/* One query on its way: where it has been, for where it goes next. */
+struct up_query {
+	struct dns_upstreams *ups;
+	dns_upstream_done done;
+	void *arg;
+	bool tcp;
+	uint64_t start_ms;
+	unsigned int tries;
+	uint32_t tried;			/* bit i: upstream i had a try */
+	size_t at;			/* the upstream of the current try */
+	size_t len;
+	uint8_t msg[DNS_MAX_MSG];
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
+{
+	struct dns_upstream_chan *c = data;
+
+	c->ups->sock_fn(c->ups->sock_data, c->ch, fd, readable, writable);
+}
+
+static int chan_init(struct dns_upstreams *ups, struct dns_upstream_chan *c,
+		     int flags, const char *server)
+{
+	/* EDNS: c-ares then reads UDP answers up to the size our queries
+	 * announce (it would cut them at 512 bytes otherwise). One try:
+	 * egret chooses where the next one goes. NOCHECKRESP: a SERVFAIL or
+	 * REFUSED answer comes back as the answer it is (c-ares would make
+	 * it ARES_ECONNREFUSED, which then means nothing). */
+	struct ares_options opts = {
+		.flags = flags | ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES |
+			 ARES_FLAG_EDNS | ARES_FLAG_NOCHECKRESP,
+		.ednspsz = (int)ups->edns_size,
+		.timeout = DNS_UPSTREAM_TRY_MS,
+		.tries = 1,
+		.sock_state_cb = sock_state,
+		.sock_state_cb_data = c,
+	};
+
+	c->ups = ups;
+	if (ares_init_options(&c->ch, &opts, ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS |
+			      ARES_OPT_TRIES | ARES_OPT_SOCK_STATE_CB |
+			      ARES_OPT_EDNSPSZ) != ARES_SUCCESS) {
+		c->ch = NULL;
+		return -EIO;
+	}
+	return ares_set_servers_ports_csv(c->ch, server) == ARES_SUCCESS ? 0 : -EINVAL;
+}
+
+/* resolv.conf's servers, as c-ares reads them, into "ADDR:PORT" texts. */
+static int servers_from_resolv_conf(struct dns_upstreams *ups)
+{
+	struct ares_addr_port_node *list = NULL, *n;
+	ares_channel ch;
+	int r = 0;
+
+	if (ares_init(&ch) != ARES_SUCCESS)
+		return -EIO;
+	if (ares_get_servers_ports(ch, &list) != ARES_SUCCESS)
+		r = -EIO;
+	for (n = list; r == 0 && n && ups->n < DNS_UPSTREAM_MAX; n = n->next) {
+		char a[INET6_ADDRSTRLEN];
+		int port = n->udp_port ? n->udp_port : 53;
+
+		if (!inet_ntop(n->family, &n->addr, a, sizeof(a)))
+			continue;
+		snprintf(ups->s[ups->n++].name, sizeof(ups->s[0].name),
+			 n->family == AF_INET6 ? "[%s]:%d" : "%s:%d", a, port);
+	}
+	ares_free_data(list);
+	ares_destroy(ch);
+	return r;
+}
+
+static int servers_from_csv(struct dns_upstreams *ups, const char *csv)
+{
+	const char *p = csv;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (ups->n == DNS_UPSTREAM_MAX || len == 0 ||
+		    len >= sizeof(ups->s[0].name))
+			return -EINVAL;
+		memcpy(ups->s[ups->n].name, p, len);
+		ups->s[ups->n++].name[len] = '\0';
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+int dns_upstreams_init(struct dns_upstreams *ups, const char *csv,
+		       unsigned int edns_size, dns_upstream_sock_fn fn, void *data)
+{
+	int r;
+
+	*ups = (struct dns_upstreams){ .sock_fn = fn, .sock_data = data,
+				       .edns_size = edns_size,
+				       .origin = csv ? "--dns-upstream" : "/etc/resolv.conf" };
+	r = csv ? servers_from_csv(ups, csv) : servers_from_resolv_conf(ups);
+	if (r == 0 && ups->n == 0)
+		r = -EINVAL;
+	for (size_t i = 0; r == 0 && i < ups->n; i++) {
+		r = chan_init(ups, &ups->s[i].udp, ARES_FLAG_IGNTC, ups->s[i].name);
+		if (r == 0)
+			r = chan_init(ups, &ups->s[i].tcp, ARES_FLAG_USEVC, ups->s[i].name);
+	}
+	return r;
+}
+
+/* ---- reachability at start ---------------------------------------- */
+
+static int parse_name(const char *name, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+	const char *colon = strrchr(name, ':');
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	size_t hlen;
+
+	if (!colon)
+		return -EINVAL;
+	hlen = (size_t)(colon - name);
+	if (name[0] == '[' && hlen >= 2 && name[hlen - 1] == ']') {
+		memcpy(host, name + 1, hlen - 2);
+		host[hlen - 2] = '\0';
+	} else if (hlen < sizeof(host)) {
+		memcpy(host, name, hlen);
+		host[hlen] = '\0';
+	} else {
+		return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)atoi(colon + 1));
+		*len = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)atoi(colon + 1));
+		*len = sizeof(*sin6);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+}
+
+/*
+ * 0 if @name may answer; else why not: -ENETUNREACH & co. (no route),
+ * -ECONNREFUSED (loopback, nothing listening). A connected UDP socket
+ * learns of the ICMP port unreachable loopback sends back at once.
+ */
+static int reachable(const char *name)
+{
+	static const struct dns_question root_ns = { .id = 0x4567, .type = 2, .qclass = 1 };
+	struct sockaddr_storage ss;
+	uint8_t q[DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11], buf[512];
+	struct pollfd pfd;
+	socklen_t len;
+	int fd, n, r = 0;
+
+	if (parse_name(name, &ss, &len) < 0)
+		return -EINVAL;
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return 0;	/* not ours to judge: c-ares will say */
+	if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!is_loopback(&ss))
+		goto out;
+	n = dns_build_query(&root_ns, root_ns.id, q, sizeof(q));
+	if (n < 0 || send(fd, q, (size_t)n, 0) < 0) {
+		r = n < 0 ? 0 : -errno;
+		goto out;
+	}
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&pfd, 1, CHECK_WAIT_MS) == 1 && recv(fd, buf, sizeof(buf), 0) < 0)
+		r = -errno;
+out:
+	close(fd);
+	return r == -EAGAIN ? 0 : r;
+}
+
+int dns_upstreams_check(struct dns_upstreams *ups)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < ups->n; i++) {
+		int r = reachable(ups->s[i].name);
+
+		if (r == 0)
+			continue;
+		bad++;
+		ups->s[i].dead_until_ms = now_ms() + DNS_UPSTREAM_DEAD_MS;
+		ups->s[i].said_dead = true;
+		log_warn("dns: upstream %s (%s) cannot be reached: %s%s", ups->s[i].name,
+			 ups->origin, r == -ECONNREFUSED ? "nothing listens there" : strerror(-r),
+			 bad < ups->n ? "" : ups->n > 1 ? "; allowed names will get SERVFAIL until one answers (--dns-upstream ADDR picks another)" :
+			 "; allowed names will get SERVFAIL (--dns-upstream ADDR picks another)");
+	}
+	return (int)bad;
+}
+
+/* ---- queries ------------------------------------------------------ */
+
+/* The first upstream in order not known dead and not tried by this query;
+ * else the first not tried; else the first alive, else the first. */
+static size_t pick(const struct dns_upstreams *ups, uint32_t tried, uint64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < ups->n; i++)
+		if (!(tried & (1U << i)) && ups->s[i].dead_until_ms <= now)
+			return i;
+	for (i = 0; i < ups->n; i++)
+		if (!(tried & (1U << i)))
+			return i;
+	for (i = 0; i < ups->n; i++)
+		if (ups->s[i].dead_until_ms <= now)
+			return i;
+	return 0;
+}
+
+/* A try that says the upstream is not there: no answer in time, or (an
+ * ICMP error on the socket, a TCP connection refused) no resolver. */
+static bool upstream_silent(int status)
+{
+	return status == ARES_ETIMEOUT || status == ARES_ECONNREFUSED;
+}
+
+/* An answer another upstream may improve on: SERVFAIL, NOTIMP, REFUSED.
+ * The upstream is there; it is not shunned for it. */
+static bool answer_failed(int status, const unsigned char *abuf, int alen)
+{
+	int rcode = status == ARES_SUCCESS && abuf && alen >= 4 ? abuf[3] & 0x0f : 0;
+
+	return rcode == 2 || rcode == 4 || rcode == 5;
+}
+
+static bool all_tried(const struct dns_upstreams *ups, uint32_t tried)
+{
+	return tried == (ups->n >= 32 ? ~0U : (1U << ups->n) - 1);
+}
+
+static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
+{
+	struct dns_upstream *u = &ups->s[i];
+
+	if (status == ARES_SUCCESS) {
+		if (u->said_dead)
+			log_warn("dns: upstream %s (%s) answers again", u->name, ups->origin);
+		u->dead_until_ms = 0;
+		u->said_dead = false;
+		return;
+	}
+	if (!upstream_silent(status))
+		return;
+	u->dead_until_ms = now + DNS_UPSTREAM_DEAD_MS;
+	if (!u->said_dead)
+		log_warn("dns: upstream %s (%s) did not answer (%s)%s", u->name, ups->origin,
+			 ares_strerror(status), ups->n > 1 ?
+			 "; it goes last for 30 s" : "; allowed names get SERVFAIL while it is silent");
+	u->said_dead = true;
+}
+
+static void try_next(struct up_query *uq);
+
+static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
+{
+	struct up_query *uq = arg;
+	struct dns_upstreams *ups = uq->ups;
+	uint64_t now = now_ms();
+
+	(void)timeouts;
+	if (status != ARES_EDESTRUCTION) {
+		bool failed = status != ARES_SUCCESS || answer_failed(status, abuf, alen);
+
+		mark(ups, uq->at, status, now);
+		if (failed && uq->tries < DNS_UPSTREAM_MAX_TRIES &&
+		    now - uq->start_ms < DNS_UPSTREAM_BUDGET_MS &&
+		    (upstream_silent(status) || !all_tried(ups, uq->tried))) {
+			try_next(uq);
+			return;
+		}
+	}
+	uq->done(uq->arg, status, abuf, alen);
+	free(uq);
+}
+
+static void try_next(struct up_query *uq)
+{
+	struct dns_upstreams *ups = uq->ups;
+	struct dns_upstream *u;
+
+	uq->at = pick(ups, uq->tried, now_ms());
+	uq->tried |= 1U << uq->at;
+	uq->tries++;
+	u = &ups->s[uq->at];
+	ares_send(uq->tcp ? u->tcp.ch : u->udp.ch, uq->msg, (int)uq->len, on_try, uq);
+}
+
+int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
+		      size_t len, dns_upstream_done done, void *arg)
+{
+	struct up_query *uq;
+
+	if (len > sizeof(uq->msg))
+		return -EMSGSIZE;
+	uq = malloc(sizeof(*uq));
+	if (!uq)
+		return -ENOMEM;
+	*uq = (struct up_query){ .ups = ups, .done = done, .arg = arg, .tcp = tcp,
+				 .start_ms = now_ms(), .len = len };
+	memcpy(uq->msg, msg, len);
+	try_next(uq);
+	return 0;
+}
+
+/* ---- c-ares in the loop ------------------------------------------- */
+
+uint64_t dns_upstreams_timeout_ms(struct dns_upstreams *ups, uint64_t max)
+{
+	struct timeval tv = { .tv_sec = (time_t)(max / 1000),
+			      .tv_usec = (suseconds_t)(max % 1000) * 1000 };
+	struct timeval buf, *t = &tv;
+
+	for (size_t i = 0; i < ups->n; i++) {
+		t = ares_timeout(ups->s[i].udp.ch, t, &buf);
+		tv = *t;
+		t = ares_timeout(ups->s[i].tcp.ch, &tv, &buf);
+		tv = *t;
+		t = &tv;
+	}
+	return (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+}
+
+void dns_upstreams_process(struct dns_upstreams *ups, ares_channel ch, int rfd, int wfd)
+{
+	if (ch) {
+		ares_process_fd(ch, rfd, wfd);
+		return;
+	}
+	for (size_t i = 0; i < ups->n; i++) {
+		ares_process_fd(ups->s[i].udp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+		ares_process_fd(ups->s[i].tcp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	}
+}
+
+void dns_upstreams_destroy(struct dns_upstreams *ups)
+{
+	for (size_t i = 0; i < ups->n; i++) {
+		if (ups->s[i].udp.ch)
+			ares_destroy(ups->s[i].udp.ch);
+		if (ups->s[i].tcp.ch)
+			ares_destroy(ups->s[i].tcp.ch);
+		ups->s[i].udp.ch = ups->s[i].tcp.ch = NULL;
+	}
+	ups->n = 0;
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <bpf/bpf.h>
+
+#include "enforce/allow.h"
+#include "egret_match.h"
+
+__u64 allow_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static int rule_is_live(const struct egret_port_rule *rule, __u64 now_ns)
+{
+	return rule->expires_ns == EGRET_EXPIRES_NEVER ||
+	       rule->expires_ns > now_ns;
+}
+
+int allow_add_rule(struct egret_allow *allow, __u16 lo, __u16 hi,
+		   __u64 expires_ns, __u64 now_ns)
+{
+	struct egret_port_rule *free_slot = NULL;
+	int i;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		struct egret_port_rule *rule = &allow->rules[i];
+
+		if (rule->expires_ns != EGRET_EXPIRES_UNUSED &&
+		    rule->port_lo == lo && rule->port_hi == hi) {
+			if (expires_ns > rule->expires_ns ||
+			    !rule_is_live(rule, now_ns))
+				rule->expires_ns = expires_ns;
+			return 0;
+		}
+		if (!free_slot && (rule->expires_ns == EGRET_EXPIRES_UNUSED ||
+				   !rule_is_live(rule, now_ns)))
+			free_slot = rule;
+	}
+	if (!free_slot)
+		return -ENOSPC;
+	*free_slot = (struct egret_port_rule){
+		.expires_ns = expires_ns,
+		.port_lo = lo,
+		.port_hi = hi,
+	};
+	return 0;
+}
+
+int allow_add_spec_rules(struct egret_allow *allow,
+			 const struct allow_spec *spec, __u64 expires_ns,
+			 __u64 now_ns)
+{
+	unsigned int i;
+	int r;
+
+	if (spec->nports == 0)
+		return allow_add_rule(allow, 0, 65535, expires_ns, now_ns);
+	for (i = 0; i < spec->nports; i++) {
+		r = allow_add_rule(allow, spec->ports[i].lo, spec->ports[i].hi,
+				   expires_ns, now_ns);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Merge @add into the map's entry at @key, creating it if needed. */
+static int map_merge(int fd, const void *key, const struct egret_allow *add,
+		     __u64 now_ns)
+{
+	struct egret_allow cur = {};
+	int i, r;
+
+	if (bpf_map_lookup_elem(fd, key, &cur) < 0 && errno != ENOENT)
+		return -errno;
+	cur.flags |= add->flags;
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		const struct egret_port_rule *rule = &add->rules[i];
+
+		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
+			continue;
+		r = allow_add_rule(&cur, rule->port_lo, rule->port_hi,
+				   rule->expires_ns, now_ns);
+		if (r < 0)
+			return r;
+	}
+	if (bpf_map_update_elem(fd, key, &cur, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+static int map_put(int fd, const void *key, const struct egret_allow *val)
+{
+	return bpf_map_update_elem(fd, key, val, BPF_ANY) < 0 ? -errno : 0;
+}
+
+static int write_one(const struct allow_maps *maps,
+		     const struct allow_spec *spec,
+		     const struct allow_spec *all, size_t n, __u64 now_ns)
+{
+	bool special = spec_is_special(spec);
+	struct egret_allow add = { .flags = special ? EGRET_ALLOW_SPECIAL : 0 };
+	bool exact = spec->prefixlen == spec_addr_bits(spec);
+	size_t i;
+	int r;
+
+	r = allow_add_spec_rules(&add, spec, EGRET_EXPIRES_NEVER, now_ns);
+	if (r < 0)
+		return r;
+	/* Longest-prefix match sees only this entry: give it the rules of
+	 * the wider prefixes that cover it, but never let a non-special
+	 * range (0.0.0.0/0) leak rules into a special one (127.0.0.0/8). */
+	for (i = 0; !exact && i < n; i++) {
+		const struct allow_spec *outer = &all[i];
+
+		if (outer == spec || outer->prefixlen == spec_addr_bits(outer) ||
+		    !spec_contains(outer, spec) ||
+		    spec_is_special(outer) != special)
+			continue;
+		r = allow_add_spec_rules(&add, outer, EGRET_EXPIRES_NEVER,
+					 now_ns);
+		if (r < 0)
+			return r;
+	}
+
+	if (spec->family == AF_INET && exact) {
+		struct egret_key4 key = { .addr = spec->addr[0] };
+
+		return map_merge(maps->allow4, &key, &add, now_ns);
+	}
+	/* A trie lookup returns the longest match, not this prefix's own
+	 * entry: never read back. @add is already complete (its own rules,
+	 * duplicates' and covering prefixes'), so write it whole. */
+	if (spec->family == AF_INET) {
+		struct egret_lpm_key4 key = { .prefixlen = spec->prefixlen,
+					      .addr = spec->addr[0] };
+
+		return map_put(maps->cidr4, &key, &add);
+	}
+	if (exact) {
+		struct egret_key6 key = {};
+
+		memcpy(key.addr, spec->addr, sizeof(key.addr));
+		return map_merge(maps->allow6, &key, &add, now_ns);
+	}
+	struct egret_lpm_key6 key = { .prefixlen = spec->prefixlen };
+
+	memcpy(key.addr, spec->addr, sizeof(key.addr));
+	return map_put(maps->cidr6, &key, &add);
+}
+
+int allow_write_static(const struct allow_maps *maps,
+		       const struct allow_spec *specs, size_t n,
+		       const struct allow_spec **bad_spec)
+{
+	__u64 now_ns = allow_now_ns();
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		r = write_one(maps, &specs[i], specs, n, now_ns);
+		if (r < 0) {
+			*bad_spec = &specs[i];
+			return r;
+		}
+	}
+	return 0;
+}
+
+int allow_learn(const struct allow_maps *maps, int family, const void *addr,
+		const struct port_range *ports, unsigned int nports, bool any,
+		__u64 expires_ns)
+{
+	struct egret_allow add = {};
+	__u64 now_ns = allow_now_ns();
+	unsigned int i;
+	int r;
+
+	if (any || nports == 0) {
+		r = allow_add_rule(&add, 0, 65535, expires_ns, now_ns);
+	} else {
+		for (i = 0, r = 0; i < nports && r == 0; i++)
+			r = allow_add_rule(&add, ports[i].lo, ports[i].hi,
+					   expires_ns, now_ns);
+	}
+	if (r < 0)
+		return r;
+	if (family == AF_INET) {
+		struct egret_key4 key;
+
+		memcpy(&key.addr, addr, sizeof(key.addr));
+		return map_merge(maps->allow4, &key, &add, now_ns);
+	}
+	struct egret_key6 key;
+
+	memcpy(key.addr, addr, sizeof(key.addr));
+	return map_merge(maps->allow6, &key, &add, now_ns);
+}
+
+/* Clear the expired rules of one entry. Returns how many rules stay live;
+ * *changed says whether @val was modified. */
+static int sweep_entry(struct egret_allow *val, __u64 now_ns, bool *changed)
+{
+	int live = 0, i;
+
+	*changed = false;
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		struct egret_port_rule *rule = &val->rules[i];
+
+		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
+			continue;
+		if (rule_is_live(rule, now_ns)) {
+			live++;
+			continue;
+		}
+		rule->expires_ns = EGRET_EXPIRES_UNUSED;
+		*changed = true;
+	}
+	return live;
+}
+
+static int sweep_map(int fd, size_t key_size, __u64 now_ns)
+{
+	unsigned char cur[sizeof(struct egret_key6)], next[sizeof(cur)];
+	int deleted = 0, more;
+
+	/* Fetch the next key before touching the current one: a hash map
+	 * restarts iteration from the top after its current key vanishes. */
+	more = bpf_map_get_next_key(fd, NULL, cur) == 0;
+	while (more) {
+		struct egret_allow val;
+		bool changed;
+
+		more = bpf_map_get_next_key(fd, cur, next) == 0;
+		if (bpf_map_lookup_elem(fd, cur, &val) == 0) {
+			if (sweep_entry(&val, now_ns, &changed) == 0) {
+				if (bpf_map_delete_elem(fd, cur) == 0)
+					deleted++;
+			} else if (changed) {
+				bpf_map_update_elem(fd, cur, &val, BPF_EXIST);
+			}
+		}
+		memcpy(cur, next, key_size);
+	}
+	return deleted;
+}
+
+int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
+{
+	return sweep_map(maps->allow4, sizeof(struct egret_key4), now_ns) +
+	       sweep_map(maps->allow6, sizeof(struct egret_key6), now_ns);
+}
+
+int allow_name(const struct allow_maps *maps, int family, const void *addr,
+	       const char *name)
+{
+	struct egret_name_key key = { .family = family == AF_INET ? 4 : 6 };
+	struct egret_name val = {};
+
+	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
+	snprintf(val.name, sizeof(val.name), "%s", name);
+	return bpf_map_update_elem(maps->names, &key, &val, BPF_ANY) < 0 ? -errno : 0;
+}
+
+bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr)
+{
+	__u32 words[4] = {}, flags = 0;
+
+	memcpy(words, addr, family == AF_INET ? 4 : 16);
+	if (family == AF_INET) {
+		struct egret_lpm_key4 key = { .prefixlen = 32, .addr = words[0] };
+
+		if (egret_classify4(words[0]) != EGRET_ADDR_NORMAL)
+			return true;
+		if (maps->host4 >= 0 && bpf_map_lookup_elem(maps->host4, &key, &flags) == 0)
+			return flags != 0;
+		return false;
+	}
+	if (egret_is_v4mapped(words) || egret_classify6(words) != EGRET_ADDR_NORMAL)
+		return true;
+	{
+		struct egret_lpm_key6 key = { .prefixlen = 128 };
+
+		memcpy(key.addr, words, sizeof(key.addr));
+		if (maps->host6 >= 0 && bpf_map_lookup_elem(maps->host6, &key, &flags) == 0)
+			return flags != 0;
+	}
+	return false;
+}

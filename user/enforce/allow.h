@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * enforce/allow.h - turning allow specs into allow-map entries, and writing them.
+ *
+ * Writers merge into what the map holds (read-modify-write), so a static
+ * rule and a DNS-learned rule for one address coexist; user space is the
+ * maps' only writer and does so from one thread.
+ */
+#ifndef EGRET_ALLOW_H
+#define EGRET_ALLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "egret.h"
+#include "policy/spec.h"
+
+/* The four allow maps of one attempt, by fd, and those the decisions
+ * read besides (the names map, the host's addresses). */
+struct allow_maps {
+	int allow4;
+	int allow6;
+	int cidr4;
+	int cidr6;
+	int names;		/* egret_names: learned address -> name */
+	int host4;		/* egret_host4/6 (hostaddr.h), read only here */
+	int host6;
+};
+
+/*
+ * Add the rule [lo, hi] living until @expires_ns to @allow. A rule for the
+ * same range keeps the later deadline (so refreshing is idempotent); a new
+ * range takes an unused or expired slot. -ENOSPC when all slots are live.
+ */
+int allow_add_rule(struct egret_allow *allow, __u16 lo, __u16 hi,
+		   __u64 expires_ns, __u64 now_ns);
+
+/* Add every port rule of @spec (or "any port") to @allow. */
+int allow_add_spec_rules(struct egret_allow *allow,
+			 const struct allow_spec *spec, __u64 expires_ns,
+			 __u64 now_ns);
+
+/*
+ * Write static specs into the maps. Exact addresses go to the hash maps,
+ * prefixes to the tries; a prefix also receives the rules of every wider
+ * prefix that covers it (of the same specialness), because a trie lookup
+ * returns the longest match only. Returns 0 or a negative errno; on error
+ * @bad_spec points at the spec that could not be written.
+ */
+int allow_write_static(const struct allow_maps *maps,
+		       const struct allow_spec *specs, size_t n,
+		       const struct allow_spec **bad_spec);
+
+/*
+ * Allow one address learned from a DNS answer (@family AF_INET/AF_INET6,
+ * @addr network order) on @ports (@any: every port) until @expires_ns.
+ * Idempotent; a repeat refreshes the deadline. -ENOSPC/-E2BIG when the map
+ * or the entry is full: the caller must not release the answer.
+ */
+int allow_learn(const struct allow_maps *maps, int family, const void *addr,
+		const struct port_range *ports, unsigned int nports, bool any,
+		__u64 expires_ns);
+
+/*
+ * Drop expired rules from the exact-address maps, deleting entries left
+ * with none. BPF already denies expired rules; this only frees the space.
+ * Returns the number of entries deleted.
+ */
+int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
+
+/*
+ * Is @addr (network order) one the programs treat as special: a class of
+ * its own (loopback, multicast, ...) or one of the host's addresses? Such
+ * an address is never learned from a DNS answer.
+ */
+bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr);
+
+/* Record in the names map that @addr came from @name's answer. */
+int allow_name(const struct allow_maps *maps, int family, const void *addr,
+	       const char *name);
+
+/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_coarse_ns() reads (a tick
+ * behind at most); allow deadlines are on it. */
+__u64 allow_now_ns(void);
+
+#endif

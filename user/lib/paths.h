@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* lib/paths.h - where egret keeps things, and checks on directories it trusts. */
+#ifndef EGRET_PATHS_H
+#define EGRET_PATHS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* bpffs mount point; pins live in EGRET_PIN_ROOT/<id>/. */
+#define EGRET_BPFFS		"/sys/fs/bpf"
+#define EGRET_PIN_ROOT		EGRET_BPFFS "/egret"
+/* One record per live attempt, flocked by its egret (see state.h). */
+#define EGRET_RUN_DIR		"/run/egret"
+/* uid-<N>: flocked by the egret whose COMMAND runs as uid N (preflight.h). */
+#define EGRET_UID_LOCK_DIR	"/run/egret-uids"
+
+#define EGRET_ID_MAX		64
+
+/* Attempt ids name files and cgroups: [A-Za-z0-9_.-], not starting with '.'. */
+bool attempt_id_valid(const char *id);
+
+/* 16 random hex digits. */
+int attempt_id_random(char *ret, size_t len);
+
+/*
+ * Make @path a directory owned by us with mode 0700, creating it if needed.
+ * An existing one owned by someone else, or not a directory, is refused
+ * (-EPERM / -ENOTDIR): anyone who could write there could tamper with pins
+ * or records. Looser modes on our own directory are tightened.
+ */
+int private_dir_ensure(const char *path);
+
+/* Mount bpffs at EGRET_BPFFS unless it already is. */
+int bpffs_ensure(void);
+
+/* Unlink every entry of the flat directory @path, then remove it. */
+int flat_dir_remove(const char *path);
+
+#endif

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "observe/events.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+static const char *const hook_names[EGRET_HOOK_MAX] = {
+	[EGRET_HOOK_CONNECT] = "connect",
+	[EGRET_HOOK_SENDMSG] = "sendmsg",
+	[EGRET_HOOK_SOCKET] = "socket",
+	[EGRET_HOOK_SOCKOPT] = "sockopt",
+	[EGRET_HOOK_EGRESS] = "egress",
+	[EGRET_HOOK_BIND] = "bind",
+	[EGRET_HOOK_LISTEN] = "listen",
+	[EGRET_HOOK_UNIX] = "unix",
+};
+
+static const char *const verdict_names[EGRET_VERDICT_MAX] = {
+	[EGRET_VERDICT_DENY] = "deny",
+	[EGRET_VERDICT_ALLOW] = "allow",
+	[EGRET_VERDICT_WOULD_DENY] = "would-deny",
+};
+
+static const char *const reason_names[EGRET_REASON_MAX] = {
+	[EGRET_REASON_ALLOWED] = "allowed",
+	[EGRET_REASON_NO_ENTRY] = "no-entry",
+	[EGRET_REASON_PORT] = "port",
+	[EGRET_REASON_EXPIRED] = "expired",
+	[EGRET_REASON_SPECIAL] = "special-address",
+	[EGRET_REASON_SOCKET] = "socket-type",
+	[EGRET_REASON_SOCKOPT] = "socket-option",
+	[EGRET_REASON_PACKET] = "packet",
+	[EGRET_REASON_SOURCE] = "source",
+	[EGRET_REASON_LISTENER] = "listener",
+};
+
+/* For people (the summary): why a destination was refused. */
+static const char *const reason_texts[EGRET_REASON_MAX] = {
+	[EGRET_REASON_NO_ENTRY] = "no rule allows this address",
+	[EGRET_REASON_PORT] = "port not allowed",
+	[EGRET_REASON_EXPIRED] = "expired: its name was not resolved again in time",
+	[EGRET_REASON_SPECIAL] = "special address, not named",
+	[EGRET_REASON_SOCKET] = "socket type",
+	[EGRET_REASON_SOCKOPT] = "socket option",
+	[EGRET_REASON_PACKET] = "packet refused on the wire",
+	[EGRET_REASON_SOURCE] = "source address not the host's",
+	[EGRET_REASON_LISTENER] = "listener",
+};
+
+static const char *const dns_why_names[DNS_WHY_MAX] = {
+	[DNS_WHY_NOT_ALLOWED] = "not-allowed", [DNS_WHY_CLASS] = "class",
+	[DNS_WHY_TIMEOUT] = "upstream-timeout", [DNS_WHY_UPSTREAM] = "upstream-error",
+	[DNS_WHY_MALFORMED] = "malformed-answer", [DNS_WHY_TOO_MANY] = "too-many-addresses",
+	[DNS_WHY_MAP_FULL] = "map-full", [DNS_WHY_BUSY] = "busy",
+};
+
+static const char *const dns_why_texts[DNS_WHY_MAX] = {
+	[DNS_WHY_NOT_ALLOWED] = "not allowed by the policy",
+	[DNS_WHY_CLASS] = "a class other than IN",
+	[DNS_WHY_TIMEOUT] = "the upstream resolver did not answer",
+	[DNS_WHY_UPSTREAM] = "the upstream resolver failed",
+	[DNS_WHY_MALFORMED] = "the upstream answer did not parse",
+	[DNS_WHY_TOO_MANY] = "more addresses than egret learns from one answer",
+	[DNS_WHY_MAP_FULL] = "the allow map is full (raise --max-entries)",
+	[DNS_WHY_BUSY] = "too many questions upstream at once",
+};
+
+static const char *name_of(const char *const *names, size_t n, unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+static const char *proto_name(unsigned int proto)
+{
+	switch (proto) {
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 262: return "mptcp";
+	case 1: return "icmp";
+	case 58: return "icmpv6";
+	default: return NULL;
+	}
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* "2026-11-30T06:55:01.123Z" for a CLOCK_BOOTTIME instant. */
+static void iso_time(const struct events *ev, uint64_t boot_ns, char *buf,
+		     size_t len)
+{
+	int64_t real = (int64_t)boot_ns + ev->boot_to_real_ns;
+	time_t secs = (time_t)(real / 1000000000LL);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ",
+		 (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100,
+		 tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100,
+		 tm.tm_sec % 100,
+		 (unsigned int)((uint64_t)real % 1000000000ULL / 1000000));
+}
+
+/* Append @s as a JSON string (our strings are names, comms, addresses). */
+static size_t json_str(char *buf, size_t off, size_t len, const char *s)
+{
+	if (off < len)
+		buf[off++] = '"';
+	for (; *s && off + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[off++] = '\\';
+			buf[off++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			off += (size_t)snprintf(buf + off, len - off, "\\u%04x", c);
+		} else {
+			buf[off++] = (char)c;
+		}
+	}
+	if (off < len)
+		buf[off++] = '"';
+	return off;
+}
+
+/* One line, one write: a crash never leaves half a line behind. */
+static void write_line(struct events *ev, char *line, size_t n)
+{
+	if (ev->log_fd < 0)
+		return;
+	line[n++] = '\n';
+	if (write(ev->log_fd, line, n) != (ssize_t)n)
+		ev->write_errors++;
+}
+
+static void remember_denial(struct events *ev, const struct egret_event *e,
+			    const char *name)
+{
+	size_t i, alen = e->family == 4 ? 4 : 16;
+
+	for (i = 0; i < ev->ntop; i++) {
+		struct denied_dest *d = &ev->top[i];
+
+		if (d->family == e->family && d->port == e->port &&
+		    d->proto == e->proto && d->reason == e->reason &&
+		    !memcmp(d->addr, e->addr, alen)) {
+			d->count++;
+			return;
+		}
+	}
+	if (ev->ntop == EVENTS_TOP) {
+		ev->top_overflow++;
+		return;
+	}
+	ev->top[ev->ntop++] = (struct denied_dest){
+		.family = e->family, .proto = e->proto, .port = e->port,
+		.reason = e->reason, .count = 1,
+	};
+	memcpy(ev->top[ev->ntop - 1].addr, e->addr, alen);
+	snprintf(ev->top[ev->ntop - 1].name, DNS_NAME_MAX + 1, "%s",
+		 name ? name : "");
+}
+
+/*
+ * A destination the allowlist refused is something an operator may
+ * approve; a socket type, an option or a packet the backstop dropped is
+ * not, and an expired entry belongs to a name that is allowed already.
+ */
+static void note_request(struct events *ev, const struct egret_event *e,
+			 const char *name, const char *addr)
+{
+	const char *proto = proto_name(e->proto);
+	char comm[17];
+
+	/* Port 0 is no destination (and would read as a lookup request).
+	 * The backstop's UDP denials are the datagrams of sockets whose
+	 * connect() was let through unjudged: requests too. */
+	if (!ev->requests || !e->port ||
+	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG &&
+	     !(e->hook == EGRET_HOOK_EGRESS && e->proto == 17)) ||
+	    (e->reason != EGRET_REASON_NO_ENTRY && e->reason != EGRET_REASON_PORT &&
+	     e->reason != EGRET_REASON_SPECIAL))
+		return;
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	request_log_note(ev->requests, name ? REQUEST_NAME : REQUEST_ADDR,
+			 name ? name : addr, e->port, proto ? proto : "?",
+			 e->tgid, comm);
+}
+
+static int on_bpf_event(void *ctx, void *data, size_t size)
+{
+	struct events *ev = ctx;
+	const struct egret_event *e = data;
+	char line[1024], when[64], addr[INET6_ADDRSTRLEN] = "", comm[17];
+	const char *name = NULL, *proto;
+	size_t off;
+
+	if (size < sizeof(*e))
+		return 0;
+	/* egret_listen could not tie a listener to loopback (no hook can
+	 * refuse listen()): from outside it would answer, so the attempt
+	 * ends rather than go on with a port others can see. */
+	if (e->hook == EGRET_HOOK_LISTEN && e->verdict == EGRET_VERDICT_DENY && ev->loop) {
+		log_error("a listener of the attempt (port %u, pid %u) could not be bound to loopback: ending the attempt",
+			  e->port, e->tgid);
+		loop_stop(ev->loop, -EPROTO);
+	}
+	if (e->family == 4 || e->family == 6) {
+		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->addr, addr,
+			  sizeof(addr));
+		name = ev->names ? names_get(ev->names, e->family == 4 ?
+					     AF_INET : AF_INET6, e->addr) : NULL;
+	}
+	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
+		remember_denial(ev, e, name);
+		note_request(ev, e, name, addr);
+	}
+	if (ev->log_fd < 0)
+		return 0;
+
+	iso_time(ev, e->time_ns, when, sizeof(when));
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	off = (size_t)snprintf(line, sizeof(line),
+		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
+	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
+	off += (size_t)snprintf(line + off, sizeof(line) - off,
+		",\"kind\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
+		name_of(hook_names, EGRET_HOOK_MAX, e->hook),
+		name_of(verdict_names, EGRET_VERDICT_MAX, e->verdict),
+		name_of(reason_names, EGRET_REASON_MAX, e->reason));
+	if (e->tgid) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"pid\":%u,\"tid\":%u,\"uid\":%u,\"comm\":", e->tgid,
+			e->pid, e->uid);
+		off = json_str(line, off, sizeof(line) - 1, comm);
+	}
+	proto = proto_name(e->proto);
+	if (proto)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"proto\":\"%s\"", proto);
+	else if (e->proto)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"proto\":%u", e->proto);
+	if (e->family) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"family\":%u,\"addr\":\"%s\",\"port\":%u,\"name\":",
+			e->family, addr, e->port);
+		if (name)
+			off = json_str(line, off, sizeof(line) - 1, name);
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
+	}
+	if (e->hook == EGRET_HOOK_SOCKET)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"sock_type\":%u", e->sock_type);
+	if (e->hook == EGRET_HOOK_SOCKOPT)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"level\":%d,\"optname\":%d", e->level,
+					e->optname);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
+	if (off >= sizeof(line) - 1)
+		off = sizeof(line) - 2;
+	write_line(ev, line, off);
+	return 0;
+}
+
+static void remember_name(struct events *ev, const char *name, enum dns_why why,
+			  bool failed)
+{
+	struct denied_name *d;
+
+	for (size_t i = 0; i < ev->nnames_out; i++) {
+		d = &ev->names_out[i];
+		if (d->why == why && d->failed == failed && !strcmp(d->name, name)) {
+			d->count++;
+			return;
+		}
+	}
+	if (ev->nnames_out == EVENTS_TOP) {
+		ev->names_overflow++;
+		return;
+	}
+	d = &ev->names_out[ev->nnames_out++];
+	*d = (struct denied_name){ .why = (uint8_t)why, .failed = failed, .count = 1 };
+	snprintf(d->name, sizeof(d->name), "%s", name[0] ? name : ".");
+}
+
+void events_dns(struct events *ev, const char *name, unsigned int qtype,
+		const char *verdict, enum dns_why why,
+		const struct dns_addr *addrs, int naddrs, uint32_t ttl)
+{
+	char line[4096], when[64];
+	size_t off;
+
+	if (!ev)
+		return;
+	if (strcmp(verdict, "allow"))
+		remember_name(ev, name, why, !strcmp(verdict, "servfail"));
+	if (!strcmp(verdict, "allow"))
+		ev->dns_answered++;
+	else if (!strcmp(verdict, "deny"))
+		ev->dns_denied++;
+	else if (!strcmp(verdict, "would-deny"))
+		ev->dns_would_deny++;
+	else
+		ev->dns_failed++;
+	/* Only address lookups ask for a host; PTR, TXT and the rest of a
+	 * refused name's traffic stay in the log. */
+	if ((!strcmp(verdict, "deny") || !strcmp(verdict, "would-deny")) &&
+	    (qtype == DNS_TYPE_A || qtype == DNS_TYPE_AAAA))
+		request_log_note(ev->requests, REQUEST_NAME, name, 0, "dns", 0, NULL);
+	if (ev->log_fd < 0)
+		return;
+	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
+	off = (size_t)snprintf(line, sizeof(line),
+		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
+	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
+	off += (size_t)snprintf(line + off, sizeof(line) - off,
+		",\"kind\":\"dns\",\"verdict\":\"%s\",\"name\":", verdict);
+	off = json_str(line, off, sizeof(line) - 1, name);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"qtype\":%u", qtype);
+	if (why != DNS_WHY_NONE)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"reason\":\"%s\"",
+					name_of(dns_why_names, DNS_WHY_MAX, why));
+	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"addresses\":[");
+	for (int i = 0; i < naddrs && off + 64 < sizeof(line); i++) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					"%s\"%s\"", i ? "," : "", a);
+	}
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "]");
+	if (naddrs > 0)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"ttl\":%u", ttl);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
+	if (off >= sizeof(line) - 1)
+		off = sizeof(line) - 2;
+	write_line(ev, line, off);
+}
+
+void events_dns_client(struct events *ev, const char *name,
+		       const struct sockaddr *client, bool tcp)
+{
+	if (ev)
+		request_log_attribute(ev->requests, name, client, tcp);
+}
+
+static void on_ring(struct loop_source *src, uint32_t events)
+{
+	struct events *ev = container_of(src, struct events, src);
+
+	(void)events;
+	ring_buffer__consume(ev->rb);
+}
+
+int events_open(struct events *ev, const char *log_path, const char *attempt,
+		bool audit)
+{
+	*ev = (struct events){ .attempt = attempt, .log_fd = -1,
+			       .counters_fd = -1, .audit = audit };
+	ev->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+	if (!log_path)
+		return 0;
+	ev->log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+			  O_NOCTTY, 0600);
+	return ev->log_fd < 0 ? -errno : 0;
+}
+
+int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
+		 int counters_fd, const struct names *names)
+{
+	ev->counters_fd = counters_fd;
+	ev->names = names;
+	ev->loop = loop;
+	ev->rb = ring_buffer__new(ringbuf_fd, on_bpf_event, ev, NULL);
+	if (!ev->rb)
+		return -errno;
+	ev->src = (struct loop_source){ .fd = ring_buffer__epoll_fd(ev->rb),
+					.fn = on_ring };
+	return loop_watch(loop, &ev->src, EPOLLIN);
+}
+
+void events_drain(struct events *ev)
+{
+	if (ev->rb)
+		ring_buffer__consume(ev->rb);
+}
+
+/* Sum one per-CPU counter. */
+static uint64_t counter(const struct events *ev, uint32_t index)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t sum = 0, *vals;
+
+	if (ev->counters_fd < 0 || ncpu <= 0)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (vals && bpf_map_lookup_elem(ev->counters_fd, &index, vals) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+static int by_name_count(const void *a, const void *b)
+{
+	const struct denied_name *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct denied_dest *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+void events_summary(struct events *ev, FILE *out)
+{
+	uint64_t allowed = 0, denied = 0, would = 0, dropped;
+	const char *deny_word = ev->audit ? "would be denied" : "denied";
+
+	for (int h = EGRET_HOOK_CONNECT; h <= EGRET_HOOK_SENDMSG; h++) {
+		allowed += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
+		denied += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
+		would += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
+	}
+	dropped = counter(ev, EGRET_COUNTER_DROPPED);
+	fprintf(out, "egret: attempt %s: connections/datagrams %llu allowed, %llu %s; "
+		"DNS %llu answered, %llu %s, %llu failed",
+		ev->attempt, (unsigned long long)allowed,
+		(unsigned long long)(ev->audit ? would : denied), deny_word,
+		(unsigned long long)ev->dns_answered,
+		(unsigned long long)(ev->audit ? ev->dns_would_deny : ev->dns_denied),
+		ev->audit ? "would be denied" : "names denied",
+		(unsigned long long)ev->dns_failed);
+	for (int h = EGRET_HOOK_SOCKET; h < EGRET_HOOK_MAX; h++) {
+		uint64_t n = counter(ev, EGRET_COUNTER(h, ev->audit ?
+					EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY));
+
+		if (n)
+			fprintf(out, "; %llu %s %s", (unsigned long long)n,
+				hook_names[h], deny_word);
+	}
+	fprintf(out, "\n");
+	if (dropped || ev->write_errors)
+		fprintf(out, "egret:   %llu events lost (ring buffer full), %llu log writes failed\n",
+			(unsigned long long)dropped,
+			(unsigned long long)ev->write_errors);
+
+	qsort(ev->top, ev->ntop, sizeof(ev->top[0]), by_count);
+	for (size_t i = 0; i < ev->ntop && i < 10; i++) {
+		const struct denied_dest *d = &ev->top[i];
+		const char *proto = proto_name(d->proto);
+		char a[INET6_ADDRSTRLEN], dest[INET6_ADDRSTRLEN + 24];
+
+		inet_ntop(d->family == 4 ? AF_INET : AF_INET6, d->addr, a, sizeof(a));
+		snprintf(dest, sizeof(dest), d->family == 6 ? "[%s]:%u/%s" :
+			 "%s:%u/%s", a, d->port, proto ? proto : "?");
+		if (d->name[0])
+			fprintf(out, "egret:   %s %6llu x %s (%s): %s\n", deny_word,
+				(unsigned long long)d->count, d->name, dest,
+				name_of(reason_texts, EGRET_REASON_MAX, d->reason));
+		else
+			fprintf(out, "egret:   %s %6llu x %s (no name): %s\n",
+				deny_word, (unsigned long long)d->count, dest,
+				name_of(reason_texts, EGRET_REASON_MAX, d->reason));
+	}
+	if (ev->ntop > 10 || ev->top_overflow)
+		fprintf(out, "egret:   ... and %zu more destinations\n",
+			ev->ntop > 10 ? ev->ntop - 10 : 0);
+	/* The names, with why: what the user needs to widen the policy or
+	 * fix the resolver (an index allowed, its files host not). */
+	qsort(ev->names_out, ev->nnames_out, sizeof(ev->names_out[0]), by_name_count);
+	for (size_t i = 0; i < ev->nnames_out && i < 10; i++) {
+		const struct denied_name *d = &ev->names_out[i];
+
+		fprintf(out, "egret:   %s %6llu x %s: %s\n",
+			d->failed ? "DNS failed " : ev->audit ? "name would be denied" : "name denied",
+			(unsigned long long)d->count, d->name,
+			name_of(dns_why_texts, DNS_WHY_MAX, d->why));
+	}
+	if (ev->nnames_out > 10 || ev->names_overflow)
+		fprintf(out, "egret:   ... and %zu more names\n",
+			ev->nnames_out > 10 ? ev->nnames_out - 10 : 0);
+}
+
+void events_close(struct events *ev)
+{
+	ring_buffer__free(ev->rb);
+	ev->rb = NULL;
+	if (ev->log_fd >= 0)
+		close(ev->log_fd);
+	ev->log_fd = -1;
+}

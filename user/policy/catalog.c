@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/catalog.h"
+#include "policy/host.h"
+#include "policy/yaml_util.h"
+
+static const char *const section_keys[CATALOG_NSECTIONS] = {
+	[CATALOG_OS] = "os_registries",
+	[CATALOG_FORGE] = "forges",
+	[CATALOG_ECOSYSTEM] = "ecosystems",
+};
+
+const char *catalog_section_key(enum catalog_section s)
+{
+	return section_keys[s];
+}
+
+/* A list of exact hostnames into @out (at most @max). */
+static int parse_hosts(yaml_document_t *doc, yaml_node_t *list,
+		       char (*out)[DNS_NAME_MAX + 1], size_t max, size_t *ret_n,
+		       struct diag *d)
+{
+	yaml_node_item_t *it;
+	size_t n = 0;
+
+	if (list->type != YAML_SEQUENCE_NODE) {
+		diag_add(d, list, "want a list of hosts");
+		return -EINVAL;
+	}
+	for (it = list->data.sequence.items.start;
+	     it < list->data.sequence.items.top; it++) {
+		yaml_node_t *h = yaml_node(doc, *it);
+		struct host_rule rule;
+		char msg[160];
+
+		if (!yaml_scalar(h) || n == max ||
+		    host_name_parse(yaml_scalar(h), &rule, msg, sizeof(msg)) < 0 ||
+		    rule.wildcard) {
+			diag_add(d, h, "catalog hosts are exact names (at most %zu)", max);
+			return -EINVAL;
+		}
+		strcpy(out[n++], rule.name);
+	}
+	*ret_n = n;
+	return 0;
+}
+
+static int parse_entry(yaml_document_t *doc, enum catalog_section s,
+		       const char *name, yaml_node_t *map,
+		       struct catalog_entry *e, struct diag *d)
+{
+	yaml_node_pair_t *p;
+	bool have_hosts = false, have_source = false, have_ports = false;
+
+	if (map->type != YAML_MAPPING_NODE || strlen(name) >= sizeof(e->name)) {
+		diag_add(d, map, "entry '%s' must be a mapping", name);
+		return -EINVAL;
+	}
+	strcpy(e->name, name);
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_node(doc, p->key), *v = yaml_node(doc, p->value);
+		const char *key = yaml_scalar(k);
+		int r = 0;
+
+		if (!key) {
+			r = -EINVAL;
+		} else if (!strcmp(key, "source") && yaml_scalar(v)) {
+			snprintf(e->source, sizeof(e->source), "%s", yaml_scalar(v));
+			have_source = true;
+		} else if (!strcmp(key, "hosts")) {
+			r = parse_hosts(doc, v, e->hosts, CATALOG_MAX_HOSTS,
+					&e->nhosts, d);
+			have_hosts = true;
+		} else if (!strcmp(key, "remote_hosts") && s == CATALOG_FORGE) {
+			r = parse_hosts(doc, v, e->remote_hosts, 4,
+					&e->nremote_hosts, d);
+		} else if (!strcmp(key, "ports") && v->type == YAML_SEQUENCE_NODE) {
+			yaml_node_item_t *it;
+			char msg[128];
+
+			for (it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top && r == 0; it++) {
+				const char *t = yaml_scalar(yaml_node(doc, *it));
+
+				if (!t || e->nports == EGRET_PORT_SLOTS ||
+				    ports_parse(t, &e->ports[e->nports], 1, msg,
+						sizeof(msg)) != 1)
+					r = -EINVAL;
+				else
+					e->nports++;
+			}
+			have_ports = r == 0 && e->nports > 0;
+		} else {
+			r = -EINVAL;
+		}
+		if (r < 0) {
+			diag_add(d, k, "bad key '%s' in catalog entry '%s'",
+				 key ? key : "?", name);
+			return r;
+		}
+	}
+	if (!have_hosts || !have_source || !have_ports ||
+	    (s == CATALOG_FORGE && e->nremote_hosts == 0)) {
+		diag_add(d, map, "entry '%s' lacks source, ports, hosts%s", name,
+			 s == CATALOG_FORGE ? " or remote_hosts" : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int catalog_parse(struct catalog *c, const char *text, size_t len,
+		  const char *name, char *err, size_t errlen)
+{
+	struct diag d = { .file = name };
+	yaml_document_t doc;
+	yaml_node_t *root;
+	yaml_node_pair_t *p;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (yaml_load_text(&doc, text, len, &d) < 0) {
+		snprintf(err, errlen, "%s", d.msg[0]);
+		return -EINVAL;
+	}
+	root = yaml_document_get_root_node(&doc);
+	r = root && root->type == YAML_MAPPING_NODE ? 0 : -EINVAL;
+	for (p = r ? NULL : root->data.mapping.pairs.start;
+	     p && p < root->data.mapping.pairs.top && r == 0; p++) {
+		yaml_node_t *k = yaml_node(&doc, p->key), *v = yaml_node(&doc, p->value);
+		const char *key = yaml_scalar(k);
+		yaml_node_pair_t *q;
+		int s;
+
+		if (key && !strcmp(key, "version"))
+			continue;
+		for (s = 0; s < CATALOG_NSECTIONS; s++)
+			if (key && !strcmp(key, section_keys[s]))
+				break;
+		if (s == CATALOG_NSECTIONS || v->type != YAML_MAPPING_NODE) {
+			diag_add(&d, k, "unknown catalog section '%s'", key ? key : "?");
+			r = -EINVAL;
+			break;
+		}
+		for (q = v->data.mapping.pairs.start;
+		     q < v->data.mapping.pairs.top && r == 0; q++) {
+			const char *ename = yaml_scalar(yaml_node(&doc, q->key));
+			struct catalog_entry *e = &c->entries[s][c->n[s]];
+
+			if (!ename || c->n[s] == CATALOG_MAX_ENTRIES) {
+				diag_add(&d, v, "too many catalog entries");
+				r = -EINVAL;
+				break;
+			}
+			r = parse_entry(&doc, (enum catalog_section)s, ename,
+					yaml_node(&doc, q->value), e, &d);
+			if (r == 0) {
+				c->names[s][c->n[s]] = e->name;
+				c->n[s]++;
+			}
+		}
+	}
+	yaml_document_delete(&doc);
+	if (r < 0)
+		snprintf(err, errlen, "%s", d.n ? d.msg[0] : "catalog: not a mapping");
+	return r;
+}
+
+int catalog_load(struct catalog *c, char *err, size_t errlen)
+{
+	return catalog_parse(c, egret_catalog_yaml, strlen(egret_catalog_yaml),
+			     "<built-in catalog>", err, errlen);
+}
+
+const struct catalog_entry *catalog_find(const struct catalog *c,
+					 enum catalog_section s,
+					 const char *name)
+{
+	for (size_t i = 0; i < c->n[s]; i++)
+		if (!strcmp(c->entries[s][i].name, name))
+			return &c->entries[s][i];
+	return NULL;
+}
+
+const struct catalog_entry *catalog_forge_for(const struct catalog *c,
+					      const char *host)
+{
+	for (size_t i = 0; i < c->n[CATALOG_FORGE]; i++) {
+		const struct catalog_entry *e = &c->entries[CATALOG_FORGE][i];
+
+		for (size_t j = 0; j < e->nremote_hosts; j++)
+			if (!strcmp(e->remote_hosts[j], host))
+				return e;
+	}
+	return NULL;
+}

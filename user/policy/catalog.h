@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * policy/catalog.h - the registry catalog compiled into egret (user/policy/catalog.yaml):
+ * OS package registries, git forges and language ecosystems, each a list of
+ * exact hosts with ports and the source the list comes from.
+ */
+#ifndef EGRET_CATALOG_H
+#define EGRET_CATALOG_H
+
+#include <stddef.h>
+
+#include "dns/wire.h"
+#include "policy/spec.h"
+
+enum catalog_section {
+	CATALOG_OS = 0,		/* os_registries */
+	CATALOG_FORGE,		/* forges */
+	CATALOG_ECOSYSTEM,	/* ecosystems */
+	CATALOG_NSECTIONS,
+};
+
+#define CATALOG_MAX_ENTRIES	64
+#define CATALOG_MAX_HOSTS	16
+#define CATALOG_NAME_MAX	32
+
+struct catalog_entry {
+	char name[CATALOG_NAME_MAX];
+	char source[320];
+	struct port_range ports[EGRET_PORT_SLOTS];
+	unsigned int nports;
+	char hosts[CATALOG_MAX_HOSTS][DNS_NAME_MAX + 1];
+	size_t nhosts;
+	char remote_hosts[4][DNS_NAME_MAX + 1];	/* forges only */
+	size_t nremote_hosts;
+};
+
+struct catalog {
+	struct catalog_entry entries[CATALOG_NSECTIONS][CATALOG_MAX_ENTRIES];
+	size_t n[CATALOG_NSECTIONS];
+	const char *names[CATALOG_NSECTIONS][CATALOG_MAX_ENTRIES];	/* for hints */
+};
+
+/* The section's key in YAML ("os_registries", ...). */
+const char *catalog_section_key(enum catalog_section s);
+
+/* Parse the embedded catalog. Its problems are egret's bugs: -EINVAL and a
+ * message in @err (the unit tests load it, so a bad catalog never ships). */
+int catalog_load(struct catalog *c, char *err, size_t errlen);
+
+/* Parse catalog text (for tests and the loader). */
+int catalog_parse(struct catalog *c, const char *text, size_t len,
+		  const char *name, char *err, size_t errlen);
+
+const struct catalog_entry *catalog_find(const struct catalog *c,
+					 enum catalog_section s,
+					 const char *name);
+
+/* The forge whose remote_hosts hold @host, or NULL. */
+const struct catalog_entry *catalog_forge_for(const struct catalog *c,
+					      const char *host);
+
+/* The embedded texts (user/policy/embedded.S). */
+extern const char egret_catalog_yaml[];
+extern const char egret_default_policy_yaml[];
+
+#endif

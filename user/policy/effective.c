@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "requests/approvals.h"
+#include "policy/effective.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+static void log_diags(const struct diag *d)
+{
+	for (int i = 0; i < d->n; i++)
+		log_error("%s", d->msg[i]);
+	if (d->dropped)
+		log_error("%s: %d more problems not shown", d->file, d->dropped);
+}
+
+/* Problems go to @d, named by the approvals file. */
+static int load_approvals(const struct effective_in *in, struct policy *out,
+			  struct diag *d)
+{
+	struct approvals a = {};
+	char path[4096];
+	int r;
+
+	r = approvals_path(in->policy_file, in->repo, path, sizeof(path));
+	if (r == 0)
+		r = approvals_load(&a, path, in->repo, d);
+	if (r == 0)
+		r = approvals_apply(&a, out);
+	if (r < 0 && d->n == 0)
+		diag_add(d, NULL, "approvals for %s: %s", in->repo, strerror(-r));
+	approvals_free(&a);
+	return r;
+}
+
+int effective_policy(const struct effective_in *in, struct policy *out,
+		     bool *ret_builtin)
+{
+	_cleanup_free_ struct catalog *cat = NULL;
+	struct policy_doc doc = {};
+	bool have_doc = false;		/* a file or the built-in default */
+	struct diag d = { .file = "policy" };
+	const char *path = in->policy_file ? in->policy_file : POLICY_DEFAULT_PATH;
+	char err[256];
+	int r;
+
+	*ret_builtin = false;
+	cat = calloc(1, sizeof(*cat));
+	if (!cat)
+		return -ENOMEM;
+	r = catalog_load(cat, err, sizeof(err));
+	if (r < 0) {
+		log_error("built-in catalog: %s", err);
+		return r;
+	}
+
+	if (in->policy_file && !strcmp(in->policy_file, "none")) {
+		/* Only the command line: no file, no built-in default. */
+		r = 0;
+	} else if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {
+		*ret_builtin = true;
+		have_doc = true;
+		r = policy_doc_load_default(&doc, cat, &d);
+	} else {
+		have_doc = true;
+		r = policy_doc_load_file(&doc, path, cat, &d);
+	}
+	if (r == 0 && have_doc)
+		r = policy_resolve(&doc, cat, in->repo, in->remote, out, &d);
+	/* What the operator approved for this repo joins its section. */
+	if (r == 0 && have_doc && in->repo)
+		r = load_approvals(in, out, &d);
+	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nspecs; i++)
+		r = policy_add_spec(out, &in->cli->specs[i]);
+	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nhosts; i++)
+		r = policy_add_host(out, &in->cli->hosts[i]);
+	if (r < 0 && d.n == 0)
+		diag_add(&d, NULL, "%s", strerror(-r));
+	if (r < 0)
+		log_diags(&d);
+	policy_doc_free(&doc);
+	return r < 0 ? -EINVAL : 0;
+}

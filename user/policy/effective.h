@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * policy/effective.h - the policy one attempt runs under: the operator's file (or
+ * the built-in default when there is none) resolved for the repository and
+ * git remote, plus the command line's --allow entries.
+ *
+ * Trust boundary: only the file the operator names (or the default path)
+ * is read - never anything in COMMAND's working directory, the target
+ * repository, or the environment.
+ */
+#ifndef EGRET_EFFECTIVE_H
+#define EGRET_EFFECTIVE_H
+
+#include <stdbool.h>
+
+#include "policy/policy.h"
+
+/* Exit status for a refused policy (bad syntax, values, ownership). */
+#define EXIT_POLICY	2
+
+struct effective_in {
+	const char *policy_file;	/* NULL: POLICY_DEFAULT_PATH, else built-in;
+					 * "none": the command line alone */
+	const char *repo;		/* NULL: defaults only */
+	const struct git_remote *remote;	/* NULL: none */
+	const struct policy *cli;	/* --allow entries, or NULL */
+};
+
+/*
+ * Build the effective policy into @out (initialised by the caller). Logs
+ * each problem of a refused policy on its own line and returns -EINVAL
+ * (exit EXIT_POLICY); *@ret_builtin tells whether the built-in default was
+ * used because no policy file exists.
+ */
+int effective_policy(const struct effective_in *in, struct policy *out,
+		     bool *ret_builtin);
+
+#endif

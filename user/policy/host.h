@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * policy/host.h - hostname allow rules: `github.com`, `*.githubusercontent.com:443`.
+ *
+ * Names are compared case-insensitively with the trailing dot ignored.
+ * `*.example.com` matches every name below example.com at any depth, never
+ * example.com itself. Pure: callers log.
+ */
+#ifndef EGRET_HOST_H
+#define EGRET_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dns/wire.h"
+#include "policy/spec.h"
+
+struct host_rule {
+	char name[DNS_NAME_MAX + 1];	/* lower case; the suffix for wildcards */
+	bool wildcard;
+	unsigned int nports;		/* 0 = any port */
+	struct port_range ports[EGRET_PORT_SLOTS];
+	char origin[64];		/* where it came from, for egret check */
+};
+
+/* Does @text look like a hostname rather than an address? (No digits-only
+ * labels at the end, no colons before the port part.) */
+bool host_text_is_name(const char *text);
+
+/* "NAME", "NAME:PORTS", "*.NAME[:PORTS]". -EINVAL with a reason in @err. */
+int host_rule_parse(const char *text, struct host_rule *ret, char *err,
+		    size_t errlen);
+
+/* Check a bare name (no ports, optional "*."), normalising into @ret. */
+int host_name_parse(const char *text, struct host_rule *ret, char *err,
+		    size_t errlen);
+
+/* Does @rule match @name (lower case, no trailing dot)? */
+bool host_rule_matches(const struct host_rule *rule, const char *name);
+
+/*
+ * The union of the ports of every rule matching @name, as rules for
+ * allow_add_rule: *@ret_any when some rule allows any port. Returns the
+ * number of matching rules (0 = the name is not allowed).
+ */
+int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
+		     struct port_range *ret_ports, unsigned int *ret_nports,
+		     bool *ret_any);
+
+#endif

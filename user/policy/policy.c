@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+#include "lib/util.h"
+
+/* Ports of policy entries that name none, unless `ports:` says otherwise. */
+static const struct port_range default_ports[] = { { 443, 443 }, { 80, 80 } };
+
+void policy_init(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->min_ttl = p->max_entries = p->max_cidrs = -1;
+	memcpy(p->entry_ports, default_ports, sizeof(default_ports));
+	p->nentry_ports = ARRAY_SIZE(default_ports);
+}
+
+void policy_fill_ports(const struct policy *p, struct port_range *ports,
+		       unsigned int *nports)
+{
+	if (*nports != PORTS_FROM_POLICY)
+		return;
+	*nports = p->nentry_ports;
+	memcpy(ports, p->entry_ports, p->nentry_ports * sizeof(*ports));
+}
+
+int policy_add_spec(struct policy *p, const struct allow_spec *spec)
+{
+	int r = array_grow((void **)&p->specs, &p->cap, p->nspecs, sizeof(*spec),
+			   POLICY_MAX_SPECS);
+
+	if (r == 0)
+		p->specs[p->nspecs++] = *spec;
+	return r;
+}
+
+int policy_add_host(struct policy *p, const struct host_rule *host)
+{
+	int r = array_grow((void **)&p->hosts, &p->hosts_cap, p->nhosts,
+			   sizeof(*host), POLICY_MAX_SPECS);
+
+	if (r == 0)
+		p->hosts[p->nhosts++] = *host;
+	return r;
+}
+
+int policy_add_allow_text(struct policy *p, const char *text, char *err,
+			  size_t errlen)
+{
+	struct allow_spec spec;
+	struct host_rule host;
+	int r;
+
+	if (host_text_is_name(text)) {
+		r = host_rule_parse(text, &host, err, errlen);
+		if (r < 0)
+			return r;
+		strcpy(host.origin, "--allow");
+		r = policy_add_host(p, &host);
+	} else {
+		r = allow_spec_parse(text, &spec, err, errlen);
+		if (r < 0)
+			return r;
+		strcpy(spec.origin, "--allow");
+		r = policy_add_spec(p, &spec);
+	}
+	if (r < 0)
+		snprintf(err, errlen, "more than %d entries", POLICY_MAX_SPECS);
+	return r;
+}
+
+bool policy_has_host(const struct policy *p, const struct host_rule *h)
+{
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct host_rule *x = &p->hosts[i];
+
+		if (x->wildcard == h->wildcard && x->nports == h->nports &&
+		    !strcmp(x->name, h->name) &&
+		    !memcmp(x->ports, h->ports, sizeof(x->ports[0]) *
+			    (h->nports <= EGRET_PORT_SLOTS ? h->nports : 0)))
+			return true;
+	}
+	return false;
+}
+
+bool policy_has_spec(const struct policy *p, const struct allow_spec *s)
+{
+	for (size_t i = 0; i < p->nspecs; i++) {
+		const struct allow_spec *x = &p->specs[i];
+
+		if (x->family == s->family && x->prefixlen == s->prefixlen &&
+		    x->nports == s->nports && !memcmp(x->addr, s->addr, sizeof(x->addr)) &&
+		    !memcmp(x->ports, s->ports, sizeof(x->ports[0]) *
+			    (s->nports <= EGRET_PORT_SLOTS ? s->nports : 0)))
+			return true;
+	}
+	return false;
+}
+
+void policy_free(struct policy *p)
+{
+	free(p->specs);
+	free(p->hosts);
+	policy_init(p);
+}
+
+bool policy_repo_name_valid(const char *name)
+{
+	const char *slash = strchr(name, '/'), *c;
+	size_t len = strlen(name);
+
+	if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/') ||
+	    len >= POLICY_REPO_MAX)
+		return false;
+	for (c = name; *c; c++)
+		if (!(*c == '/' || *c == '.' || *c == '_' || *c == '-' ||
+		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
+			return false;
+	return name[0] != '.' && slash[1] != '.';
+}
+
+int policy_repo_file_name(const char *repo, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *repo && o + 3 < len; repo++) {
+		if (*repo == '/') {
+			buf[o++] = '_';
+			buf[o++] = '_';
+		} else {
+			buf[o++] = (char)tolower((unsigned char)*repo);
+		}
+	}
+	if (*repo || !len)
+		return -ENAMETOOLONG;
+	buf[o] = '\0';
+	return 0;
+}
+
+void policy_doc_free(struct policy_doc *doc)
+{
+	size_t i;
+
+	policy_free(&doc->base.lists);
+	for (i = 0; i < doc->nrepos; i++)
+		policy_free(&doc->repos[i].sec.lists);
+	free(doc->repos);
+	doc->repos = NULL;
+	doc->nrepos = doc->repos_cap = 0;
+}
+
+/* ---- resolving ---------------------------------------------------- */
+
+struct effective {
+	const struct policy_section *base, *repo;
+	const struct port_range *ports;		/* the effective `ports:` */
+	unsigned int nports;
+	bool ports_any;
+};
+
+static int add_host(struct policy *out, const char *name,
+		    const struct port_range *ports, unsigned int nports,
+		    const char *origin)
+{
+	struct host_rule rule = {};
+
+	snprintf(rule.name, sizeof(rule.name), "%s", name);
+	memcpy(rule.ports, ports, nports * sizeof(*ports));
+	rule.nports = nports;
+	snprintf(rule.origin, sizeof(rule.origin), "%s", origin);
+	return policy_add_host(out, &rule);
+}
+
+static int add_catalog(struct policy *out, const struct catalog *cat,
+		       enum catalog_section s, const char *name)
+{
+	const struct catalog_entry *e = catalog_find(cat, s, name);
+	char origin[64];
+	int r = 0;
+
+	snprintf(origin, sizeof(origin), "%s: %s", catalog_section_key(s), name);
+	for (size_t i = 0; e && i < e->nhosts && r == 0; i++)
+		r = add_host(out, e->hosts[i], e->ports, e->nports, origin);
+	return r;
+}
+
+/* Entries as written, with the effective ports where they named none. */
+static int add_lists(struct policy *out, const struct policy *lists,
+		     const struct effective *eff)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < lists->nspecs && r == 0; i++) {
+		struct allow_spec spec = lists->specs[i];
+
+		if (spec.nports == PORTS_FROM_POLICY) {
+			spec.nports = eff->ports_any ? 0 : eff->nports;
+			memcpy(spec.ports, eff->ports, spec.nports * sizeof(*spec.ports));
+		}
+		r = policy_add_spec(out, &spec);
+	}
+	for (size_t i = 0; i < lists->nhosts && r == 0; i++) {
+		struct host_rule rule = lists->hosts[i];
+
+		if (rule.nports == PORTS_FROM_POLICY) {
+			rule.nports = eff->ports_any ? 0 : eff->nports;
+			memcpy(rule.ports, eff->ports, rule.nports * sizeof(*rule.ports));
+		}
+		r = policy_add_host(out, &rule);
+	}
+	return r;
+}
+
+/* The remote's host on its scheme's port, and the forge's companions. */
+static int add_git_remote(struct policy *out, const struct catalog *cat,
+			  const struct git_remote *remote)
+{
+	struct port_range port = { remote->port, remote->port };
+	const struct catalog_entry *forge;
+	char origin[64];
+	int r;
+
+	if (remote->is_ip) {
+		struct allow_spec spec;
+		char text[80], err[128];
+
+		snprintf(text, sizeof(text), strchr(remote->host, ':') ?
+			 "[%s]:%u" : "%s:%u", remote->host, remote->port);
+		if (allow_spec_parse(text, &spec, err, sizeof(err)) < 0)
+			return -EINVAL;
+		strcpy(spec.origin, "git_remote");
+		return policy_add_spec(out, &spec);
+	}
+	r = add_host(out, remote->host, &port, 1, "git_remote");
+	forge = catalog_forge_for(cat, remote->host);
+	if (r < 0 || !forge)
+		return r;
+	snprintf(origin, sizeof(origin), "git_remote: %s", forge->name);
+	for (size_t i = 0; i < forge->nhosts && r == 0; i++)
+		r = add_host(out, forge->hosts[i], forge->ports, forge->nports, origin);
+	return r;
+}
+
+static const struct policy_section *find_repo(const struct policy_doc *doc,
+					      const char *repo)
+{
+	for (size_t i = 0; repo && i < doc->nrepos; i++)
+		if (!strcasecmp(doc->repos[i].name, repo))
+			return &doc->repos[i].sec;
+	return NULL;
+}
+
+static void resolve_loopback(const struct effective *eff, struct policy *out,
+			     int *r)
+{
+	const struct policy_section *s = eff->repo && eff->repo->loopback_set ?
+					 eff->repo : eff->base;
+	const char *const addrs[] = { "127.0.0.1", "::1" };
+
+	if (!s->loopback_set || (!s->loopback_any && !s->nloopback))
+		return;
+	for (size_t i = 0; i < 2 && *r == 0; i++) {
+		struct allow_spec spec;
+		char err[64];
+
+		allow_spec_parse(addrs[i], &spec, err, sizeof(err));
+		spec.nports = s->loopback_any ? 0 : s->nloopback;
+		memcpy(spec.ports, s->loopback, spec.nports * sizeof(*spec.ports));
+		strcpy(spec.origin, "loopback");
+		*r = policy_add_spec(out, &spec);
+	}
+}
+
+int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
+		   const char *repo, const struct git_remote *remote,
+		   struct policy *out, struct diag *d)
+{
+	struct effective eff = { .base = &doc->base, .repo = find_repo(doc, repo) };
+	const struct policy_section *secs[2] = { eff.base, eff.repo };
+	const struct policy_section *ports_from = eff.repo && eff.repo->ports_set ?
+						  eff.repo : eff.base;
+	int git_remote = eff.base->git_remote;
+	int r = 0;
+
+	/* Scalars: the repo's value wins over the defaults. */
+	if (ports_from->ports_set) {
+		eff.ports = ports_from->ports;
+		eff.nports = ports_from->nports;
+		eff.ports_any = ports_from->nports == 0;
+	} else {
+		eff.ports = default_ports;
+		eff.nports = ARRAY_SIZE(default_ports);
+	}
+	out->nentry_ports = eff.ports_any ? 0 : eff.nports;
+	memcpy(out->entry_ports, eff.ports, out->nentry_ports * sizeof(*eff.ports));
+	if (eff.repo && eff.repo->git_remote >= 0)
+		git_remote = eff.repo->git_remote;
+	for (int i = 0; i < 2; i++) {
+		const struct policy *l = secs[i] ? &secs[i]->lists : NULL;
+
+		if (!l)
+			continue;
+		if (l->min_ttl >= 0)
+			out->min_ttl = l->min_ttl;
+		if (l->max_entries >= 0)
+			out->max_entries = l->max_entries;
+		if (l->max_cidrs >= 0)
+			out->max_cidrs = l->max_cidrs;
+	}
+
+	/* Lists: the defaults, then the repo's additions. */
+	for (int i = 0; i < 2 && r == 0; i++) {
+		const struct policy_section *s = secs[i];
+		size_t used;
+
+		if (!s)
+			continue;
+		for (size_t j = 0; j < s->nos && r == 0; j++)
+			r = add_catalog(out, cat, CATALOG_OS, s->os[j]);
+		for (size_t j = 0; j < s->neco && r == 0; j++)
+			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j]);
+		if (r == 0)
+			r = add_lists(out, &s->lists, &eff);
+		used = strlen(out->upstreams_csv);
+		if (r == 0 && s->lists.upstreams_csv[0] &&
+		    snprintf(out->upstreams_csv + used, sizeof(out->upstreams_csv) - used,
+			     "%s%s", used ? "," : "", s->lists.upstreams_csv) >=
+			    (int)(sizeof(out->upstreams_csv) - used))
+			r = -E2BIG;
+	}
+	/* Unset means yes: the remote is one of the ratified categories. */
+	if (r == 0 && git_remote != 0 && remote)
+		r = add_git_remote(out, cat, remote);
+	if (r == 0)
+		resolve_loopback(&eff, out, &r);
+	if (r < 0)
+		diag_add(d, NULL, "the effective policy is too large (more than %d entries)",
+			 POLICY_MAX_SPECS);
+	return r;
+}
+
+/* ---- files -------------------------------------------------------- */
+
+/* Owned by root or us, not writable by group or others. */
+static bool trusted_owner_mode(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * Like sshd's StrictModes, for the real path of the opened policy file
+ * (symlinks resolved, so a link cannot vouch for a loose directory): its
+ * directory must be trusted_owner_mode; every directory above it too, but
+ * a sticky one (like /tmp) may be writable by others when the entry below
+ * it is ours, since nobody else can then rename or remove that entry.
+ */
+static int check_ancestors(int fd, const char *what, struct diag *d)
+{
+	char link[64], real[4096], *slash;
+	struct stat st, child;
+	ssize_t n;
+	bool first = true;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/') {
+		diag_add(d, NULL, "cannot resolve the %s's real path", what);
+		return -EINVAL;
+	}
+	real[n] = '\0';
+	if (fstat(fd, &child) < 0)
+		return -errno;
+	while ((slash = strrchr(real, '/'))) {
+		slash[slash == real ? 1 : 0] = '\0';
+		if (stat(real, &st) < 0)
+			return -errno;
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			goto refuse;
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
+		    (first || !(st.st_mode & S_ISVTX) ||
+		     (child.st_uid != 0 && child.st_uid != geteuid())))
+			goto refuse;
+		if (slash == real)
+			break;
+		child = st;
+		first = false;
+	}
+	return 0;
+refuse:
+	diag_add(d, NULL, "refused: %s (above the %s) must be owned by root and not group/world-writable (chown root; chmod go-w)",
+		 real, what);
+	return -EPERM;
+}
+
+int trusted_file_read(const char *path, const char *what, size_t max,
+		      char **ret_text, size_t *ret_len, struct diag *d)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	d->file = path;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		int err = errno;
+
+		diag_add(d, NULL, "%s", strerror(err));
+		return -err;
+	}
+	if (fstat(fd, &st) < 0) {
+		diag_add(d, NULL, "%s", strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		diag_add(d, NULL, "not a regular file");
+		return -EINVAL;
+	}
+	/* Whoever can write it (or replace it in a directory above)
+	 * decides what the attempt reaches. */
+	if (!trusted_owner_mode(&st)) {
+		diag_add(d, NULL, "refused: the %s must be owned by root and not group/world-writable (chown root; chmod go-w)",
+			 what);
+		return -EPERM;
+	}
+	r = check_ancestors(fd, what, d);
+	if (r < 0)
+		return r;
+	if ((size_t)st.st_size > max) {
+		diag_add(d, NULL, "larger than %zu bytes", max);
+		return -EFBIG;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text)
+		return -ENOMEM;
+	n = read(fd, text, (size_t)st.st_size);
+	if (n < 0) {
+		diag_add(d, NULL, "%s", strerror(errno));
+		return -errno;
+	}
+	text[n] = '\0';
+	*ret_len = (size_t)n;
+	*ret_text = TAKE_PTR(text);
+	return 0;
+}
+
+int policy_doc_load_file(struct policy_doc *doc, const char *path,
+			 const struct catalog *cat, struct diag *d)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r;
+
+	memset(doc, 0, sizeof(*doc));
+	r = trusted_file_read(path, "policy", POLICY_MAX_FILE_SIZE, &text, &len, d);
+	if (r < 0)
+		return r;
+	return policy_doc_parse(doc, text, len, path, cat, d);
+}
+
+int policy_doc_load_default(struct policy_doc *doc, const struct catalog *cat,
+			    struct diag *d)
+{
+	return policy_doc_parse(doc, egret_default_policy_yaml,
+				strlen(egret_default_policy_yaml),
+				"<built-in default policy>", cat, d);
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/yaml_util.h"
+
+void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	if (d->n == DIAG_MAX) {
+		d->dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Bounded pieces: a long path or message is cut, never overflows. */
+	if (node)
+		snprintf(d->msg[d->n++], DIAG_LEN, "%.100s:%zu:%zu: %s",
+			 d->file, node->start_mark.line + 1,
+			 node->start_mark.column + 1, msg);
+	else
+		snprintf(d->msg[d->n++], DIAG_LEN, "%.100s: %s", d->file, msg);
+}
+
+void diag_unknown_key(struct diag *d, const yaml_node_t *node, const char *key,
+		      const char *const *known, size_t n, const char *where)
+{
+	const char *hint = closest_word(key, known, n);
+
+	if (hint)
+		diag_add(d, node, "unknown key '%s' in %s (did you mean '%s'?)",
+			 key, where, hint);
+	else
+		diag_add(d, node, "unknown key '%s' in %s", key, where);
+}
+
+const char *yaml_scalar(const yaml_node_t *node)
+{
+	return node && node->type == YAML_SCALAR_NODE ?
+		       (const char *)node->data.scalar.value : NULL;
+}
+
+yaml_node_t *yaml_node(yaml_document_t *doc, int index)
+{
+	return yaml_document_get_node(doc, index);
+}
+
+int yaml_load_text(yaml_document_t *doc, const char *text, size_t len,
+		   struct diag *d)
+{
+	yaml_parser_t parser;
+	int ok;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	ok = yaml_parser_load(&parser, doc);
+	if (!ok) {
+		if (d->n < DIAG_MAX)
+			snprintf(d->msg[d->n++], DIAG_LEN, "%.100s:%zu:%zu: %.200s",
+				 d->file, parser.problem_mark.line + 1,
+				 parser.problem_mark.column + 1,
+				 parser.problem ? parser.problem : "YAML syntax error");
+	}
+	yaml_parser_delete(&parser);
+	return ok ? 0 : -EINVAL;
+}
+
+/* Levenshtein distance, capped: words here are short keys and names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], i, j;
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *closest_word(const char *word, const char *const *candidates,
+			 size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 3, i;
+
+	for (i = 0; i < n; i++) {
+		size_t d = edit_distance(word, candidates[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	return best;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * policy/yaml_util.h - small helpers over libyaml's document API, shared by the
+ * policy and catalog parsers, and the diagnostics they collect: one message
+ * per problem with file:line:column, so an operator fixes all at once.
+ */
+#ifndef EGRET_YAML_UTIL_H
+#define EGRET_YAML_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#define DIAG_MAX	32
+#define DIAG_LEN	360
+
+struct diag {
+	const char *file;
+	char msg[DIAG_MAX][DIAG_LEN];
+	int n;
+	int dropped;		/* problems beyond DIAG_MAX */
+};
+
+/* Record "FILE:LINE:COL: message" at @node (NULL: no position). */
+void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "unknown key 'KEY' in WHERE (did you mean 'K'?)" at @node: the closest
+ * of @known, if one is close. */
+void diag_unknown_key(struct diag *d, const yaml_node_t *node, const char *key,
+		      const char *const *known, size_t n, const char *where);
+
+/* The scalar text of @node, or NULL if it is not a scalar. */
+const char *yaml_scalar(const yaml_node_t *node);
+
+yaml_node_t *yaml_node(yaml_document_t *doc, int index);
+
+/* Load @text into @doc; on a syntax error record it and return -EINVAL. */
+int yaml_load_text(yaml_document_t *doc, const char *text, size_t len,
+		   struct diag *d);
+
+/* The candidate closest to @word (edit distance <= 2), for "did you mean". */
+const char *closest_word(const char *word, const char *const *candidates,
+			 size_t n);
+
+#endif

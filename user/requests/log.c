@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "requests/log.h"
+#include "requests/sockowner.h"
+
+int request_log_open(struct request_log *l, const char *dir, const char *repo,
+		     const char *attempt, const char *cgroup)
+{
+	*l = (struct request_log){ .dir = dir, .repo = repo, .attempt = attempt,
+				   .cgroup = cgroup, .timer = { .fd = -1 } };
+	l->seen = calloc(REQUEST_LOG_MAX, sizeof(*l->seen));
+	return l->seen ? 0 : -ENOMEM;
+}
+
+static void on_timer(struct loop_source *src, uint32_t events)
+{
+	struct request_log *l = container_of(src, struct request_log, timer);
+	uint64_t ticks;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	l->armed = false;
+	if (request_log_flush(l, false) == -EAGAIN && !l->armed &&
+	    timerfd_arm_ms(l->timer.fd, REQUEST_LOG_FLUSH_MS, false) == 0)
+		l->armed = true;	/* the store was busy: try again */
+}
+
+int request_log_start(struct request_log *l, struct loop *loop)
+{
+	l->loop = loop;
+	l->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (l->timer.fd < 0)
+		return -errno;
+	l->timer.fn = on_timer;
+	return loop_watch(loop, &l->timer, EPOLLIN);
+}
+
+static struct request_seen *find(struct request_log *l, enum request_kind kind,
+				 const char *target, uint16_t port)
+{
+	for (size_t i = 0; l->seen && i < l->n; i++) {
+		struct request *r = &l->seen[i].r;
+
+		if (r->kind == kind && r->port == port && !strcmp(r->target, target))
+			return &l->seen[i];
+	}
+	return NULL;
+}
+
+void request_log_attribute(struct request_log *l, const char *name,
+			   const struct sockaddr *client, bool tcp)
+{
+	struct request_seen *s;
+	char comm[REQUEST_COMM_MAX + 1];
+	uint32_t pid;
+
+	/* Bounded: it reads /proc in the loop that also serves DNS. */
+	if (!l || !l->cgroup || l->owner_lookups >= REQUEST_LOG_OWNER_LOOKUPS ||
+	    !(s = find(l, REQUEST_NAME, name, 0)) || s->owner_tried || s->r.pid)
+		return;
+	s->owner_tried = true;
+	l->owner_lookups++;
+	if (sock_owner_find(l->cgroup, client, tcp, &pid, comm, sizeof(comm)) == 0) {
+		s->r.pid = pid;
+		memcpy(s->r.comm, comm, sizeof(comm));
+	}
+}
+
+void request_log_note(struct request_log *l, enum request_kind kind,
+		      const char *target, uint16_t port, const char *proto,
+		      uint32_t pid, const char *comm)
+{
+	int64_t now = (int64_t)time(NULL);
+	struct request_seen *s;
+
+	if (!l || !l->seen || !target[0])
+		return;
+	s = find(l, kind, target, port);
+	if (!s && l->n == REQUEST_LOG_MAX) {
+		l->overflow++;
+		return;
+	}
+	if (!s) {
+		s = &l->seen[l->n++];
+		s->r = (struct request){ .kind = kind, .port = port, .first = now };
+		snprintf(s->r.target, sizeof(s->r.target), "%s", target);
+	}
+	s->r.last = now;
+	snprintf(s->r.proto, sizeof(s->r.proto), "%s", proto);
+	/* The first process seen keeps the example: it is the one to ask. */
+	if (pid && !s->r.pid) {
+		s->r.pid = pid;
+		snprintf(s->r.comm, sizeof(s->r.comm), "%s", comm ? comm : "");
+	}
+	s->unflushed++;
+	if (!l->armed && l->timer.fd >= 0 &&
+	    timerfd_arm_ms(l->timer.fd, REQUEST_LOG_FLUSH_MS, false) == 0)
+		l->armed = true;
+}
+
+static int flush_locked(struct request_log *l, struct request_store *st)
+{
+	struct request_file f;
+	char err[512] = "";
+	int r;
+
+	r = request_file_load(st, l->repo, &f, err, sizeof(err));
+	if (r < 0) {
+		if (err[0] && !l->warned)
+			log_warn("requests: %s; not recording", err);
+		l->warned = l->warned || err[0];
+		return r;
+	}
+	for (size_t i = 0; i < l->n && r == 0; i++) {
+		struct request_seen *s = &l->seen[i];
+		struct request delta = s->r;
+
+		if (!s->unflushed)
+			continue;
+		delta.count = s->unflushed;
+		r = request_file_merge(st, &f, &delta, l->attempt, !s->stored);
+		if (r == -ENOSPC)
+			r = 0;	/* counted in the file's "dropped" */
+	}
+	if (r == 0)
+		r = request_file_save(st, &f);
+	if (r == 0)
+		for (size_t i = 0; i < l->n; i++) {
+			l->seen[i].stored = l->seen[i].stored || l->seen[i].unflushed;
+			l->seen[i].unflushed = 0;
+		}
+	request_file_free(&f);
+	return r;
+}
+
+int request_log_flush(struct request_log *l, bool wait)
+{
+	struct request_store st;
+	bool pending = false;
+	int r;
+
+	for (size_t i = 0; l->seen && i < l->n; i++)
+		pending = pending || l->seen[i].unflushed;
+	if (!pending)
+		return 0;
+	r = request_store_open(&st, l->dir, wait ? REQUESTS_LOCK_WAIT_MS : 0);
+	if (r == 0)
+		r = flush_locked(l, &st);
+	request_store_close(&st);
+	if (r < 0 && (r != -EAGAIN || wait) && !l->warned) {
+		log_warn("requests: cannot record in %s: %s (enforcement is unaffected)",
+			 l->dir, strerror(-r));
+		l->warned = true;
+	}
+	return r;
+}
+
+void request_log_detach(struct request_log *l)
+{
+	loop_source_close(l->loop, &l->timer);
+	l->loop = NULL;
+	l->armed = false;
+}
+
+void request_log_close(struct request_log *l)
+{
+	request_log_detach(l);
+	if (l->seen)
+		request_log_flush(l, true);
+	if (l->overflow)
+		log_warn("requests: %llu more distinct denials than the %d recorded per attempt",
+			 (unsigned long long)l->overflow, REQUEST_LOG_MAX);
+	free(l->seen);
+	*l = (struct request_log){ .timer = { .fd = -1 } };
+}

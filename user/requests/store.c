@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/atomic_file.h"
+#include "requests/store.h"
+#include "lib/util.h"
+
+#define HEADER		"# egret requests v1 repo="
+#define NFIELDS		15
+#define LINE_MAX_LEN	4096
+
+static const char *const status_names[] = { "pending", "approved", "denied" };
+static const char *const kind_names[] = { "name", "addr" };
+
+const char *request_status_name(enum request_status st)
+{
+	return (unsigned int)st < ARRAY_SIZE(status_names) ? status_names[st] : "?";
+}
+
+void request_target_text(const struct request *r, char *buf, size_t len)
+{
+	if (r->kind == REQUEST_NAME && !r->port)
+		snprintf(buf, len, "%s (lookup)", r->target);
+	else if (strchr(r->target, ':'))
+		snprintf(buf, len, "[%s]:%u", r->target, r->port);
+	else
+		snprintf(buf, len, "%s:%u", r->target, r->port);
+}
+
+/* ---- the directory ------------------------------------------------ */
+
+static int file_of(const struct request_store *s, const char *repo, char *buf,
+		   size_t len)
+{
+	char name[2 * POLICY_REPO_MAX];
+	int r = policy_repo_file_name(repo, name, sizeof(name));
+
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(buf, len, "%s/requests/%s", s->dir, name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int request_store_prepare(const char *dir)
+{
+	char sub[4200];
+	int r;
+
+	r = private_dir_ensure(dir);
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/requests", dir) >= sizeof(sub))
+		return -ENAMETOOLONG;
+	return private_dir_ensure(sub);
+}
+
+int request_store_open(struct request_store *s, const char *dir, int wait_ms)
+{
+	char path[4200];
+	int r;
+
+	*s = (struct request_store){ .lock_fd = -1 };
+	if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s", dir) >= sizeof(s->dir))
+		return -ENAMETOOLONG;
+	r = request_store_prepare(dir);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (s->lock_fd < 0)
+		return -errno;
+	/* Bounded: a stuck holder must not hang attempts at exit. */
+	for (int waited = 0;; waited += 20) {
+		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK || waited >= wait_ms)
+			break;
+		usleep(20000);
+	}
+	r = errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	close(s->lock_fd);
+	s->lock_fd = -1;
+	return r;
+}
+
+void request_store_close(struct request_store *s)
+{
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	s->lock_fd = -1;
+}
+
+/* ---- one record --------------------------------------------------- */
+
+/*
+ * A record line under construction. Every append is bounded; one that does
+ * not fit marks the line truncated, and the line is refused.
+ */
+struct line {
+	char *buf;
+	size_t off, len;
+	bool truncated;
+};
+
+static void put(struct line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->truncated)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->off, l->len - l->off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= l->len - l->off)
+		l->truncated = true;
+	else
+		l->off += (size_t)n;
+}
+
+/* Strings come from the sandbox (names, comm): nothing may split a line.
+ * An empty field is "-", so a literal "-" is written escaped. */
+static void put_escaped(struct line *l, const char *s)
+{
+	bool lone_dash = !strcmp(s, "-");
+
+	if (!s[0])
+		put(l, "-");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\')
+			put(l, "\\\\");
+		else if (c <= 0x20 || c >= 0x7f || lone_dash)
+			put(l, "\\x%02x", c);
+		else
+			put(l, "%c", c);
+	}
+}
+
+static int unescape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	if (!strcmp(in, "-")) {
+		out[0] = '\0';
+		return 0;
+	}
+	for (; *in; in++) {
+		unsigned int c = (unsigned char)*in;
+
+		if (*in == '\\' && in[1] == '\\') {
+			in++;
+		} else if (*in == '\\' && in[1] == 'x' && isxdigit((unsigned char)in[2]) &&
+			   isxdigit((unsigned char)in[3])) {
+			char hex[3] = { in[2], in[3], 0 };
+
+			c = (unsigned int)strtoul(hex, NULL, 16);
+			in += 3;
+		} else if (*in == '\\') {
+			return -EBADMSG;
+		}
+		if (o + 1 >= len)
+			return -EBADMSG;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int request_format(const struct request *r, char *buf, size_t len)
+{
+	struct line l = { .buf = buf, .len = len };
+
+	put(&l, "%lu\t%s\t%s\t", r->id, request_status_name(r->status),
+	    kind_names[r->kind]);
+	put_escaped(&l, r->target);
+	put(&l, "\t%u\t", r->port);
+	put_escaped(&l, r->proto);
+	put(&l, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRId64 "\t",
+	    r->count, r->nattempts, r->first, r->last);
+	for (unsigned int i = 0; i < r->nrecent; i++) {
+		if (i)
+			put(&l, ",");
+		put_escaped(&l, r->attempts[i]);
+	}
+	if (!r->nrecent)
+		put(&l, "-");
+	put(&l, "\t%u\t", r->pid);
+	put_escaped(&l, r->comm);
+	put(&l, "\t");
+	put_escaped(&l, r->decided_by);
+	put(&l, "\t%" PRId64, r->decided_at);
+	return l.truncated ? -ENOSPC : 0;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EBADMSG;
+	errno = 0;
+	*ret = strtoull(s, &end, 10);
+	return errno || *end || *ret > max ? -EBADMSG : 0;
+}
+
+static int parse_enum(const char *s, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -EBADMSG;
+}
+
+int request_parse(const char *line, struct request *r)
+{
+	char copy[LINE_MAX_LEN], *f[NFIELDS], *save = NULL, *tok;
+	uint64_t v[6];
+	int n = 0, st, kind;
+
+	memset(r, 0, sizeof(*r));
+	if (strlen(line) >= sizeof(copy))
+		return -EBADMSG;
+	strcpy(copy, line);
+	for (tok = strtok_r(copy, "\t", &save); tok && n < NFIELDS;
+	     tok = strtok_r(NULL, "\t", &save))
+		f[n++] = tok;
+	if (n != NFIELDS || tok)
+		return -EBADMSG;
+	st = parse_enum(f[1], status_names, ARRAY_SIZE(status_names));
+	kind = parse_enum(f[2], kind_names, ARRAY_SIZE(kind_names));
+	if (st < 0 || kind < 0 ||
+	    parse_u64(f[0], ULONG_MAX, &v[0]) < 0 || v[0] == 0 ||
+	    unescape(f[3], r->target, sizeof(r->target)) < 0 || !r->target[0] ||
+	    parse_u64(f[4], 65535, &v[1]) < 0 ||
+	    unescape(f[5], r->proto, sizeof(r->proto)) < 0 ||
+	    parse_u64(f[6], UINT64_MAX, &r->count) < 0 ||
+	    parse_u64(f[7], UINT64_MAX, &r->nattempts) < 0 ||
+	    parse_u64(f[8], INT64_MAX, &v[2]) < 0 ||
+	    parse_u64(f[9], INT64_MAX, &v[3]) < 0 ||
+	    parse_u64(f[11], UINT32_MAX, &v[4]) < 0 ||
+	    unescape(f[12], r->comm, sizeof(r->comm)) < 0 ||
+	    unescape(f[13], r->decided_by, sizeof(r->decided_by)) < 0 ||
+	    parse_u64(f[14], INT64_MAX, &v[5]) < 0)
+		return -EBADMSG;
+	r->id = (unsigned long)v[0];
+	r->status = (enum request_status)st;
+	r->kind = (enum request_kind)kind;
+	r->port = (uint16_t)v[1];
+	r->first = (int64_t)v[2];
+	r->last = (int64_t)v[3];
+	r->pid = (uint32_t)v[4];
+	r->decided_at = (int64_t)v[5];
+	if (strcmp(f[10], "-")) {
+		save = NULL;
+		for (tok = strtok_r(f[10], ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (r->nrecent == REQUEST_ATTEMPTS || !attempt_id_valid(tok))
+				return -EBADMSG;
+			strcpy(r->attempts[r->nrecent++], tok);
+		}
+	}
+	return 0;
+}
+
+/* ---- one repository's file ---------------------------------------- */
+
+int request_header_parse(const char *text, char *repo, size_t repolen,
+			 uint64_t *dropped)
+{
+	char line[LINE_MAX_LEN], *p, *sp;
+
+	if (strncmp(text, HEADER, strlen(HEADER)) || strlen(text) >= sizeof(line))
+		return -EBADMSG;
+	strcpy(line, text);
+	line[strcspn(line, "\n")] = '\0';
+	p = line + strlen(HEADER);
+	sp = strchr(p, ' ');
+	if (!sp || strncmp(sp, " dropped=", 9) || parse_u64(sp + 9, UINT64_MAX, dropped) < 0)
+		return -EBADMSG;
+	*sp = '\0';
+	if (!policy_repo_name_valid(p) || strlen(p) >= repolen)
+		return -EBADMSG;
+	strcpy(repo, p);
+	return 0;
+}
+
+static int read_header(FILE *in, char *repo, size_t repolen, uint64_t *dropped)
+{
+	char line[LINE_MAX_LEN];
+
+	if (!fgets(line, sizeof(line), in))
+		return -EBADMSG;
+	return request_header_parse(line, repo, repolen, dropped);
+}
+
+int request_file_load(const struct request_store *s, const char *repo,
+		      struct request_file *f, char *err, size_t errlen)
+{
+	char path[4400], line[LINE_MAX_LEN], in_file[POLICY_REPO_MAX];
+	_cleanup_fclose_ FILE *in = NULL;
+	unsigned int lineno = 1;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->repo, sizeof(f->repo), "%s", repo);
+	r = file_of(s, repo, path, sizeof(path));
+	if (r < 0)
+		return r;
+	in = fopen(path, "re");
+	if (!in && errno == ENOENT)
+		return 0;
+	if (!in)
+		return -errno;
+	if (read_header(in, in_file, sizeof(in_file), &f->dropped) < 0) {
+		snprintf(err, errlen, "%s:1: not an egret requests file", path);
+		return -EBADMSG;
+	}
+	if (strcasecmp(in_file, repo)) {
+		snprintf(err, errlen, "%s holds requests of '%s', not '%s'", path,
+			 in_file, repo);
+		return -EBADMSG;
+	}
+	snprintf(f->repo, sizeof(f->repo), "%s", in_file);
+	while (fgets(line, sizeof(line), in)) {
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if ((r = array_grow((void **)&f->items, &f->cap, f->n, sizeof(*f->items),
+				       REQUESTS_MAX_RECORDS)) < 0) {
+			snprintf(err, errlen, "%s: more than %d records", path,
+				 REQUESTS_MAX_RECORDS);
+			return r;
+		}
+		if (request_parse(line, &f->items[f->n]) < 0) {
+			snprintf(err, errlen, "%s:%u: corrupt record", path, lineno);
+			return -EBADMSG;
+		}
+		f->n++;
+	}
+	return ferror(in) ? -EIO : 0;
+}
+
+static int fill(FILE *out, const void *ctx)
+{
+	const struct request_file *f = ctx;
+	char line[LINE_MAX_LEN];
+	int r;
+
+	fprintf(out, HEADER "%s dropped=%" PRIu64 "\n", f->repo, f->dropped);
+	for (size_t i = 0; i < f->n; i++) {
+		r = request_format(&f->items[i], line, sizeof(line));
+		if (r < 0)
+			return r;
+		fprintf(out, "%s\n", line);
+	}
+	return 0;
+}
+
+static int fill_next_id(FILE *out, const void *ctx)
+{
+	fprintf(out, "%lu\n", *(const unsigned long *)ctx);
+	return 0;
+}
+
+int request_file_save(struct request_store *s, const struct request_file *f)
+{
+	char path[4400];
+	int r = file_of(s, f->repo, path, sizeof(path));
+
+	if (r == 0 && s->ids_taken) {
+		char idpath[4200];
+
+		snprintf(idpath, sizeof(idpath), "%s/next-id", s->dir);
+		r = atomic_file_write(idpath, 0600, fill_next_id, &s->next_id);
+		s->ids_taken = r < 0;
+	}
+	return r < 0 ? r : atomic_file_write(path, 0600, fill, f);
+}
+
+void request_file_free(struct request_file *f)
+{
+	free(f->items);
+	f->items = NULL;
+	f->n = f->cap = 0;
+}
+
+int request_store_repos(const struct request_store *s, char ***ret_repos,
+			size_t *ret_n)
+{
+	char path[4400], **repos = NULL, repo[POLICY_REPO_MAX];
+	_cleanup_(closedirp) DIR *dir = NULL;
+	struct dirent *de;
+	size_t n = 0;
+	uint64_t dropped;
+
+	snprintf(path, sizeof(path), "%s/requests", s->dir);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		_cleanup_fclose_ FILE *in = NULL;
+		char **mem;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/requests/%s", s->dir, de->d_name);
+		in = fopen(path, "re");
+		if (!in || read_header(in, repo, sizeof(repo), &dropped) < 0)
+			continue;
+		mem = reallocarray(repos, n + 1, sizeof(*repos));
+		if (!mem || !(mem[n] = strdup(repo))) {
+			free(mem ? mem : repos);
+			return -ENOMEM;
+		}
+		repos = mem;
+		n++;
+	}
+	*ret_repos = repos;
+	*ret_n = n;
+	return 0;
+}
+
+/* ---- merging ------------------------------------------------------ */
+
+/* The highest id in the store's files: next-id lost or damaged. */
+static unsigned long highest_id(const struct request_store *s)
+{
+	unsigned long max = 0;
+	char **repos = NULL, err[512];
+	size_t n = 0;
+
+	if (request_store_repos(s, &repos, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct request_file f;
+
+		if (request_file_load(s, repos[i], &f, err, sizeof(err)) == 0)
+			for (size_t j = 0; j < f.n; j++)
+				max = f.items[j].id > max ? f.items[j].id : max;
+		request_file_free(&f);
+		free(repos[i]);
+	}
+	free(repos);
+	return max;
+}
+
+/* Ids are global and never reused; next-id is written (atomically, before
+ * the file that uses them) by request_file_save(). */
+static unsigned long next_id(struct request_store *s)
+{
+	if (!s->next_id) {
+		char path[4200], buf[32] = "", *end;
+		_cleanup_fclose_ FILE *in = NULL;
+		unsigned long v = 0;
+
+		snprintf(path, sizeof(path), "%s/next-id", s->dir);
+		in = fopen(path, "re");
+		if (in && fgets(buf, sizeof(buf), in)) {
+			errno = 0;
+			v = strtoul(buf, &end, 10);
+			if (errno || (*end && *end != '\n'))
+				v = 0;
+		}
+		s->next_id = v ? v : highest_id(s) + 1;
+	}
+	s->ids_taken = true;
+	return s->next_id++;
+}
+
+static void add_attempt(struct request *r, const char *attempt)
+{
+	for (unsigned int i = 0; i < r->nrecent; i++)
+		if (!strcmp(r->attempts[i], attempt))
+			return;
+	if (r->nrecent == REQUEST_ATTEMPTS) {
+		memmove(r->attempts[0], r->attempts[1],
+			(REQUEST_ATTEMPTS - 1) * sizeof(r->attempts[0]));
+		r->nrecent--;
+	}
+	snprintf(r->attempts[r->nrecent++], sizeof(r->attempts[0]), "%s", attempt);
+}
+
+int request_file_merge(struct request_store *s, struct request_file *f,
+		       const struct request *seen, const char *attempt,
+		       bool new_attempt)
+{
+	struct request *r = NULL;
+	int err;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct request *x = &f->items[i];
+
+		if (x->kind == seen->kind && x->port == seen->port &&
+		    !strcmp(x->target, seen->target)) {
+			r = x;
+			break;
+		}
+	}
+	if (!r) {
+		size_t pending = 0;
+
+		for (size_t i = 0; i < f->n; i++)
+			pending += f->items[i].status == REQUEST_PENDING;
+		if (pending >= REQUESTS_MAX_PENDING || f->n >= REQUESTS_MAX_RECORDS) {
+			f->dropped++;
+			return -ENOSPC;
+		}
+		if ((err = array_grow((void **)&f->items, &f->cap, f->n, sizeof(*f->items),
+				       REQUESTS_MAX_RECORDS)) < 0)
+			return err;
+		r = &f->items[f->n];
+		*r = (struct request){ .kind = seen->kind, .port = seen->port,
+				       .first = seen->first };
+		strcpy(r->target, seen->target);
+		r->id = next_id(s);
+		f->n++;
+	}
+	r->count += seen->count;
+	if (new_attempt)
+		r->nattempts++;
+	if (seen->first < r->first)
+		r->first = seen->first;
+	if (seen->last > r->last)
+		r->last = seen->last;
+	add_attempt(r, attempt);
+	snprintf(r->proto, sizeof(r->proto), "%s", seen->proto);
+	if (seen->pid || seen->comm[0]) {
+		r->pid = seen->pid;
+		snprintf(r->comm, sizeof(r->comm), "%s", seen->comm);
+	}
+	return 0;
+}
