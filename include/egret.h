@@ -2,9 +2,10 @@
 /*
  * egret.h - the ABI shared by the BPF programs (bpf/) and user space (user/).
  *
- * No includes and only fixed-width types: the BPF side includes this after
- * vmlinux.h, user space after <linux/types.h>. Every struct here is a map key
- * or value; the asserts at the end pin their sizes so both compilers agree.
+ * Only fixed-width types: the BPF side gets them from vmlinux.h (included
+ * first, as BPF programs do), user space from <linux/types.h>. Every struct
+ * here is a map key or value; the asserts at the end pin their sizes so both
+ * compilers agree.
  *
  * Byte order: addresses are kept in network order exactly as the kernel
  * hands them to sock_addr programs (ctx->user_ip4, ctx->user_ip6[]); ports
@@ -12,6 +13,10 @@
  */
 #ifndef EGRET_H
 #define EGRET_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
 
 /* How many port rules one allow entry holds. An address rarely needs more
  * than a couple (443 and 80); eight keeps a value at 136 bytes. */

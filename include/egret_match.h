@@ -6,11 +6,11 @@
  * tests (tests/unit/test_match.c) run the very same code in user space. Keep
  * them free of helpers and globals: plain loads, bounded loops, byte access
  * to network-order words so host endianness never matters.
- *
- * Include after egret.h.
  */
 #ifndef EGRET_MATCH_H
 #define EGRET_MATCH_H
+
+#include "egret.h"
 
 #define EGRET_INLINE static inline __attribute__((always_inline))
 

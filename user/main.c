@@ -4,12 +4,12 @@
 #include <string.h>
 
 #include "cmd/check.h"
-#include "attempt/gc.h"
-#include "lib/log.h"
+#include "cmd/gc.h"
 #include "cmd/requests.h"
-#include "attempt/run.h"
+#include "cmd/run.h"
 #include "cmd/status.h"
 #include "cmd/suggest.h"
+#include "lib/log.h"
 #include "lib/util.h"
 
 #ifndef EGRET_VERSION

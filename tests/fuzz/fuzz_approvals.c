@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "requests/approvals.h"
 #include "policy/policy.h"
+#include "requests/approvals.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

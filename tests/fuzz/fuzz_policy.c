@@ -11,7 +11,8 @@
 #include <stdlib.h>
 
 #include "policy/catalog.h"
-#include "policy/policy.h"
+#include "policy/load.h"
+#include "policy/yaml.h"
 
 static struct catalog cat;
 

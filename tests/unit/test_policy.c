@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy/policy.h"
+#include "policy/load.h"
+#include "policy/yaml.h"
 
 struct fixture {
 	struct catalog *cat;

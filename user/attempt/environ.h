@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "attempt/launch.h"
+#include "attempt/user.h"
 
 #define ENVIRON_MAX_VARS	4096	/* more is an error, not a cut */
 #define ENVIRON_MAX_OPTS	64	/* --pass-env, --setenv each */

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -12,10 +11,10 @@
 
 #include "attempt/cgroup.h"
 #include "attempt/gc.h"
+#include "attempt/state.h"
 #include "enforce/spare.h"
 #include "lib/log.h"
 #include "lib/paths.h"
-#include "attempt/state.h"
 #include "lib/util.h"
 
 #define KILL_TIMEOUT_MS 5000
@@ -105,54 +104,4 @@ int gc_stale_attempts(void)
 	/* Spares of an older build, or left half-made by a maker that died. */
 	spare_gc(false);
 	return failed ? -EBUSY : removed;
-}
-
-int cmd_gc(int argc, char **argv)
-{
-	static const struct option options[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "spares", no_argument, NULL, 's' },
-		{}
-	};
-	bool spares = false;
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, "+hv", options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			printf("Usage: egret gc [-v] [--spares]\n\n"
-			       "Kill the processes of attempts whose egret is gone and remove\n"
-			       "their cgroups, pins and records. Live attempts are left alone.\n"
-			       "Spare program sets of other builds go too; --spares: all of them.\n");
-			return 0;
-		case 's':
-			spares = true;
-			break;
-		case 'v':
-			log_set_level(LOG_INFO);
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		log_error("gc: unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
-	r = gc_stale_attempts();
-	if (r < 0) {
-		log_error("gc: some stale attempts could not be removed (see above)");
-		return 1;
-	}
-	printf("removed %d stale attempt%s\n", r, r == 1 ? "" : "s");
-	if (spares) {
-		r = spare_gc(true);
-		if (r < 0) {
-			log_error_errno(r, "gc: remove spares in %s", SPARE_ROOT);
-			return 1;
-		}
-		printf("removed %d spare program set%s\n", r, r == 1 ? "" : "s");
-	}
-	return 0;
 }

@@ -15,6 +15,4 @@ int gc_stale_attempts(void);
  * order matters: programs stay attached until nothing is left to police. */
 int attempt_teardown(const char *cgroup, const char *pins);
 
-int cmd_gc(int argc, char **argv);
-
 #endif

@@ -14,20 +14,7 @@
 #include <sys/types.h>
 
 #include "attempt/landlock.h"
-
-#define LAUNCH_MAX_GROUPS 64
-
-struct launch_user {
-	bool set;		/* switch credentials; else stay root, capless */
-	uid_t uid;
-	gid_t gid;
-	gid_t groups[LAUNCH_MAX_GROUPS];
-	int ngroups;
-	/* From the passwd entry; "" for a bare uid that has none. */
-	char name[64];
-	char home[1024];
-	char shell[256];
-};
+#include "attempt/user.h"
 
 #define LAUNCH_MAX_KEEP_FDS 16
 
@@ -79,9 +66,6 @@ const char *launch_step_name(int step);
  */
 int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 		 struct launch_error *ret_error);
-
-/* "USER[:GROUP]" (names or numbers) -> credentials with supplementary groups. */
-int launch_user_parse(const char *text, struct launch_user *ret);
 
 /*
  * May the launcher hand fd @fd (--keep-fd) to COMMAND? Refused: fds that

@@ -8,12 +8,11 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 
-#include "dns/proxy.h"
 #include "attempt/launch.h"
-#include "lib/log.h"
-#include "lib/paths.h"
 #include "attempt/options.h"
 #include "enforce/unix_filter.h"
+#include "lib/log.h"
+#include "lib/paths.h"
 
 void run_usage(FILE *out)
 {
@@ -76,7 +75,7 @@ void run_usage(FILE *out)
 		"127 not found; 125 egret could not set up enforcement (COMMAND did not run);\n"
 		"2 the policy was refused (COMMAND did not run).\n",
 		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS,
-		DNS_DEFAULT_MIN_TTL);
+		POLICY_DEFAULT_MIN_TTL);
 }
 
 static const struct { const char *name; int e; } deny_errnos[] = {

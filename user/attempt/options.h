@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <linux/types.h>
 
-#include "egret.h"
 #include "attempt/environ.h"
-#include "policy/gitremote.h"
 #include "attempt/launch.h"
+#include "egret.h"
+#include "policy/gitremote.h"
 #include "policy/policy.h"
 #include "requests/store.h"
 

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/paths.h"
 #include "attempt/preflight.h"
+#include "lib/paths.h"
 #include "lib/util.h"
 
 /* Daemons whose API socket grants root: a container they start for

@@ -22,32 +22,33 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "enforce/allow.h"
-#include "requests/approvals.h"
-#include "requests/watch.h"
 #include "attempt/cgroup.h"
-#include "dns/proxy.h"
-#include "policy/effective.h"
+#include "attempt/effective.h"
 #include "attempt/environ.h"
-#include "observe/events.h"
 #include "attempt/gc.h"
-#include "enforce/hostaddr.h"
 #include "attempt/landlock.h"
 #include "attempt/launch.h"
-#include "enforce/loader.h"
-#include "lib/loop.h"
-#include "lib/log.h"
-#include "lib/paths.h"
-#include "policy/policy.h"
-#include "attempt/preflight.h"
-#include "requests/log.h"
-#include "attempt/run.h"
 #include "attempt/options.h"
-#include "enforce/spare.h"
+#include "attempt/preflight.h"
+#include "attempt/run.h"
 #include "attempt/state.h"
 #include "attempt/terminal.h"
+#include "attempt/watch.h"
+#include "dns/proxy.h"
+#include "enforce/allow.h"
+#include "enforce/hostaddr.h"
+#include "enforce/loader.h"
+#include "enforce/programs.h"
+#include "enforce/spare.h"
 #include "enforce/unix_filter.h"
+#include "lib/log.h"
+#include "lib/loop.h"
+#include "lib/paths.h"
 #include "lib/util.h"
+#include "observe/events.h"
+#include "policy/policy.h"
+#include "requests/approvals.h"
+#include "requests/log.h"
 
 #define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
 
@@ -264,7 +265,7 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	if (deny_errno < 0)
 		return deny_errno;
 	t1 = mono_us();
-	r = loader_load(&a->ld, &(struct loader_opts){
+	r = programs_get(&a->ld, &(struct loader_opts){
 		.max_entries = (__u32)o->max_entries,
 		.max_cidrs = (__u32)o->max_cidrs,
 		.dns_port = a->dns.port,
@@ -526,8 +527,8 @@ out:
 	return r;
 }
 
-static int run_attempt(const struct run_opts *o, const struct launch_user *user,
-		       const struct landlock_plan *landlock)
+int attempt_run(const struct run_opts *o, const struct launch_user *user,
+		const struct landlock_plan *landlock)
 {
 	struct attempt a = { .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
 			     .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
@@ -620,161 +621,4 @@ out:
 			 a.st.id, status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
-}
-
-/*
- * The policy file (or built-in default) resolved for --repo/--git-remote,
- * plus --allow; then the settings: command line over policy over defaults.
- */
-static int run_settle_policy(struct run_opts *o)
-{
-	bool builtin;
-	int r;
-
-	/* Stamp before reading: a change in between is seen as a change. */
-	if (o->repo && !(o->policy_file && !strcmp(o->policy_file, "none"))) {
-		r = approvals_path(o->policy_file, o->repo, o->approvals_path,
-				   sizeof(o->approvals_path));
-		if (r < 0) {
-			log_error_errno(r, "approvals file for %s", o->repo);
-			return -EINVAL;
-		}
-		approvals_changed(o->approvals_path, &o->approvals_stamp);
-	}
-	r = effective_policy(&(struct effective_in){
-		.policy_file = o->policy_file, .repo = o->repo,
-		.remote = o->has_remote ? &o->remote : NULL, .cli = &o->cli },
-		&o->policy, &builtin);
-	if (r < 0)
-		return r;
-	o->builtin_policy = builtin;
-	if (o->max_entries < 0)
-		o->max_entries = o->policy.max_entries > 0 ? o->policy.max_entries :
-							     EGRET_DEFAULT_MAX_ENTRIES;
-	if (o->max_cidrs < 0)
-		o->max_cidrs = o->policy.max_cidrs > 0 ? o->policy.max_cidrs :
-							 EGRET_DEFAULT_MAX_CIDRS;
-	if (o->dns_min_ttl < 0)
-		o->dns_min_ttl = o->policy.min_ttl >= 0 ? o->policy.min_ttl :
-							  DNS_DEFAULT_MIN_TTL;
-	if (!o->upstreams_csv[0])
-		snprintf(o->upstreams_csv, sizeof(o->upstreams_csv), "%s",
-			 o->policy.upstreams_csv);
-	return 0;
-}
-
-/* One line each, before COMMAND starts, rather than a failure deep
- * inside a tool: a start directory or HOME its user cannot use. A --chdir
- * it cannot use is refused (-EACCES): the operator asked for it. */
-static int check_places(const struct run_opts *o, const struct launch_user *user)
-{
-	const char *home = o->env.home ? o->env.home : user->home[0] ? user->home : "/";
-	char cwd[PATH_MAX] = "?";
-	int bad = preflight_places(user, o->chdir, home);
-
-	if (bad < 0)
-		return 0;
-	if ((bad & PLACES_CWD) && o->chdir) {
-		log_error("refusing to run COMMAND: its user (uid %u) cannot read and search --chdir %s",
-			  (unsigned int)user->uid, o->chdir);
-		return -EACCES;
-	}
-	if (!getcwd(cwd, sizeof(cwd)))
-		snprintf(cwd, sizeof(cwd), "?");
-	if (bad & PLACES_CWD)
-		log_warn("warning: COMMAND's user (uid %u) cannot read and search %s, where it starts: tools that work in '.' fail there (--chdir a directory it can use)",
-			 (unsigned int)user->uid, cwd);
-	if (bad & PLACES_HOME)
-		log_warn("warning: HOME %s is not a directory COMMAND's user (uid %u) can write: tools cannot keep caches and settings there (--home DIR, e.g. one prepared for the attempt)",
-			 home, (unsigned int)user->uid);
-	return 0;
-}
-
-int cmd_run(int argc, char **argv)
-{
-	struct landlock_plan landlock;
-	struct run_opts o = {};
-	struct launch_user user = {};
-	int r;
-
-	/* A reader of egret's output that went away (`egret run --pty ... |
-	 * head`) is an EPIPE to handle, never a signal that kills egret and
-	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
-	signal(SIGPIPE, SIG_IGN);
-	r = run_opts_parse(argc, argv, &o);
-	if (r != 0) {
-		run_opts_free(&o);
-		return r > 0 ? 0 : EXIT_SETUP;
-	}
-	r = run_settle_policy(&o);
-	if (r < 0) {
-		run_opts_free(&o);
-		return r == -EINVAL ? EXIT_POLICY : EXIT_SETUP;
-	}
-	if (o.user) {
-		r = launch_user_parse(o.user, &user);
-		if (r < 0) {
-			log_error("--user %s: %s", o.user,
-				  r == -EPERM ? "that is root; use --allow-root instead" :
-				  r == -ESRCH ? "no such user or group" :
-						"want USER[:GROUP]");
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-	} else if (geteuid() == 0 && !o.allow_root) {
-		log_error("refusing to run COMMAND as root: give --user USER (or --allow-root to accept that root can undo enforcement)");
-		run_opts_free(&o);
-		return EXIT_SETUP;
-	} else if (geteuid() == 0) {
-		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
-	}
-
-	/* Before anything is created: what COMMAND would start with. */
-	{
-		char err[256];
-
-		if (preflight_std_fds(err, sizeof(err)) < 0 ||
-		    ((o.user || !o.allow_root) &&
-		     preflight_daemon_sockets(o.user ? &user : NULL, err,
-					      sizeof(err)) < 0)) {
-			log_error("refusing to run COMMAND: %s", err);
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-	}
-	if (user.set && check_places(&o, &user) < 0) {
-		run_opts_free(&o);
-		return EXIT_SETUP;
-	}
-
-	/* Abstract unix sockets have no owner or mode. Landlock's scope
-	 * (ABI 6) keeps COMMAND to the attempt's own; names the operator
-	 * allows, or a kernel without the scope, need the cgroup unix
-	 * programs instead (unix_filter.h). */
-	landlock_plan_make(&landlock, landlock_abi(), o.nunix_names == 0);
-	o.unix_filter = o.nunix_names > 0 || landlock.abi < 6;
-	if (o.unix_filter && !unix_filter_supported()) {
-		o.unix_filter = false;
-		if (o.nunix_names) {
-			log_error("refusing to run COMMAND: --allow-unix needs the cgroup unix socket hooks (Linux 6.7+), which this kernel lacks");
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-		if (!o.allow_unconfined_unix) {
-			log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+, or the cgroup unix hooks of 6.7+; it has Landlock ABI %d); --allow-unconfined-unix accepts that",
-				  landlock.abi);
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)",
-			 landlock.abi);
-	}
-	/* Said, never silent: without a domain only the uid checks stand
-	 * between COMMAND and processes of its uid started later. */
-	if (landlock.abi == 0)
-		log_warn("warning: no Landlock domain on this kernel (needs ABI 2, Linux 5.19+): nothing but the uid checks keeps COMMAND from ptracing or signalling a process of its uid started later");
-
-	r = run_attempt(&o, &user, &landlock);
-	run_opts_free(&o);
-	return r;
 }

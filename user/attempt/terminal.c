@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "attempt/terminal.h"
+#include "lib/log.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER	_IO('T', 0x41)

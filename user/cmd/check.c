@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attempt/effective.h"
 #include "cmd/check.h"
-#include "dns/proxy.h"
-#include "policy/effective.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
@@ -164,9 +163,10 @@ int cmd_check(int argc, char **argv)
 	if (r == 0) {
 		const char *src = builtin ? "<built-in default policy>" :
 			in.policy_file ? in.policy_file : POLICY_DEFAULT_PATH;
-		long me = p.max_entries > 0 ? p.max_entries : EGRET_DEFAULT_MAX_ENTRIES;
-		long mc = p.max_cidrs > 0 ? p.max_cidrs : EGRET_DEFAULT_MAX_CIDRS;
-		long ttl = p.min_ttl >= 0 ? p.min_ttl : DNS_DEFAULT_MIN_TTL;
+		long me = -1, mc = -1, ttl = -1;
+		char csv[sizeof(p.upstreams_csv)] = "";
+
+		effective_settings(&p, &me, &mc, &ttl, csv, sizeof(csv));
 
 		if (json)
 			print_json(&p, src, builtin, in.repo, me, mc, ttl);

@@ -14,12 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "requests/approvals.h"
-#include "requests/watch.h"
-#include "lib/log.h"
-#include "requests/store.h"
+#include "attempt/watch.h"
 #include "cmd/requests.h"
+#include "cmd/requests_list.h"
+#include "lib/log.h"
+#include "lib/text.h"
 #include "lib/util.h"
+#include "requests/approvals.h"
+#include "requests/store.h"
+#include "requests/view.h"
 
 #define EXIT_USAGE	2
 
@@ -37,66 +40,6 @@ static void requests_usage(FILE *out)
 		"  deny      dismiss: the same request is counted but never pending again\n\n"
 		"  --state-dir DIR   the store (default " REQUESTS_DEFAULT_DIR ")\n"
 		"  --policy FILE     whose directory holds approved.d/ (default " POLICY_DEFAULT_PATH ")\n");
-}
-
-void view_free(struct store_view *v)
-{
-	for (size_t i = 0; i < v->n; i++)
-		request_file_free(&v->files[i]);
-	free(v->files);
-	request_store_close(&v->st);
-}
-
-/* Lock the store and read every repository's requests (or @repo's). */
-int view_load(struct store_view *v, const char *dir, const char *repo)
-{
-	char **repos = NULL, err[512] = "";
-	size_t nrepos = 0;
-	int r;
-
-	memset(v, 0, sizeof(*v));
-	r = request_store_open(&v->st, dir, REQUESTS_LOCK_WAIT_MS);
-	if (r < 0)
-		return log_error_errno(r, "open the request store %s%s", dir,
-				       r == -EACCES || r == -EPERM ?
-				       " (needs root, or egret's uid)" :
-				       r == -EAGAIN ? " (its lock is held: try again)" : "");
-	r = request_store_repos(&v->st, &repos, &nrepos);
-	if (r < 0)
-		return log_error_errno(r, "read %s/requests", dir);
-	v->files = calloc(nrepos ? nrepos : 1, sizeof(*v->files));
-	for (size_t i = 0; r == 0 && v->files && i < nrepos; i++) {
-		if (repo && strcasecmp(repos[i], repo))
-			continue;
-		r = request_file_load(&v->st, repos[i], &v->files[v->n], err, sizeof(err));
-		if (r < 0)
-			log_error("%s", err[0] ? err : strerror(-r));
-		else
-			v->n++;
-	}
-	for (size_t i = 0; i < nrepos; i++)
-		free(repos[i]);
-	free(repos);
-	return !v->files ? -ENOMEM : r;
-}
-
-void iso_utc(int64_t t, char *buf, size_t len)
-{
-	time_t secs = (time_t)t;
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* comm comes from the sandbox: printable ASCII only on a terminal. */
-void safe_text(const char *in, char *out, size_t len)
-{
-	size_t o = 0;
-
-	for (; *in && o + 1 < len; in++)
-		out[o++] = *in >= 0x20 && *in < 0x7f ? *in : '?';
-	out[o] = '\0';
 }
 
 /* ---- approve and deny --------------------------------------------- */

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/requests_list.h"
 #include "lib/json.h"
-#include "cmd/requests.h"
+#include "lib/text.h"
 #include "lib/util.h"
+#include "requests/view.h"
 
 struct row {
 	const char *repo;

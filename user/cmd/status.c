@@ -18,11 +18,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "attempt/state.h"
+#include "cmd/status.h"
 #include "enforce/allow.h"
 #include "lib/log.h"
 #include "lib/paths.h"
-#include "attempt/state.h"
-#include "cmd/status.h"
 #include "lib/util.h"
 
 static const char *const hooks[EGRET_HOOK_MAX] = {

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/suggest.h"
 #include "dns/wire.h"
 #include "lib/log.h"
-#include "policy/policy.h"
-#include "cmd/suggest.h"
 #include "lib/util.h"
+#include "policy/policy.h"
 
 #define SUGGEST_MAX	4096
 

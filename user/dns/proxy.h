@@ -15,14 +15,13 @@
 #include <stdint.h>
 #include <ares.h>
 
-#include "enforce/allow.h"
-#include "policy/host.h"
-#include "lib/loop.h"
 #include "dns/names.h"
-#include "observe/events.h"
 #include "dns/upstream.h"
+#include "enforce/allow.h"
+#include "lib/loop.h"
+#include "observe/events.h"
+#include "policy/host.h"
 
-#define DNS_DEFAULT_MIN_TTL	300	/* seconds; see docs/ARCHITECTURE.md */
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
 #define DNS_MAX_TCP_CONNS	64
 #define DNS_MAX_ARES_SOCKS	32

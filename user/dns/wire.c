@@ -227,25 +227,6 @@ int dns_build_reply(const uint8_t *query, const struct dns_question *q,
 	return (int)q->end;
 }
 
-int dns_name_normalize(const char *in, char *out, size_t outlen)
-{
-	size_t n = strlen(in), i;
-
-	if (n && in[n - 1] == '.')
-		n--;
-	if (n == 0 || n > DNS_NAME_MAX || n + 1 > outlen)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		char c = in[i];
-
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c + 32);
-		out[i] = c;
-	}
-	out[n] = '\0';
-	return 0;
-}
-
 /* Step over one resource record at @pos; the new offset or -EBADMSG. */
 static long skip_rr(const uint8_t *msg, size_t len, size_t pos, uint16_t *type,
 		    uint16_t *rclass, uint32_t *ttl)

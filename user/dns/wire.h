@@ -15,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/names.h"
+
 #define DNS_HEADER_LEN		12
-#define DNS_NAME_MAX		253	/* presentation form, no trailing dot */
 #define DNS_MAX_MSG		65535
 #define DNS_MAX_ANSWER_RRS	128	/* more answer records: refuse */
 #define DNS_MAX_ADDRS		DNS_MAX_ANSWER_RRS	/* every address of an answer */
@@ -124,7 +125,5 @@ int dns_build_query(const struct dns_question *q, uint16_t id, uint8_t *out,
  */
 long dns_strip_opt(uint8_t *msg, size_t len);
 
-/* Name comparison helpers: @name is lower case, no trailing dot. */
-int dns_name_normalize(const char *in, char *out, size_t outlen);
 
 #endif

@@ -6,8 +6,8 @@
 #include <time.h>
 #include <bpf/bpf.h>
 
-#include "enforce/allow.h"
 #include "egret_match.h"
+#include "enforce/allow.h"
 
 __u64 allow_now_ns(void)
 {

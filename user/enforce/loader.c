@@ -10,10 +10,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "egret.skel.h"
 #include "enforce/loader.h"
 #include "lib/log.h"
-#include "enforce/spare.h"
-#include "egret.skel.h"
 
 const struct loader_prog_def loader_progs[LOADER_NPROGS] = {
 	{ "egret_connect4", BPF_CGROUP_INET4_CONNECT },
@@ -170,7 +169,7 @@ out:
 }
 
 /* Where the programs send DNS, and what they log: before any attach. */
-static int configure(struct loader *ld, const struct loader_opts *opts)
+int loader_configure(struct loader *ld, const struct loader_opts *opts)
 {
 	struct egret_bpf__bss bss = {};
 	__u32 zero = 0;
@@ -185,26 +184,11 @@ static int configure(struct loader *ld, const struct loader_opts *opts)
 	bss.log_allowed = opts->log_allowed;
 	bss.audit = opts->audit;
 	bss.deny_errno = opts->deny_errno;
-	if (bpf_map_update_elem(ld->maps[LOADER_BSS], &zero, &bss, BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
-int loader_load(struct loader *ld, const struct loader_opts *opts)
-{
-	int r = -ENOENT;
-
-	if (!opts->no_spare)
-		r = spare_take(ld, opts->max_entries, opts->max_cidrs);
-	ld->from_spare = r == 0;
-	if (r < 0)
-		r = loader_load_fresh(ld, opts->max_entries, opts->max_cidrs);
-	if (r < 0)
-		return r;
-	r = configure(ld, opts);
-	if (r < 0)
+	if (bpf_map_update_elem(ld->maps[LOADER_BSS], &zero, &bss, BPF_ANY) < 0) {
 		ld->failed_step = "configure BPF programs";
-	return r;
+		return -errno;
+	}
+	return 0;
 }
 
 struct allow_maps loader_allow_maps(const struct loader *ld)

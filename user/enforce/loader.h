@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * enforce/loader.h - egret's BPF programs and maps for one attempt: loaded now, or
- * taken from a spare set loaded and verified in advance (spare.h), then
- * configured, attached to the attempt's cgroup by bpf_link and pinned.
+ * enforce/loader.h - egret's BPF programs and maps for one attempt: loaded
+ * now (or taken from a spare, enforce/programs.h chooses), configured,
+ * attached to the attempt's cgroup by bpf_link and pinned.
  *
  * Everything is held as plain fds, whichever way it was loaded.
  */
@@ -57,13 +57,13 @@ struct loader {
 /* Every fd -1: loader_destroy() is then safe whatever happened. */
 void loader_init(struct loader *ld);
 
-/* Take a spare set sized like @opts, or load the object now; then write
- * the settings of @opts. */
-int loader_load(struct loader *ld, const struct loader_opts *opts);
+/* Write the settings of @opts into the programs' .bss: before any attach. */
+int loader_configure(struct loader *ld, const struct loader_opts *opts);
 
 /*
  * Load the object now, sized by @max_entries/@max_cidrs, with no settings
- * (nothing counts as DNS until loader_configure()). For spare.c.
+ * (nothing counts as DNS until loader_configure()). For spare.c and
+ * programs.c.
  */
 int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs);
 

@@ -15,9 +15,9 @@
 #include <bpf/bpf.h>
 
 #include "enforce/loader.h"
+#include "enforce/spare.h"
 #include "lib/log.h"
 #include "lib/paths.h"
-#include "enforce/spare.h"
 #include "lib/util.h"
 
 /* "spare_<tag>_<max_entries>_<max_cidrs>_" - the part every name shares. */

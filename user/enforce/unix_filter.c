@@ -9,9 +9,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "egret_unix.skel.h"
 #include "enforce/unix_filter.h"
 #include "lib/util.h"
-#include "egret_unix.skel.h"
 
 /* Not in Debian 12's uapi headers (Linux 6.7). */
 #define EGRET_CGROUP_UNIX_CONNECT	49

@@ -10,9 +10,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "observe/events.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "observe/events.h"
 
 static const char *const hook_names[EGRET_HOOK_MAX] = {
 	[EGRET_HOOK_CONNECT] = "connect",

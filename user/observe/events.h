@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dns/names.h"
 #include "dns/wire.h"
 #include "egret.h"
 #include "lib/loop.h"
-#include "dns/names.h"
 #include "requests/log.h"
 
 #define EVENTS_SCHEMA		1

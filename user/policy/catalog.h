@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "dns/wire.h"
+#include "lib/names.h"
 #include "policy/spec.h"
 
 enum catalog_section {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dns/wire.h"
+#include "lib/names.h"
 
 struct git_remote {
 	char host[DNS_NAME_MAX + 1];	/* lower case; an IP literal without [] */

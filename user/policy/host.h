@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "dns/wire.h"
+#include "lib/names.h"
 #include "policy/spec.h"
 
 struct host_rule {

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy/policy.h"
 #include "lib/util.h"
+#include "policy/policy.h"
 
 /* Ports of policy entries that name none, unless `ports:` says otherwise. */
 static const struct port_range default_ports[] = { { 443, 443 }, { 80, 80 } };
@@ -342,136 +342,7 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	if (r == 0)
 		resolve_loopback(&eff, out, &r);
 	if (r < 0)
-		diag_add(d, NULL, "the effective policy is too large (more than %d entries)",
+		diag_say(d, "the effective policy is too large (more than %d entries)",
 			 POLICY_MAX_SPECS);
 	return r;
-}
-
-/* ---- files -------------------------------------------------------- */
-
-/* Owned by root or us, not writable by group or others. */
-static bool trusted_owner_mode(const struct stat *st)
-{
-	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/*
- * Like sshd's StrictModes, for the real path of the opened policy file
- * (symlinks resolved, so a link cannot vouch for a loose directory): its
- * directory must be trusted_owner_mode; every directory above it too, but
- * a sticky one (like /tmp) may be writable by others when the entry below
- * it is ours, since nobody else can then rename or remove that entry.
- */
-static int check_ancestors(int fd, const char *what, struct diag *d)
-{
-	char link[64], real[4096], *slash;
-	struct stat st, child;
-	ssize_t n;
-	bool first = true;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, real, sizeof(real) - 1);
-	if (n <= 0 || real[0] != '/') {
-		diag_add(d, NULL, "cannot resolve the %s's real path", what);
-		return -EINVAL;
-	}
-	real[n] = '\0';
-	if (fstat(fd, &child) < 0)
-		return -errno;
-	while ((slash = strrchr(real, '/'))) {
-		slash[slash == real ? 1 : 0] = '\0';
-		if (stat(real, &st) < 0)
-			return -errno;
-		if (st.st_uid != 0 && st.st_uid != geteuid())
-			goto refuse;
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		    (first || !(st.st_mode & S_ISVTX) ||
-		     (child.st_uid != 0 && child.st_uid != geteuid())))
-			goto refuse;
-		if (slash == real)
-			break;
-		child = st;
-		first = false;
-	}
-	return 0;
-refuse:
-	diag_add(d, NULL, "refused: %s (above the %s) must be owned by root and not group/world-writable (chown root; chmod go-w)",
-		 real, what);
-	return -EPERM;
-}
-
-int trusted_file_read(const char *path, const char *what, size_t max,
-		      char **ret_text, size_t *ret_len, struct diag *d)
-{
-	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	ssize_t n;
-	int r;
-
-	d->file = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		int err = errno;
-
-		diag_add(d, NULL, "%s", strerror(err));
-		return -err;
-	}
-	if (fstat(fd, &st) < 0) {
-		diag_add(d, NULL, "%s", strerror(errno));
-		return -errno;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_add(d, NULL, "not a regular file");
-		return -EINVAL;
-	}
-	/* Whoever can write it (or replace it in a directory above)
-	 * decides what the attempt reaches. */
-	if (!trusted_owner_mode(&st)) {
-		diag_add(d, NULL, "refused: the %s must be owned by root and not group/world-writable (chown root; chmod go-w)",
-			 what);
-		return -EPERM;
-	}
-	r = check_ancestors(fd, what, d);
-	if (r < 0)
-		return r;
-	if ((size_t)st.st_size > max) {
-		diag_add(d, NULL, "larger than %zu bytes", max);
-		return -EFBIG;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text)
-		return -ENOMEM;
-	n = read(fd, text, (size_t)st.st_size);
-	if (n < 0) {
-		diag_add(d, NULL, "%s", strerror(errno));
-		return -errno;
-	}
-	text[n] = '\0';
-	*ret_len = (size_t)n;
-	*ret_text = TAKE_PTR(text);
-	return 0;
-}
-
-int policy_doc_load_file(struct policy_doc *doc, const char *path,
-			 const struct catalog *cat, struct diag *d)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-	int r;
-
-	memset(doc, 0, sizeof(*doc));
-	r = trusted_file_read(path, "policy", POLICY_MAX_FILE_SIZE, &text, &len, d);
-	if (r < 0)
-		return r;
-	return policy_doc_parse(doc, text, len, path, cat, d);
-}
-
-int policy_doc_load_default(struct policy_doc *doc, const struct catalog *cat,
-			    struct diag *d)
-{
-	return policy_doc_parse(doc, egret_default_policy_yaml,
-				strlen(egret_default_policy_yaml),
-				"<built-in default policy>", cat, d);
 }

@@ -15,19 +15,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/diag.h"
+#include "lib/names.h"
 #include "policy/catalog.h"
 #include "policy/gitremote.h"
 #include "policy/host.h"
 #include "policy/spec.h"
-#include "policy/yaml_util.h"
 
 /* Anything a policy makes us allocate has a limit. */
 #define POLICY_MAX_SPECS	4096
 #define POLICY_MAX_FILE_SIZE	(1024 * 1024)
 #define POLICY_MAX_REPOS	1024
 #define POLICY_MAX_NAMES	32	/* os_registries / ecosystems per section */
-#define POLICY_REPO_MAX		128
 #define POLICY_DEFAULT_PATH	"/etc/egret/policy.yaml"
+#define POLICY_DEFAULT_MIN_TTL	300	/* seconds; docs/ARCHITECTURE.md */
 
 /* Marks an entry written without ports: it gets the effective `ports:`. */
 #define PORTS_FROM_POLICY	(EGRET_PORT_SLOTS + 1)
@@ -92,41 +93,10 @@ bool policy_has_spec(const struct policy *p, const struct allow_spec *s);
 
 void policy_free(struct policy *p);
 
-/* Parse a document; every problem goes to @d. -EINVAL if there was any. */
-int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
-		     const char *name, const struct catalog *cat,
-		     struct diag *d);
-
-/* A `ports:` value: a list, a number, "LO-HI,..." or "any" (*@ret_any). */
-int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
-		      struct port_range *ret, unsigned int *ret_n, bool *ret_any);
-
-/*
- * Load @path. Refused (-EPERM) unless the file and its directory are owned
- * by root or egret's uid and not writable by group or others (the policy
- * decides what the attempt reaches; whoever can write it is the operator).
- */
-int policy_doc_load_file(struct policy_doc *doc, const char *path,
-			 const struct catalog *cat, struct diag *d);
-
-/*
- * Read a file whose author decides what attempts reach (the policy, an
- * approvals file): refused (-EPERM) unless it and the directories above its
- * real path are owned by root or egret's uid and not writable by group or
- * others (sshd's StrictModes). -ENOENT when absent. @what names the file
- * in messages ("policy", "approvals file").
- */
-int trusted_file_read(const char *path, const char *what, size_t max,
-		      char **ret_text, size_t *ret_len, struct diag *d);
-
 /* Give @rule/@spec written without ports (PORTS_FROM_POLICY) @p's
  * effective `ports:`. */
 void policy_fill_ports(const struct policy *p, struct port_range *ports,
 		       unsigned int *nports);
-
-/* The built-in default policy (user/policy/default-policy.yaml). */
-int policy_doc_load_default(struct policy_doc *doc, const struct catalog *cat,
-			    struct diag *d);
 
 /*
  * The effective policy for @repo (NULL: defaults only) and @remote (NULL:

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/spec.h"
 #include "egret_match.h"
+#include "policy/spec.h"
 
 #define MAX_SPEC_LEN 256
 

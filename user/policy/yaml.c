@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/policy.h"
 #include "lib/util.h"
+#include "policy/yaml.h"
 
 static const char *const section_keys[] = {
 	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs",

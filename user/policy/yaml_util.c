@@ -8,23 +8,12 @@
 
 void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)
 {
-	char msg[200];
 	va_list ap;
 
-	if (d->n == DIAG_MAX) {
-		d->dropped++;
-		return;
-	}
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag_vat(d, node ? node->start_mark.line + 1 : 0,
+		 node ? node->start_mark.column + 1 : 0, fmt, ap);
 	va_end(ap);
-	/* Bounded pieces: a long path or message is cut, never overflows. */
-	if (node)
-		snprintf(d->msg[d->n++], DIAG_LEN, "%.100s:%zu:%zu: %s",
-			 d->file, node->start_mark.line + 1,
-			 node->start_mark.column + 1, msg);
-	else
-		snprintf(d->msg[d->n++], DIAG_LEN, "%.100s: %s", d->file, msg);
 }
 
 void diag_unknown_key(struct diag *d, const yaml_node_t *node, const char *key,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * policy/yaml_util.h - small helpers over libyaml's document API, shared by the
- * policy and catalog parsers, and the diagnostics they collect: one message
- * per problem with file:line:column, so an operator fixes all at once.
+ * policy/yaml_util.h - small helpers over libyaml's document API, shared by
+ * the policy, catalog and approvals parsers, and their diagnostics
+ * (lib/diag.h) at a node's file:line:column.
  */
 #ifndef EGRET_YAML_UTIL_H
 #define EGRET_YAML_UTIL_H
@@ -11,15 +11,7 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#define DIAG_MAX	32
-#define DIAG_LEN	360
-
-struct diag {
-	const char *file;
-	char msg[DIAG_MAX][DIAG_LEN];
-	int n;
-	int dropped;		/* problems beyond DIAG_MAX */
-};
+#include "lib/diag.h"
 
 /* Record "FILE:LINE:COL: message" at @node (NULL: no position). */
 void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "requests/approvals.h"
 #include "lib/atomic_file.h"
+#include "lib/trust.h"
 #include "lib/util.h"
+#include "policy/yaml.h"
+#include "requests/approvals.h"
 
 int approvals_dir(const char *policy_file, char *buf, size_t len)
 {

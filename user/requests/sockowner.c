@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "requests/sockowner.h"
 #include "lib/util.h"
+#include "requests/sockowner.h"
 
 /*
  * /proc/net/udp prints each 32-bit word of the address as the CPU reads

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
-#include "requests/store.h"
 #include "lib/util.h"
+#include "requests/store.h"
 
 #define HEADER		"# egret requests v1 repo="
 #define NFIELDS		15

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dns/wire.h"
+#include "lib/names.h"
 #include "lib/paths.h"
 #include "policy/policy.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * requests/watch.h - approvals that land while COMMAND runs.
+ * attempt/watch.h - approvals that land while COMMAND runs.
  *
  * The repository's approvals file is stat()ed every APPROVALS_POLL_MS; when
  * it changed, it is loaded under the same rules as at start and what is new
@@ -13,8 +13,8 @@
 
 #include <sys/stat.h>
 
-#include "enforce/allow.h"
 #include "dns/proxy.h"
+#include "enforce/allow.h"
 #include "lib/loop.h"
 #include "policy/policy.h"
 

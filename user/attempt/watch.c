@@ -5,9 +5,9 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "requests/approvals.h"
-#include "requests/watch.h"
+#include "attempt/watch.h"
 #include "lib/log.h"
+#include "requests/approvals.h"
 
 static void apply_new(struct approvals_watch *w)
 {

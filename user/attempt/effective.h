@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * policy/effective.h - the policy one attempt runs under: the operator's file (or
+ * attempt/effective.h - the policy one attempt runs under: the operator's file (or
  * the built-in default when there is none) resolved for the repository and
  * git remote, plus the command line's --allow entries.
  *
@@ -12,6 +12,7 @@
 #define EGRET_EFFECTIVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "policy/policy.h"
 
@@ -34,5 +35,13 @@ struct effective_in {
  */
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin);
+
+/*
+ * The settings an attempt runs with - one home for `egret run` and `egret
+ * check`: each one not given on the command line (-1, "") is the policy's,
+ * else egret's default (the upstreams then: /etc/resolv.conf, "").
+ */
+void effective_settings(const struct policy *p, long *max_entries, long *max_cidrs,
+			long *min_ttl, char *upstreams_csv, size_t csv_len);
 
 #endif

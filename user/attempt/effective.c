@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "requests/approvals.h"
-#include "policy/effective.h"
+#include "attempt/effective.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "policy/load.h"
+#include "requests/approvals.h"
 
 static void log_diags(const struct diag *d)
 {
@@ -31,7 +33,7 @@ static int load_approvals(const struct effective_in *in, struct policy *out,
 	if (r == 0)
 		r = approvals_apply(&a, out);
 	if (r < 0 && d->n == 0)
-		diag_add(d, NULL, "approvals for %s: %s", in->repo, strerror(-r));
+		diag_say(d, "approvals for %s: %s", in->repo, strerror(-r));
 	approvals_free(&a);
 	return r;
 }
@@ -78,9 +80,22 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 	for (size_t i = 0; r == 0 && in->cli && i < in->cli->nhosts; i++)
 		r = policy_add_host(out, &in->cli->hosts[i]);
 	if (r < 0 && d.n == 0)
-		diag_add(&d, NULL, "%s", strerror(-r));
+		diag_say(&d, "%s", strerror(-r));
 	if (r < 0)
 		log_diags(&d);
 	policy_doc_free(&doc);
 	return r < 0 ? -EINVAL : 0;
+}
+
+void effective_settings(const struct policy *p, long *max_entries, long *max_cidrs,
+			long *min_ttl, char *upstreams_csv, size_t csv_len)
+{
+	if (*max_entries < 0)
+		*max_entries = p->max_entries > 0 ? p->max_entries : EGRET_DEFAULT_MAX_ENTRIES;
+	if (*max_cidrs < 0)
+		*max_cidrs = p->max_cidrs > 0 ? p->max_cidrs : EGRET_DEFAULT_MAX_CIDRS;
+	if (*min_ttl < 0)
+		*min_ttl = p->min_ttl >= 0 ? p->min_ttl : POLICY_DEFAULT_MIN_TTL;
+	if (!upstreams_csv[0])
+		snprintf(upstreams_csv, csv_len, "%s", p->upstreams_csv);
 }

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <time.h>
+
+#include "lib/text.h"
+
+void iso_utc(int64_t t, char *buf, size_t len)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* comm comes from the sandbox: printable ASCII only on a terminal. */
+void safe_text(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 1 < len; in++)
+		out[o++] = *in >= 0x20 && *in < 0x7f ? *in : '?';
+	out[o] = '\0';
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* lib/text.h - small text helpers for what egret prints. */
+#ifndef EGRET_TEXT_H
+#define EGRET_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "2026-11-30T08:31:02Z" */
+void iso_utc(int64_t t, char *buf, size_t len);
+
+/* Printable ASCII only, others '?' (process names come from the sandbox). */
+void safe_text(const char *in, char *out, size_t len);
+
+#endif
