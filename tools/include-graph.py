@@ -3,7 +3,8 @@
 
     tools/include-graph.py [--cycles] [--layers]
 
-A module is a .c with its .h ("dns/proxy"). Prints every include cycle
+A module is a .c with its .h ("dns/proxy"); a private "X_impl.h" belongs
+to module X (the struct the module's own .c files share). Prints every include cycle
 between modules (--cycles, the default) and every include that breaks the
 folder layering of docs/ARCHITECTURE.md, "Source map" (--layers). Exit 1
 if it found any.
@@ -17,7 +18,7 @@ LAYERS = {
     'policy': ['lib'],
     'dns': ['lib', 'policy', 'enforce'],
     'enforce': ['lib', 'policy'],
-    'requests': ['lib', 'policy'],
+    'requests': ['lib', 'policy', 'dns'],
     'observe': ['lib', 'policy', 'dns', 'requests'],
     'attempt': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe'],
     'cmd': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe', 'attempt'],
@@ -26,11 +27,16 @@ LAYERS = {
 INC = re.compile(r'^#include "([a-z_]+/[a-z_]+)\.h"', re.M)
 
 
+def owner(name):
+    return name[:-len('_impl')] if name.endswith('_impl') else name
+
+
 def modules():
     deps = {}
     for path in glob.glob(os.path.join(ROOT, '**', '*.[ch]'), recursive=True):
-        rel = os.path.relpath(path, ROOT)[:-2]
-        deps.setdefault(rel, set()).update(INC.findall(open(path).read()))
+        rel = owner(os.path.relpath(path, ROOT)[:-2])
+        found = (owner(d) for d in INC.findall(open(path).read()))
+        deps.setdefault(rel, set()).update(found)
     for m in deps:
         deps[m].discard(m)
     return deps

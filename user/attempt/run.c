@@ -53,6 +53,8 @@
 #define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
 
 /* Everything an attempt owns, torn down in reverse by attempt_close(). */
+struct attempt;
+
 struct attempt {
 	struct attempt_state st;
 	int state_fd;
@@ -61,12 +63,12 @@ struct attempt {
 	bool cgroup_made;
 	bool pins_made;
 	struct loader ld;
-	struct dns_proxy dns;
-	bool dns_open;
+	struct dns_proxy *dns;
 	struct events ev;
 	struct hostaddr host;		/* the host maps, kept current */
 	struct unix_filter unix_filter;	/* named abstract sockets, if needed */
 	struct request_log requests;	/* only with --repo */
+	bool requests_on;
 	uint64_t load_us;		/* BPF load and verification */
 };
 
@@ -117,6 +119,26 @@ static bool in_named_netns(void)
 		    st.st_dev == self.st_dev && st.st_ino == self.st_ino)
 			return true;
 	return false;
+}
+
+/* The proxy's decisions go to the event log and, for refused lookups,
+ * to the request log (which decides what is a request). */
+static void on_dns_decision(void *ctx, const struct dns_decision *d)
+{
+	struct attempt *a = ctx;
+
+	events_dns(&a->ev, d);
+	if (a->requests_on)
+		request_log_lookup(&a->requests, d);
+}
+
+/* BPF's denials, as the event log reads them, go to the request log. */
+static void on_bpf_denial(void *ctx, const struct egret_event *e, const char *name)
+{
+	struct attempt *a = ctx;
+
+	if (a->requests_on)
+		request_log_event(&a->requests, e, name);
 }
 
 /*
@@ -248,16 +270,17 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 				     a->st.cgroup);
 		if (r < 0)
 			return log_error_errno(r, "request log");
-		a->ev.requests = &a->requests;
+		a->requests_on = true;
 	}
+	a->ev.on_denial = on_bpf_denial;
+	a->ev.denial_ctx = a;
 
 	/* The proxy's port is baked into the programs: bind it first. */
 	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
 		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
 		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
-		.events = &a->ev }, &step);
-	a->dns_open = true;
+		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
 	if (r < 0)
 		return log_error_errno(r, "%s", step);
 
@@ -268,8 +291,8 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	r = programs_get(&a->ld, &(struct loader_opts){
 		.max_entries = (__u32)o->max_entries,
 		.max_cidrs = (__u32)o->max_cidrs,
-		.dns_port = a->dns.port,
-		.dns_ip6_loopback = a->dns.ip6_loopback,
+		.dns_port = dns_proxy_port(a->dns),
+		.dns_ip6_loopback = dns_proxy_ip6_loopback(a->dns),
 		.log_allowed = o->log_allowed, .audit = o->audit,
 		.no_spare = o->no_spare,
 		.deny_errno = deny_errno == EPERM ? 0 : deny_errno });
@@ -308,7 +331,7 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	}
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF load %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
-		 a->dns.port, run_deny_errno_name(deny_errno),
+		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),
 		 (double)(mono_us() - t0) / 1000, (double)a->load_us / 1000,
 		 a->ld.from_spare ? "programs loaded in advance" : "loaded now");
 	return 0;
@@ -324,8 +347,8 @@ static int attempt_close(struct attempt *a)
 	if (a->cgroup_made || a->pins_made)
 		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
 				     a->pins_made ? a->st.pins : "");
-	if (a->dns_open)
-		dns_proxy_close(&a->dns);
+	dns_proxy_close(a->dns);
+	a->dns = NULL;
 	request_log_close(&a->requests);
 	events_close(&a->ev);
 	hostaddr_close(&a->host);
@@ -493,15 +516,15 @@ static int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
 	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
-	    (r = dns_proxy_start(&a->dns, &sv.loop, &sv.maps)) < 0 ||
+	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||
 	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
-			      loader_counters_fd(&a->ld), a->dns.names)) < 0 ||
+			      loader_counters_fd(&a->ld), dns_proxy_names(a->dns))) < 0 ||
 	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
 	    (o->approvals_path[0] &&
 	     (r = approvals_watch_start(&sv.approvals, &sv.loop, o->approvals_path,
 					o->repo, &o->approvals_stamp, &o->policy,
-					&a->dns, &sv.maps)) < 0)) {
+					a->dns, &sv.maps)) < 0)) {
 		r = r < 0 ? r : -errno;
 		goto out;
 	}
@@ -518,8 +541,8 @@ static int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 out:
 	terminal_drain(term);
 	/* The proxy's sources belong to this loop: detach them now. */
-	dns_proxy_close(&a->dns);
-	a->dns_open = false;
+	dns_proxy_close(a->dns);
+	a->dns = NULL;
 	approvals_watch_free(&sv.approvals);
 	hostaddr_close(&a->host);
 	request_log_detach(&a->requests);

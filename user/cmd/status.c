@@ -24,11 +24,7 @@
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/util.h"
-
-static const char *const hooks[EGRET_HOOK_MAX] = {
-	"connect", "sendmsg", "socket", "sockopt", "egress", "bind", "listen",
-	"unix",
-};
+#include "lib/vocab.h"
 
 struct out {
 	bool json;
@@ -80,10 +76,10 @@ static void print_counters(int fd, const struct out *o)
 
 		if (o->json)
 			printf("%s\"%s\":{\"allow\":%llu,\"deny\":%llu,\"would_deny\":%llu}",
-			       h ? "," : "", hooks[h], (unsigned long long)a,
+			       h ? "," : "", egret_hook_name(h), (unsigned long long)a,
 			       (unsigned long long)d, (unsigned long long)w);
 		else
-			printf(" %s %llu/%llu%s", hooks[h], (unsigned long long)a,
+			printf(" %s %llu/%llu%s", egret_hook_name(h), (unsigned long long)a,
 			       (unsigned long long)(d + w), h + 1 < EGRET_HOOK_MAX ? ";" : "");
 	}
 	if (o->json)

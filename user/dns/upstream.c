@@ -6,14 +6,50 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <ares.h>
 
 #include "dns/upstream.h"
 #include "dns/wire.h"
 #include "lib/log.h"
 
 #define CHECK_WAIT_MS	50
+#define MAX_SOCKS	32	/* c-ares sockets watched at once */
+
+/* One c-ares channel: its one server over one transport. */
+struct chan {
+	struct dns_upstreams *ups;
+	ares_channel ch;
+};
+
+struct upstream {
+	char name[INET6_ADDRSTRLEN + 8];	/* "ADDR:PORT", "[V6]:PORT" */
+	struct chan udp;			/* ARES_FLAG_IGNTC: TC reaches the client */
+	struct chan tcp;			/* ARES_FLAG_USEVC: for clients on TCP */
+	uint64_t dead_until_ms;			/* 0: answering, as far as we know */
+	bool said_dead;
+};
+
+/* A c-ares socket in the caller's loop. */
+struct sock {
+	struct loop_source src;
+	struct dns_upstreams *ups;
+	ares_channel ch;
+};
+
+struct dns_upstreams {
+	struct upstream s[DNS_UPSTREAM_MAX];
+	size_t n;
+	const char *origin;			/* "--dns-upstream", "/etc/resolv.conf" */
+	bool library;				/* ares_library_init() succeeded */
+	struct loop *loop;
+	struct loop_source timer;		/* c-ares' next deadline */
+	struct sock socks[MAX_SOCKS];
+};
 
 /* One query on its way: where it has been, for where it goes next. */
 struct up_query {
@@ -37,15 +73,94 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
-{
-	struct dns_upstream_chan *c = data;
+/* ---- c-ares in the loop ------------------------------------------- */
 
-	c->ups->sock_fn(c->ups->sock_data, c->ch, fd, readable, writable);
+/* Arm the timer for the soonest deadline of every channel. */
+static void rearm(struct dns_upstreams *ups)
+{
+	struct timeval tv = { .tv_sec = 3600 }, buf, *t;
+	uint64_t ms;
+
+	if (!ups->loop)
+		return;
+	for (size_t i = 0; i < ups->n; i++) {
+		t = ares_timeout(ups->s[i].udp.ch, &tv, &buf);
+		tv = *t;
+		t = ares_timeout(ups->s[i].tcp.ch, &tv, &buf);
+		tv = *t;
+	}
+	ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+	timerfd_arm_ms(ups->timer.fd, ms ? ms : 1, false);
 }
 
-static int chan_init(struct dns_upstreams *ups, struct dns_upstream_chan *c,
-		     int flags, const char *server)
+static void on_timer(struct loop_source *src, uint32_t events)
+{
+	struct dns_upstreams *ups = container_of(src, struct dns_upstreams, timer);
+	uint64_t ticks;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0) {
+		/* nothing: a re-armed timer may have no expiry to read */
+	}
+	for (size_t i = 0; i < ups->n; i++) {
+		ares_process_fd(ups->s[i].udp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+		ares_process_fd(ups->s[i].tcp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	}
+	rearm(ups);
+}
+
+static void on_sock(struct loop_source *src, uint32_t events)
+{
+	struct sock *s = container_of(src, struct sock, src);
+	int fd = src->fd;
+
+	ares_process_fd(s->ch, events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd : ARES_SOCKET_BAD,
+			events & EPOLLOUT ? fd : ARES_SOCKET_BAD);
+	rearm(s->ups);
+}
+
+/* c-ares opened, changed or closed a socket of @data's channel: watch it. */
+static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
+{
+	struct chan *c = data;
+	struct dns_upstreams *ups = c->ups;
+	struct sock *slot = NULL;
+	int i;
+
+	for (i = 0; i < MAX_SOCKS; i++) {
+		if (ups->socks[i].src.fn && ups->socks[i].src.fd == fd) {
+			slot = &ups->socks[i];
+			break;
+		}
+	}
+	if (!readable && !writable) {
+		if (slot) {
+			loop_unwatch(ups->loop, &slot->src);
+			slot->src.fn = NULL;
+		}
+		return;
+	}
+	for (i = 0; !slot && i < MAX_SOCKS; i++)
+		if (!ups->socks[i].src.fn)
+			slot = &ups->socks[i];
+	if (!slot || !ups->loop) {
+		log_warn("dns: cannot watch an upstream socket (%s)",
+			 slot ? "not started" : "too many");
+		return;
+	}
+	slot->src.fd = fd;
+	slot->src.fn = on_sock;
+	slot->ups = ups;
+	slot->ch = c->ch;
+	if (loop_watch(ups->loop, &slot->src, (readable ? EPOLLIN : 0) |
+					       (writable ? EPOLLOUT : 0)) < 0)
+		log_warn("dns: cannot watch an upstream socket");
+}
+
+/* ---- setup -------------------------------------------------------- */
+
+static int chan_init(struct dns_upstreams *ups, struct chan *c, int flags,
+		     const char *server)
 {
 	/* EDNS: c-ares then reads UDP answers up to the size our queries
 	 * announce (it would cut them at 512 bytes otherwise). One try:
@@ -55,7 +170,7 @@ static int chan_init(struct dns_upstreams *ups, struct dns_upstream_chan *c,
 	struct ares_options opts = {
 		.flags = flags | ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES |
 			 ARES_FLAG_EDNS | ARES_FLAG_NOCHECKRESP,
-		.ednspsz = (int)ups->edns_size,
+		.ednspsz = DNS_UPSTREAM_EDNS_SIZE,
 		.timeout = DNS_UPSTREAM_TRY_MS,
 		.tries = 1,
 		.sock_state_cb = sock_state,
@@ -114,15 +229,20 @@ static int servers_from_csv(struct dns_upstreams *ups, const char *csv)
 	return 0;
 }
 
-int dns_upstreams_init(struct dns_upstreams *ups, const char *csv,
-		       unsigned int edns_size, dns_upstream_sock_fn fn, void *data)
+int dns_upstreams_open(struct dns_upstreams **ret, const char *csv)
 {
+	struct dns_upstreams *ups = calloc(1, sizeof(*ups));
 	int r;
 
-	*ups = (struct dns_upstreams){ .sock_fn = fn, .sock_data = data,
-				       .edns_size = edns_size,
-				       .origin = csv ? "--dns-upstream" : "/etc/resolv.conf" };
-	r = csv ? servers_from_csv(ups, csv) : servers_from_resolv_conf(ups);
+	*ret = NULL;
+	if (!ups)
+		return -ENOMEM;
+	ups->timer.fd = -1;
+	ups->origin = csv ? "--dns-upstream" : "/etc/resolv.conf";
+	r = ares_library_init(ARES_LIB_INIT_ALL) == ARES_SUCCESS ? 0 : -EIO;
+	ups->library = r == 0;
+	if (r == 0)
+		r = csv ? servers_from_csv(ups, csv) : servers_from_resolv_conf(ups);
 	if (r == 0 && ups->n == 0)
 		r = -EINVAL;
 	for (size_t i = 0; r == 0 && i < ups->n; i++) {
@@ -130,7 +250,45 @@ int dns_upstreams_init(struct dns_upstreams *ups, const char *csv,
 		if (r == 0)
 			r = chan_init(ups, &ups->s[i].tcp, ARES_FLAG_USEVC, ups->s[i].name);
 	}
-	return r;
+	if (r == 0) {
+		ups->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (ups->timer.fd < 0)
+			r = -errno;
+	}
+	if (r < 0) {
+		dns_upstreams_close(ups);
+		return r;
+	}
+	*ret = ups;
+	return 0;
+}
+
+int dns_upstreams_start(struct dns_upstreams *ups, struct loop *loop)
+{
+	ups->loop = loop;
+	ups->timer.fn = on_timer;
+	return loop_watch(loop, &ups->timer, EPOLLIN);
+}
+
+void dns_upstreams_close(struct dns_upstreams *ups)
+{
+	if (!ups)
+		return;
+	/* Destroying a channel fails its queries (ARES_EDESTRUCTION), each
+	 * told DNS_UPSTREAM_GONE, while its caller's state still exists. */
+	for (size_t i = 0; i < ups->n; i++) {
+		if (ups->s[i].udp.ch)
+			ares_destroy(ups->s[i].udp.ch);
+		if (ups->s[i].tcp.ch)
+			ares_destroy(ups->s[i].tcp.ch);
+	}
+	if (ups->loop && ups->timer.fn)
+		loop_unwatch(ups->loop, &ups->timer);
+	if (ups->timer.fd >= 0)
+		close(ups->timer.fd);
+	if (ups->library)
+		ares_library_cleanup();
+	free(ups);
 }
 
 /* ---- reachability at start ---------------------------------------- */
@@ -235,8 +393,6 @@ int dns_upstreams_check(struct dns_upstreams *ups)
 	return (int)bad;
 }
 
-/* ---- queries ------------------------------------------------------ */
-
 /* The first upstream in order not known dead and not tried by this query;
  * else the first not tried; else the first alive, else the first. */
 static size_t pick(const struct dns_upstreams *ups, uint32_t tried, uint64_t now)
@@ -278,7 +434,7 @@ static bool all_tried(const struct dns_upstreams *ups, uint32_t tried)
 
 static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
 {
-	struct dns_upstream *u = &ups->s[i];
+	struct upstream *u = &ups->s[i];
 
 	if (status == ARES_SUCCESS) {
 		if (u->said_dead)
@@ -299,6 +455,14 @@ static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
 
 static void try_next(struct up_query *uq);
 
+/* c-ares' word for the outcome of a query, in ours. */
+static enum dns_upstream_status status_of(int status)
+{
+	return status == ARES_SUCCESS ? DNS_UPSTREAM_ANSWER :
+	       status == ARES_EDESTRUCTION ? DNS_UPSTREAM_GONE :
+	       upstream_silent(status) ? DNS_UPSTREAM_SILENT : DNS_UPSTREAM_FAILED;
+}
+
 static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 {
 	struct up_query *uq = arg;
@@ -317,22 +481,24 @@ static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int
 			return;
 		}
 	}
-	uq->done(uq->arg, status, abuf, alen);
+	if (status == ARES_SUCCESS && (!abuf || alen <= 0))
+		status = ARES_EBADRESP;
+	uq->done(uq->arg, status_of(status), abuf, status == ARES_SUCCESS ? (size_t)alen : 0);
 	free(uq);
 }
 
 static void try_next(struct up_query *uq)
 {
 	struct dns_upstreams *ups = uq->ups;
-	struct dns_upstream *u;
+	struct upstream *u;
 
 	uq->at = pick(ups, uq->tried, now_ms());
 	uq->tried |= 1U << uq->at;
 	uq->tries++;
 	u = &ups->s[uq->at];
 	ares_send(uq->tcp ? u->tcp.ch : u->udp.ch, uq->msg, (int)uq->len, on_try, uq);
+	rearm(ups);
 }
-
 int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 		      size_t len, dns_upstream_done done, void *arg)
 {
@@ -348,46 +514,4 @@ int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 	memcpy(uq->msg, msg, len);
 	try_next(uq);
 	return 0;
-}
-
-/* ---- c-ares in the loop ------------------------------------------- */
-
-uint64_t dns_upstreams_timeout_ms(struct dns_upstreams *ups, uint64_t max)
-{
-	struct timeval tv = { .tv_sec = (time_t)(max / 1000),
-			      .tv_usec = (suseconds_t)(max % 1000) * 1000 };
-	struct timeval buf, *t = &tv;
-
-	for (size_t i = 0; i < ups->n; i++) {
-		t = ares_timeout(ups->s[i].udp.ch, t, &buf);
-		tv = *t;
-		t = ares_timeout(ups->s[i].tcp.ch, &tv, &buf);
-		tv = *t;
-		t = &tv;
-	}
-	return (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-}
-
-void dns_upstreams_process(struct dns_upstreams *ups, ares_channel ch, int rfd, int wfd)
-{
-	if (ch) {
-		ares_process_fd(ch, rfd, wfd);
-		return;
-	}
-	for (size_t i = 0; i < ups->n; i++) {
-		ares_process_fd(ups->s[i].udp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-		ares_process_fd(ups->s[i].tcp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-	}
-}
-
-void dns_upstreams_destroy(struct dns_upstreams *ups)
-{
-	for (size_t i = 0; i < ups->n; i++) {
-		if (ups->s[i].udp.ch)
-			ares_destroy(ups->s[i].udp.ch);
-		if (ups->s[i].tcp.ch)
-			ares_destroy(ups->s[i].tcp.ch);
-		ups->s[i].udp.ch = ups->s[i].tcp.ch = NULL;
-	}
-	ups->n = 0;
 }

@@ -10,6 +10,10 @@
  * timeout. An upstream that did not answer is remembered as dead for
  * DNS_UPSTREAM_DEAD_MS: later lookups go to a live one first, with no
  * per-lookup penalty. Each change of an upstream's state is said once.
+ *
+ * The only part of egret that knows c-ares: its sockets and timer are
+ * watched from the caller's loop, and what a query comes to is said in
+ * egret's own terms (enum dns_upstream_status).
  */
 #ifndef EGRET_DNS_UPSTREAM_H
 #define EGRET_DNS_UPSTREAM_H
@@ -17,8 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <ares.h>
-#include <arpa/inet.h>
+
+#include "lib/loop.h"
 
 #define DNS_UPSTREAM_MAX	4	/* resolv.conf takes 3 */
 #define DNS_UPSTREAM_TRY_MS	1000	/* one try at one upstream */
@@ -28,42 +32,22 @@
 
 struct dns_upstreams;
 
-/* The outcome of one query: c-ares' status of the last try and, for
- * ARES_SUCCESS, its answer. */
-typedef void (*dns_upstream_done)(void *arg, int status, const uint8_t *abuf, int alen);
-
-/* Every socket c-ares opens or closes, for the caller's event loop. */
-typedef void (*dns_upstream_sock_fn)(void *data, ares_channel ch, int fd,
-				     int readable, int writable);
-
-struct dns_upstream_chan {
-	struct dns_upstreams *ups;
-	ares_channel ch;
+enum dns_upstream_status {
+	DNS_UPSTREAM_ANSWER,		/* an answer (any rcode): @abuf */
+	DNS_UPSTREAM_SILENT,		/* no upstream answered in time, or none listens */
+	DNS_UPSTREAM_FAILED,		/* another failure (no memory, a bad reply) */
+	DNS_UPSTREAM_GONE,		/* the upstreams are being closed */
 };
 
-struct dns_upstream {
-	char name[INET6_ADDRSTRLEN + 8];	/* "ADDR:PORT", "[V6]:PORT" */
-	struct dns_upstream_chan udp;		/* ARES_FLAG_IGNTC: TC reaches the client */
-	struct dns_upstream_chan tcp;		/* ARES_FLAG_USEVC: for clients on TCP */
-	uint64_t dead_until_ms;			/* 0: answering, as far as we know */
-	bool said_dead;
-};
-
-struct dns_upstreams {
-	struct dns_upstream s[DNS_UPSTREAM_MAX];
-	size_t n;
-	const char *origin;			/* "--dns-upstream", "/etc/resolv.conf" */
-	dns_upstream_sock_fn sock_fn;
-	void *sock_data;
-	unsigned int edns_size;
-};
+/* What one query came to; runs exactly once per dns_upstream_send(). */
+typedef void (*dns_upstream_done)(void *arg, enum dns_upstream_status status,
+				  const uint8_t *abuf, size_t alen);
 
 /*
  * Set up the upstreams of @csv ("ADDR:PORT,[V6]:PORT"), or resolv.conf's
- * when NULL. Returns 0, -EINVAL for a bad list, -EIO if c-ares fails.
+ * when NULL. Returns 0, -EINVAL for a bad or empty list, -EIO or -ENOMEM.
  */
-int dns_upstreams_init(struct dns_upstreams *ups, const char *csv,
-		       unsigned int edns_size, dns_upstream_sock_fn fn, void *data);
+int dns_upstreams_open(struct dns_upstreams **ret, const char *csv);
 
 /*
  * Say now, in one line each, which upstream cannot be reached at all: no
@@ -72,18 +56,15 @@ int dns_upstreams_init(struct dns_upstreams *ups, const char *csv,
  */
 int dns_upstreams_check(struct dns_upstreams *ups);
 
-/* Send @msg (a query egret built) over UDP or TCP; @done runs once. */
+/* Watch c-ares' sockets and deadlines from @loop (before any send). */
+int dns_upstreams_start(struct dns_upstreams *ups, struct loop *loop);
+
+/* Send @msg (a query egret built) over UDP or TCP; @done runs once (maybe
+ * before this returns). -EMSGSIZE, -ENOMEM: @done will not run. */
 int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 		      size_t len, dns_upstream_done done, void *arg);
 
-/* The sooner of @max and the next c-ares deadline, in ms. */
-uint64_t dns_upstreams_timeout_ms(struct dns_upstreams *ups, uint64_t max);
-
-/* Let c-ares handle @fd's readiness (ARES_SOCKET_BAD: deadlines only). */
-void dns_upstreams_process(struct dns_upstreams *ups, ares_channel ch,
-			   int rfd, int wfd);
-
-/* Fails every query left (ARES_EDESTRUCTION). */
-void dns_upstreams_destroy(struct dns_upstreams *ups);
+/* Fail every query left (DNS_UPSTREAM_GONE), then free. NULL is fine. */
+void dns_upstreams_close(struct dns_upstreams *ups);
 
 #endif

@@ -12,59 +12,17 @@
 
 #include "lib/log.h"
 #include "lib/util.h"
+#include "lib/vocab.h"
 #include "observe/events.h"
 
-static const char *const hook_names[EGRET_HOOK_MAX] = {
-	[EGRET_HOOK_CONNECT] = "connect",
-	[EGRET_HOOK_SENDMSG] = "sendmsg",
-	[EGRET_HOOK_SOCKET] = "socket",
-	[EGRET_HOOK_SOCKOPT] = "sockopt",
-	[EGRET_HOOK_EGRESS] = "egress",
-	[EGRET_HOOK_BIND] = "bind",
-	[EGRET_HOOK_LISTEN] = "listen",
-	[EGRET_HOOK_UNIX] = "unix",
-};
-
-static const char *const verdict_names[EGRET_VERDICT_MAX] = {
-	[EGRET_VERDICT_DENY] = "deny",
-	[EGRET_VERDICT_ALLOW] = "allow",
-	[EGRET_VERDICT_WOULD_DENY] = "would-deny",
-};
-
-static const char *const reason_names[EGRET_REASON_MAX] = {
-	[EGRET_REASON_ALLOWED] = "allowed",
-	[EGRET_REASON_NO_ENTRY] = "no-entry",
-	[EGRET_REASON_PORT] = "port",
-	[EGRET_REASON_EXPIRED] = "expired",
-	[EGRET_REASON_SPECIAL] = "special-address",
-	[EGRET_REASON_SOCKET] = "socket-type",
-	[EGRET_REASON_SOCKOPT] = "socket-option",
-	[EGRET_REASON_PACKET] = "packet",
-	[EGRET_REASON_SOURCE] = "source",
-	[EGRET_REASON_LISTENER] = "listener",
-};
-
-/* For people (the summary): why a destination was refused. */
-static const char *const reason_texts[EGRET_REASON_MAX] = {
-	[EGRET_REASON_NO_ENTRY] = "no rule allows this address",
-	[EGRET_REASON_PORT] = "port not allowed",
-	[EGRET_REASON_EXPIRED] = "expired: its name was not resolved again in time",
-	[EGRET_REASON_SPECIAL] = "special address, not named",
-	[EGRET_REASON_SOCKET] = "socket type",
-	[EGRET_REASON_SOCKOPT] = "socket option",
-	[EGRET_REASON_PACKET] = "packet refused on the wire",
-	[EGRET_REASON_SOURCE] = "source address not the host's",
-	[EGRET_REASON_LISTENER] = "listener",
-};
-
-static const char *const dns_why_names[DNS_WHY_MAX] = {
+static const char *const dns_why_names_[DNS_WHY_MAX] = {
 	[DNS_WHY_NOT_ALLOWED] = "not-allowed", [DNS_WHY_CLASS] = "class",
 	[DNS_WHY_TIMEOUT] = "upstream-timeout", [DNS_WHY_UPSTREAM] = "upstream-error",
 	[DNS_WHY_MALFORMED] = "malformed-answer", [DNS_WHY_TOO_MANY] = "too-many-addresses",
 	[DNS_WHY_MAP_FULL] = "map-full", [DNS_WHY_BUSY] = "busy",
 };
 
-static const char *const dns_why_texts[DNS_WHY_MAX] = {
+static const char *const dns_why_texts_[DNS_WHY_MAX] = {
 	[DNS_WHY_NOT_ALLOWED] = "not allowed by the policy",
 	[DNS_WHY_CLASS] = "a class other than IN",
 	[DNS_WHY_TIMEOUT] = "the upstream resolver did not answer",
@@ -75,21 +33,14 @@ static const char *const dns_why_texts[DNS_WHY_MAX] = {
 	[DNS_WHY_BUSY] = "too many questions upstream at once",
 };
 
-static const char *name_of(const char *const *names, size_t n, unsigned int i)
+static const char *dns_why_name(enum dns_why why)
 {
-	return i < n && names[i] ? names[i] : "unknown";
+	return why < DNS_WHY_MAX && dns_why_names_[why] ? dns_why_names_[why] : "unknown";
 }
 
-static const char *proto_name(unsigned int proto)
+static const char *dns_why_text(unsigned int why)
 {
-	switch (proto) {
-	case 6: return "tcp";
-	case 17: return "udp";
-	case 262: return "mptcp";
-	case 1: return "icmp";
-	case 58: return "icmpv6";
-	default: return NULL;
-	}
+	return why < DNS_WHY_MAX && dns_why_texts_[why] ? dns_why_texts_[why] : "unknown";
 }
 
 static int64_t clock_ns(clockid_t id)
@@ -176,33 +127,6 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 		 name ? name : "");
 }
 
-/*
- * A destination the allowlist refused is something an operator may
- * approve; a socket type, an option or a packet the backstop dropped is
- * not, and an expired entry belongs to a name that is allowed already.
- */
-static void note_request(struct events *ev, const struct egret_event *e,
-			 const char *name, const char *addr)
-{
-	const char *proto = proto_name(e->proto);
-	char comm[17];
-
-	/* Port 0 is no destination (and would read as a lookup request).
-	 * The backstop's UDP denials are the datagrams of sockets whose
-	 * connect() was let through unjudged: requests too. */
-	if (!ev->requests || !e->port ||
-	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG &&
-	     !(e->hook == EGRET_HOOK_EGRESS && e->proto == 17)) ||
-	    (e->reason != EGRET_REASON_NO_ENTRY && e->reason != EGRET_REASON_PORT &&
-	     e->reason != EGRET_REASON_SPECIAL))
-		return;
-	memcpy(comm, e->comm, 16);
-	comm[16] = '\0';
-	request_log_note(ev->requests, name ? REQUEST_NAME : REQUEST_ADDR,
-			 name ? name : addr, e->port, proto ? proto : "?",
-			 e->tgid, comm);
-}
-
 static int on_bpf_event(void *ctx, void *data, size_t size)
 {
 	struct events *ev = ctx;
@@ -229,7 +153,8 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 	}
 	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
 		remember_denial(ev, e, name);
-		note_request(ev, e, name, addr);
+		if (ev->on_denial)
+			ev->on_denial(ev->denial_ctx, e, name);
 	}
 	if (ev->log_fd < 0)
 		return 0;
@@ -242,16 +167,16 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
 	off += (size_t)snprintf(line + off, sizeof(line) - off,
 		",\"kind\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
-		name_of(hook_names, EGRET_HOOK_MAX, e->hook),
-		name_of(verdict_names, EGRET_VERDICT_MAX, e->verdict),
-		name_of(reason_names, EGRET_REASON_MAX, e->reason));
+		egret_hook_name(e->hook),
+		egret_verdict_name(e->verdict),
+		egret_reason_name(e->reason));
 	if (e->tgid) {
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 			",\"pid\":%u,\"tid\":%u,\"uid\":%u,\"comm\":", e->tgid,
 			e->pid, e->uid);
 		off = json_str(line, off, sizeof(line) - 1, comm);
 	}
-	proto = proto_name(e->proto);
+	proto = egret_proto_name(e->proto);
 	if (proto)
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 					",\"proto\":\"%s\"", proto);
@@ -302,30 +227,29 @@ static void remember_name(struct events *ev, const char *name, enum dns_why why,
 	snprintf(d->name, sizeof(d->name), "%s", name[0] ? name : ".");
 }
 
-void events_dns(struct events *ev, const char *name, unsigned int qtype,
-		const char *verdict, enum dns_why why,
-		const struct dns_addr *addrs, int naddrs, uint32_t ttl)
+void events_dns(struct events *ev, const struct dns_decision *d)
 {
+	static const char *const verdicts[DNS_VERDICT_MAX] = {
+		[DNS_VERDICT_ALLOW] = "allow", [DNS_VERDICT_DENY] = "deny",
+		[DNS_VERDICT_WOULD_DENY] = "would-deny", [DNS_VERDICT_SERVFAIL] = "servfail",
+	};
+	const char *name = d->name, *verdict = verdicts[d->verdict < DNS_VERDICT_MAX ? d->verdict : DNS_VERDICT_SERVFAIL];
+	enum dns_why why = d->why;
 	char line[4096], when[64];
 	size_t off;
 
 	if (!ev)
 		return;
-	if (strcmp(verdict, "allow"))
-		remember_name(ev, name, why, !strcmp(verdict, "servfail"));
-	if (!strcmp(verdict, "allow"))
+	if (d->verdict != DNS_VERDICT_ALLOW)
+		remember_name(ev, name, why, d->verdict == DNS_VERDICT_SERVFAIL);
+	if (d->verdict == DNS_VERDICT_ALLOW)
 		ev->dns_answered++;
-	else if (!strcmp(verdict, "deny"))
+	else if (d->verdict == DNS_VERDICT_DENY)
 		ev->dns_denied++;
-	else if (!strcmp(verdict, "would-deny"))
+	else if (d->verdict == DNS_VERDICT_WOULD_DENY)
 		ev->dns_would_deny++;
 	else
 		ev->dns_failed++;
-	/* Only address lookups ask for a host; PTR, TXT and the rest of a
-	 * refused name's traffic stay in the log. */
-	if ((!strcmp(verdict, "deny") || !strcmp(verdict, "would-deny")) &&
-	    (qtype == DNS_TYPE_A || qtype == DNS_TYPE_AAAA))
-		request_log_note(ev->requests, REQUEST_NAME, name, 0, "dns", 0, NULL);
 	if (ev->log_fd < 0)
 		return;
 	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
@@ -335,33 +259,26 @@ void events_dns(struct events *ev, const char *name, unsigned int qtype,
 	off += (size_t)snprintf(line + off, sizeof(line) - off,
 		",\"kind\":\"dns\",\"verdict\":\"%s\",\"name\":", verdict);
 	off = json_str(line, off, sizeof(line) - 1, name);
-	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"qtype\":%u", qtype);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"qtype\":%u", d->qtype);
 	if (why != DNS_WHY_NONE)
 		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"reason\":\"%s\"",
-					name_of(dns_why_names, DNS_WHY_MAX, why));
+					dns_why_name(why));
 	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"addresses\":[");
-	for (int i = 0; i < naddrs && off + 64 < sizeof(line); i++) {
+	for (int i = 0; i < d->naddrs && off + 64 < sizeof(line); i++) {
 		char a[INET6_ADDRSTRLEN];
 
-		inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
+		inet_ntop(d->addrs[i].family, d->addrs[i].addr, a, sizeof(a));
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 					"%s\"%s\"", i ? "," : "", a);
 	}
 	off += (size_t)snprintf(line + off, sizeof(line) - off, "]");
-	if (naddrs > 0)
+	if (d->naddrs > 0)
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
-					",\"ttl\":%u", ttl);
+					",\"ttl\":%u", d->ttl);
 	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
 	if (off >= sizeof(line) - 1)
 		off = sizeof(line) - 2;
 	write_line(ev, line, off);
-}
-
-void events_dns_client(struct events *ev, const char *name,
-		       const struct sockaddr *client, bool tcp)
-{
-	if (ev)
-		request_log_attribute(ev->requests, name, client, tcp);
 }
 
 static void on_ring(struct loop_source *src, uint32_t events)
@@ -460,7 +377,7 @@ void events_summary(struct events *ev, FILE *out)
 
 		if (n)
 			fprintf(out, "; %llu %s %s", (unsigned long long)n,
-				hook_names[h], deny_word);
+				egret_hook_name(h), deny_word);
 	}
 	fprintf(out, "\n");
 	if (dropped || ev->write_errors)
@@ -471,7 +388,7 @@ void events_summary(struct events *ev, FILE *out)
 	qsort(ev->top, ev->ntop, sizeof(ev->top[0]), by_count);
 	for (size_t i = 0; i < ev->ntop && i < 10; i++) {
 		const struct denied_dest *d = &ev->top[i];
-		const char *proto = proto_name(d->proto);
+		const char *proto = egret_proto_name(d->proto);
 		char a[INET6_ADDRSTRLEN], dest[INET6_ADDRSTRLEN + 24];
 
 		inet_ntop(d->family == 4 ? AF_INET : AF_INET6, d->addr, a, sizeof(a));
@@ -480,11 +397,11 @@ void events_summary(struct events *ev, FILE *out)
 		if (d->name[0])
 			fprintf(out, "egret:   %s %6llu x %s (%s): %s\n", deny_word,
 				(unsigned long long)d->count, d->name, dest,
-				name_of(reason_texts, EGRET_REASON_MAX, d->reason));
+				egret_reason_text(d->reason));
 		else
 			fprintf(out, "egret:   %s %6llu x %s (no name): %s\n",
 				deny_word, (unsigned long long)d->count, dest,
-				name_of(reason_texts, EGRET_REASON_MAX, d->reason));
+				egret_reason_text(d->reason));
 	}
 	if (ev->ntop > 10 || ev->top_overflow)
 		fprintf(out, "egret:   ... and %zu more destinations\n",
@@ -498,7 +415,7 @@ void events_summary(struct events *ev, FILE *out)
 		fprintf(out, "egret:   %s %6llu x %s: %s\n",
 			d->failed ? "DNS failed " : ev->audit ? "name would be denied" : "name denied",
 			(unsigned long long)d->count, d->name,
-			name_of(dns_why_texts, DNS_WHY_MAX, d->why));
+			dns_why_text(d->why));
 	}
 	if (ev->nnames_out > 10 || ev->names_overflow)
 		fprintf(out, "egret:   ... and %zu more names\n",

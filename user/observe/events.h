@@ -11,11 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dns/decision.h"
 #include "dns/names.h"
-#include "dns/wire.h"
 #include "egret.h"
 #include "lib/loop.h"
-#include "requests/log.h"
 
 #define EVENTS_SCHEMA		1
 #define EVENTS_TOP		64	/* distinct denied destinations kept */
@@ -32,20 +31,6 @@ struct denied_dest {
 	char name[DNS_NAME_MAX + 1];	/* "" = no name seen */
 };
 
-/* Why a question got no upstream answer (events' "reason", the summary). */
-enum dns_why {
-	DNS_WHY_NONE = 0,
-	DNS_WHY_NOT_ALLOWED,		/* no host rule: NXDOMAIN */
-	DNS_WHY_CLASS,			/* a class other than IN: NXDOMAIN */
-	DNS_WHY_TIMEOUT,		/* the upstream resolver did not answer */
-	DNS_WHY_UPSTREAM,		/* it failed otherwise (refused, unreachable) */
-	DNS_WHY_MALFORMED,		/* its answer did not parse */
-	DNS_WHY_TOO_MANY,		/* more addresses than egret learns */
-	DNS_WHY_MAP_FULL,		/* the allow map is full */
-	DNS_WHY_BUSY,			/* too many questions upstream at once */
-	DNS_WHY_MAX,
-};
-
 /* A denied or failed name, for the summary. */
 struct denied_name {
 	char name[DNS_NAME_MAX + 1];
@@ -60,7 +45,10 @@ struct events {
 	bool audit;
 	int counters_fd;
 	const struct names *names;	/* learned address -> name */
-	struct request_log *requests;	/* denials become requests, or NULL */
+	/* Each denial BPF reported, with the name that taught its address
+	 * (NULL: none): the attempt hands it to the request log. */
+	void (*on_denial)(void *ctx, const struct egret_event *e, const char *name);
+	void *denial_ctx;
 	struct ring_buffer *rb;
 	struct loop_source src;
 	struct loop *loop;		/* ended when enforcement failed */
@@ -87,15 +75,9 @@ int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
 /* Drain what is left (call after COMMAND exited, before the summary). */
 void events_drain(struct events *ev);
 
-/* A DNS decision. @verdict: "allow", "deny", "would-deny", "servfail";
- * @why for the last three. */
-void events_dns(struct events *ev, const char *name, unsigned int qtype,
-		const char *verdict, enum dns_why why,
-		const struct dns_addr *addrs, int naddrs, uint32_t ttl);
-
-/* The refused lookup of @name came from @client (for its request). */
-void events_dns_client(struct events *ev, const char *name,
-		       const struct sockaddr *client, bool tcp);
+/* One of the DNS proxy's decisions: counted, kept for the summary,
+ * logged. */
+void events_dns(struct events *ev, const struct dns_decision *d);
 
 /* Exit summary (stderr), from the counters and the denials seen. */
 void events_summary(struct events *ev, FILE *out);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/vocab.h"
 #include "requests/log.h"
 #include "requests/sockowner.h"
 
@@ -181,4 +183,39 @@ void request_log_close(struct request_log *l)
 			 (unsigned long long)l->overflow, REQUEST_LOG_MAX);
 	free(l->seen);
 	*l = (struct request_log){ .timer = { .fd = -1 } };
+}
+
+void request_log_event(struct request_log *l, const struct egret_event *e,
+		       const char *name)
+{
+	const char *proto = egret_proto_name(e->proto);
+	char addr[INET6_ADDRSTRLEN] = "", comm[17];
+
+	/* Port 0 is no destination (and would read as a lookup request).
+	 * The backstop's UDP denials are the datagrams of sockets whose
+	 * connect() was let through unjudged: requests too. */
+	if (!l || !e->port || (e->family != 4 && e->family != 6) ||
+	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG &&
+	     !(e->hook == EGRET_HOOK_EGRESS && e->proto == 17)) ||
+	    (e->reason != EGRET_REASON_NO_ENTRY && e->reason != EGRET_REASON_PORT &&
+	     e->reason != EGRET_REASON_SPECIAL))
+		return;
+	if (!name)
+		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->addr, addr, sizeof(addr));
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	request_log_note(l, name ? REQUEST_NAME : REQUEST_ADDR, name ? name : addr,
+			 e->port, proto ? proto : "?", e->tgid, comm);
+}
+
+void request_log_lookup(struct request_log *l, const struct dns_decision *d)
+{
+	/* Only address lookups ask for a host; PTR, TXT and the rest of a
+	 * refused name's traffic stay in the log. */
+	if (!l || (d->verdict != DNS_VERDICT_DENY && d->verdict != DNS_VERDICT_WOULD_DENY) ||
+	    (d->qtype != DNS_TYPE_A && d->qtype != DNS_TYPE_AAAA))
+		return;
+	request_log_note(l, REQUEST_NAME, d->name, 0, "dns", 0, NULL);
+	if (d->client)
+		request_log_attribute(l, d->name, d->client, d->client_tcp);
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "dns/decision.h"
+#include "egret.h"
 #include "lib/loop.h"
 #include "requests/store.h"
 
@@ -57,6 +59,20 @@ void request_log_note(struct request_log *l, enum request_kind kind,
  */
 void request_log_attribute(struct request_log *l, const char *name,
 			   const struct sockaddr *client, bool tcp);
+
+/*
+ * Which denials become requests - the rule lives here. A destination the
+ * allowlist refused (no entry, another port, a special address) is
+ * something an operator may approve, @name (the name that taught its
+ * address) or else the address itself; a socket type, an option, a
+ * forged source or an expired entry (its name is allowed already) is not.
+ */
+void request_log_event(struct request_log *l, const struct egret_event *e,
+		       const char *name);
+
+/* A refused (or, --audit, would-be refused) address lookup: a request for
+ * the name, with who asked when the proxy knows. Other types are not. */
+void request_log_lookup(struct request_log *l, const struct dns_decision *d);
 
 /* Fold into the store. @wait: block for its lock (the final flush). */
 int request_log_flush(struct request_log *l, bool wait);

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dns/proxy_impl.h - the proxy's insides, shared by its three files only:
+ * dns/proxy.c (the decision: judge, forward, learn, answer), dns/tcp.c
+ * (TCP clients: framing, bounded output), dns/listen.c (the loopback
+ * listeners and UDP queries). Nothing outside dns/ includes this.
+ */
+#ifndef EGRET_DNS_PROXY_IMPL_H
+#define EGRET_DNS_PROXY_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "dns/proxy.h"
+#include "dns/upstream.h"
+#include "dns/wire.h"
+
+#define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
+#define DNS_MAX_TCP_CONNS	64
+
+struct dns_stats {
+	uint64_t queries;
+	uint64_t allowed;		/* forwarded upstream */
+	uint64_t denied;		/* NXDOMAIN: name not allowed */
+	uint64_t nodata;		/* HTTPS/SVCB answered empty */
+	uint64_t notimp;		/* a type egret does not forward */
+	uint64_t servfail;		/* upstream failure, full map, over cap */
+	uint64_t learned;		/* addresses written to the maps */
+};
+
+/* A listener that knows its proxy. */
+struct proxy_source {
+	struct loop_source src;
+	struct dns_proxy *p;
+};
+
+struct tcp_conn;
+
+struct dns_proxy {
+	struct dns_proxy_config cfg;
+	struct loop *loop;
+	struct allow_maps maps;
+	uint16_t port;			/* host order, same on all four sockets */
+	bool ip6_loopback;		/* ::1 usable; else v6 goes to ::ffff:127.0.0.1 */
+	struct proxy_source udp4, udp6, tcp4, tcp6;
+	struct dns_upstreams *ups;	/* where allowed names go */
+	struct tcp_conn *conns;
+	unsigned int nconns;
+	unsigned int inflight;
+	struct dns_stats stats;
+	struct names *names;		/* learned address -> name */
+};
+
+/* Where a query came from, so its answer goes back the same way. */
+struct query {
+	struct dns_proxy *p;
+	struct dns_question q;
+	uint8_t qraw[DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4];	/* header+question */
+	struct port_range ports[EGRET_PORT_SLOTS];
+	unsigned int nports;
+	bool any_port;
+	bool audit_only;		/* not allowed; answered for --audit */
+	bool client_edns;		/* the client sent an OPT record */
+	uint16_t client_limit;		/* largest UDP answer it takes */
+	int udp_fd;			/* -1 for TCP */
+	struct sockaddr_storage from;
+	socklen_t fromlen;
+	struct tcp_conn *conn;
+};
+
+struct outbuf {
+	struct outbuf *next;
+	size_t len, off;
+	uint8_t data[];
+};
+
+struct tcp_conn {
+	struct loop_source src;
+	struct dns_proxy *p;
+	struct tcp_conn *next;
+	unsigned int refs;		/* queries upstream that answer here */
+	bool dead;			/* socket closed; answers are dropped */
+	bool eof;			/* client finished sending */
+	size_t inlen;
+	size_t queued;
+	struct outbuf *out_head, *out_tail;
+	uint8_t in[2 + DNS_MAX_MSG];
+};
+
+/* dns/proxy.c: one query from a client (@tmpl: where it came from; copied
+ * if it goes upstream). */
+void proxy_handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
+			struct query *tmpl);
+
+/* dns/tcp.c */
+void tcp_on_accept(struct loop_source *src, uint32_t events);
+void tcp_send(struct tcp_conn *c, const uint8_t *msg, size_t len);
+int tcp_flush(struct tcp_conn *c);
+void tcp_close(struct tcp_conn *c);
+
+/* dns/listen.c: the four listeners on one free loopback port. */
+int listen_bind(struct dns_proxy *p);
+void listen_on_udp(struct loop_source *src, uint32_t events);
+void listen_close(struct dns_proxy *p);
+
+#endif

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stddef.h>
+
+#include "lib/vocab.h"
+
+static const char *const hook_names[EGRET_HOOK_MAX] = {
+	[EGRET_HOOK_CONNECT] = "connect",
+	[EGRET_HOOK_SENDMSG] = "sendmsg",
+	[EGRET_HOOK_SOCKET] = "socket",
+	[EGRET_HOOK_SOCKOPT] = "sockopt",
+	[EGRET_HOOK_EGRESS] = "egress",
+	[EGRET_HOOK_BIND] = "bind",
+	[EGRET_HOOK_LISTEN] = "listen",
+	[EGRET_HOOK_UNIX] = "unix",
+};
+
+static const char *const verdict_names[EGRET_VERDICT_MAX] = {
+	[EGRET_VERDICT_DENY] = "deny",
+	[EGRET_VERDICT_ALLOW] = "allow",
+	[EGRET_VERDICT_WOULD_DENY] = "would-deny",
+};
+
+static const char *const reason_names[EGRET_REASON_MAX] = {
+	[EGRET_REASON_ALLOWED] = "allowed",
+	[EGRET_REASON_NO_ENTRY] = "no-entry",
+	[EGRET_REASON_PORT] = "port",
+	[EGRET_REASON_EXPIRED] = "expired",
+	[EGRET_REASON_SPECIAL] = "special-address",
+	[EGRET_REASON_SOCKET] = "socket-type",
+	[EGRET_REASON_SOCKOPT] = "socket-option",
+	[EGRET_REASON_PACKET] = "packet",
+	[EGRET_REASON_SOURCE] = "source",
+	[EGRET_REASON_LISTENER] = "listener",
+};
+
+/* For people (the summary): why a destination was refused. */
+static const char *const reason_texts[EGRET_REASON_MAX] = {
+	[EGRET_REASON_NO_ENTRY] = "no rule allows this address",
+	[EGRET_REASON_PORT] = "port not allowed",
+	[EGRET_REASON_EXPIRED] = "expired: its name was not resolved again in time",
+	[EGRET_REASON_SPECIAL] = "special address, not named",
+	[EGRET_REASON_SOCKET] = "socket type",
+	[EGRET_REASON_SOCKOPT] = "socket option",
+	[EGRET_REASON_PACKET] = "packet refused on the wire",
+	[EGRET_REASON_SOURCE] = "source address not the host's",
+	[EGRET_REASON_LISTENER] = "listener",
+};
+
+static const char *name_of(const char *const *names, size_t n, unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+const char *egret_hook_name(unsigned int hook)
+{
+	return name_of(hook_names, EGRET_HOOK_MAX, hook);
+}
+
+const char *egret_verdict_name(unsigned int verdict)
+{
+	return name_of(verdict_names, EGRET_VERDICT_MAX, verdict);
+}
+
+const char *egret_reason_name(unsigned int reason)
+{
+	return name_of(reason_names, EGRET_REASON_MAX, reason);
+}
+
+const char *egret_reason_text(unsigned int reason)
+{
+	return name_of(reason_texts, EGRET_REASON_MAX, reason);
+}
+
+const char *egret_proto_name(unsigned int proto)
+{
+	switch (proto) {
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 262: return "mptcp";
+	case 1: return "icmp";
+	case 58: return "icmpv6";
+	default: return NULL;
+	}
+}
