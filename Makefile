@@ -1,8 +1,8 @@
 # egret - per-attempt, deny-by-default network egress enforced by cgroup BPF.
 #
 #   make            build build/egret
-#   make test       install missing deps, build, run unit, integration,
-#                   red-team and real-client tests
+#   make test       install missing deps, build, run unit, BPF program,
+#                   integration, red-team and real-client tests
 #   make demo       install missing deps, build, run the offline demo
 #   make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
 
@@ -19,8 +19,22 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
 
 CFLAGS     ?= -O2 -g
+
+# Say what is missing, once, instead of dying on <bpf/bpf.h>. The goals that
+# install the dependencies themselves (tools/install-deps.sh) skip this.
+SELF_INSTALLING := deps clean vmlinux test demo bench bench-clients fuzz sanitize
+ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
+MISSING := $(shell for t in pkg-config $(CLANG) $(BPFTOOL); do \
+		command -v $$t >/dev/null 2>&1 || echo $$t; done; \
+	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
+ifneq ($(strip $(MISSING)),)
+$(error missing build dependencies ($(strip $(MISSING))): run sudo tools/install-deps.sh to install them)
+endif
+endif
 WARN       := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-CPPFLAGS   := -D_GNU_SOURCE -Iinclude -Iuser -I$(OUT) -DEGRET_VERSION='"$(VERSION)"'
+# A distribution's CPPFLAGS and LDFLAGS (dpkg-buildflags) add to ours.
+override CPPFLAGS := -D_GNU_SOURCE -Iinclude -Iuser -I$(OUT) \
+              -DEGRET_VERSION='"$(VERSION)"' $(CPPFLAGS)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
               -Iinclude -Ivmlinux -Ibpf
 
@@ -42,7 +56,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit integration redteam clients demo bench bench-clients vmlinux helpers fuzz clean
+.PHONY: all deps test sanitize unit integration redteam clients demo bench bench-clients vmlinux helpers fuzz clean
 
 all: $(OUT)/egret
 
@@ -51,11 +65,16 @@ $(OUT) $(OUT)/tests $(OUT)/helpers:
 
 # Two BPF objects: egret (every attempt) and unix (bpf/unix.bpf.c, only
 # when abstract unix sockets are judged by name).
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)
+# (tests/bpf/bpf.mk builds its own copy with the same recipe.)
+define bpf_object
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $(@:.o=.tmp.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.o=.tmp.o)
 	$(Q)rm -f $(@:.o=.tmp.o)
+endef
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)
+	$(bpf_object)
 
 $(OUT)/egret.skel.h: $(OUT)/egret.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -83,12 +102,12 @@ $(OUT)/user/policy/embedded.o: user/policy/embedded.S user/policy/catalog.yaml \
 
 $(OUT)/egret: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
 
 # Unit tests link every module but main; cmocka supplies main().
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP $< $(LIB_OBJS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP $< $(LIB_OBJS) \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka) -o $@
 
 $(OUT)/helpers/%: tests/helpers/%.c $(wildcard tests/helpers/*.h) | $(OUT)/helpers
@@ -122,7 +141,7 @@ clients: $(OUT)/egret helpers
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory unit integration redteam clients
+	@$(MAKE) --no-print-directory unit bpf-tests integration redteam clients
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
@@ -140,6 +159,18 @@ bench:
 	@tools/install-deps.sh bench
 	@$(MAKE) --no-print-directory all helpers
 	@tests/bench/bench.sh
+
+# egret built with ASan and UBSan (build/sanitize/), run through the
+# integration suite; any sanitizer report, leaks included, fails it. The
+# reports are left in build/sanitize/reports/.
+SAN_OUT    := $(OUT)/sanitize
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=undefined
+sanitize: deps
+	@$(MAKE) --no-print-directory OUT=$(SAN_OUT) CFLAGS="$(SAN_CFLAGS)" \
+		$(SAN_OUT)/egret helpers
+	@EGRET=$(abspath $(SAN_OUT)/egret) HELPERS=$(abspath $(SAN_OUT)/helpers) \
+		REPORTS=$(abspath $(SAN_OUT)/reports) tools/sanitize.sh
 
 # libFuzzer (clang's runtime from libclang-rt-14-dev) with ASan and UBSan,
 # bounded: FUZZ_SECONDS of mutation per target from its committed seed
@@ -179,6 +210,8 @@ fuzz: deps
 		$(OUT)/fuzz_$$t $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)) \
 			-max_len=4096 -print_final_stats=1 $(OUT)/fuzz-corpus/$$t || exit 1; \
 	done
+
+include tests/bpf/bpf.mk
 
 -include $(USER_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(UNIT_TESTS:=.d)
 

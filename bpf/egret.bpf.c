@@ -1,183 +1,38 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * egret.bpf.c - cgroup sock_addr programs that deny every destination the
- * attempt's allow maps do not hold, and send every DNS query to egret.
+ * egret.bpf.c - the programs of one attempt: cgroup hooks that deny every
+ * destination the attempt's allow maps do not hold, send every DNS query
+ * to egret, admit only the sockets, options and binds those hooks can
+ * judge, and judge every packet again on its way out.
  *
  * Attached (by bpf_link) to one attempt's cgroup only; processes elsewhere,
- * the miner included, never run these programs.
+ * the miner included, never run these programs. Each program is a thin
+ * wrapper: the logic is in lib/, one topic per header.
  */
-/* Only uapi context structs are read here, at offsets the kernel fixes:
- * without CO-RE relocations libbpf need not load and parse the kernel's
- * BTF (about 20 ms of every launch). */
+/* Only uapi structs are read, here and in lib/, at offsets the kernel
+ * fixes: without CO-RE relocations libbpf need not load and parse the
+ * kernel's BTF (about 20 ms of every launch). Defined before anything
+ * includes vmlinux.h, which reads it (every lib/ header does). */
 #define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "egret.h"
 #include "egret_match.h"
+#include "lib/verdict.h"
+#include "lib/net.h"
 #include "lib/events.h"
 #include "lib/host.h"
 #include "lib/allow.h"
+#include "lib/names.h"
 #include "lib/dns.h"
+#include "lib/conn.h"
 #include "lib/socket.h"
+#include "lib/judge.h"
+#include "lib/bind.h"
 #include "lib/egress.h"
 
-/* Verdicts of cgroup sock_addr programs: 0 makes the syscall fail EPERM. */
-#define SYS_REJECT	0
-#define SYS_PROCEED	1
-
-/*
- * --deny-errno: what a refused connect() or sendmsg() fails with instead
- * of the kernel's EPERM. Clients decide from it whether to retry for
- * minutes and what to blame (docs/CLIENTS.md). bpf_set_retval() needs
- * Linux 5.18: egret probes for it before loading and sets have_set_retval,
- * so on an older kernel the verifier drops the call as dead code.
- */
-const volatile __u8 have_set_retval;
-volatile __s32 deny_errno;
-
-static __always_inline int refuse_with_errno(int verdict)
-{
-	if (verdict == SYS_REJECT && have_set_retval && deny_errno > 0)
-		bpf_set_retval(-deny_errno);
-	return verdict;
-}
-
-#define AF_UNSPEC	0
-#define AF_INET		2
-#define AF_INET6	10
-
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/*
- * A UDP connect() sends nothing: getaddrinfo and Go's resolver connect
- * sockets to sort addresses (port 0, 9) and close them. Not egress, so no
- * denial: the connect proceeds, the socket forgets any earlier peer, and
- * every datagram it sends is judged on its way (the sendmsg hook with a
- * cmsg, the egress backstop without).
- */
-#define SYS_UNJUDGED	2
-
-/* Judge @addr:@port (host order) for @hook, count it, log it. *@lasting:
- * allowed by a rule that never expires. */
-static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
-				  __u8 proto, int *lasting)
-{
-	__u32 a[4] = { addr };
-	struct event_info in = {
-		.hook = hook, .family = 4, .addr = a, .port = port,
-		.proto = proto, .reason = allow4_judge(addr, port, lasting),
-	};
-
-	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
-	    in.reason != EGRET_REASON_ALLOWED)
-		return SYS_UNJUDGED;
-	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
-}
-
-static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
-				  __u16 port, __u8 proto, int *lasting)
-{
-	struct event_info in = {
-		.hook = hook, .family = 6, .addr = addr, .port = port,
-		.proto = proto,
-	};
-
-	/* ::ffff:a.b.c.d is routed, and so judged and logged, as IPv4. */
-	if (egret_is_v4mapped(addr))
-		return judge4(hook, addr[3], port, proto, lasting);
-	in.reason = allow6_judge(addr, port, lasting);
-	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
-	    in.reason != EGRET_REASON_ALLOWED)
-		return SYS_UNJUDGED;
-	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
-}
-
-static __always_inline void ctx_ip6(const struct bpf_sock_addr *ctx, __u32 addr[4])
-{
-	addr[0] = ctx->user_ip6[0];
-	addr[1] = ctx->user_ip6[1];
-	addr[2] = ctx->user_ip6[2];
-	addr[3] = ctx->user_ip6[3];
-}
-
-/*
- * A sendmsg without msg_name on a connected UDP socket normally skips the
- * hook, but one carrying a cmsg (IP_TTL, IP_PKTINFO...) runs it with an
- * all-zero, AF_UNSPEC address: the datagram goes to the connected peer, so
- * judge that peer instead of denying the "0.0.0.0:0" the kernel shows us.
- */
-static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
-{
-	struct bpf_sock *sk = ctx->sk;
-	__u32 peer[4] = {};
-	int lasting;
-
-	if (!sk)
-		return SYS_REJECT;
-	peer[0] = sk->dst_ip4;
-	if (dns_is_proxy4(peer[0], sk->dst_port))
-		return SYS_PROCEED;
-	/* The peer its connect() was allowed to: a flow, like TCP's, that
-	 * outlives the allow entry (QUIC sends every datagram with cmsgs). */
-	if (conn_remembered(sk, 4, peer, sk->dst_port))
-		return SYS_PROCEED;
-	return judge4(EGRET_HOOK_SENDMSG, peer[0], bpf_ntohs(sk->dst_port),
-		      (__u8)ctx->protocol, &lasting);
-}
-
-static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
-{
-	struct bpf_sock *sk = ctx->sk;
-	__u32 addr[4];
-	int lasting;
-
-	if (!sk)
-		return SYS_REJECT;
-	addr[0] = sk->dst_ip6[0];
-	addr[1] = sk->dst_ip6[1];
-	addr[2] = sk->dst_ip6[2];
-	addr[3] = sk->dst_ip6[3];
-	if (dns_is_proxy6(addr, sk->dst_port))
-		return SYS_PROCEED;
-	if (egret_is_v4mapped(addr)) {
-		__u32 v4[4] = { addr[3] };
-
-		if (conn_remembered(sk, 4, v4, sk->dst_port))
-			return SYS_PROCEED;
-	} else if (conn_remembered(sk, 6, addr, sk->dst_port)) {
-		return SYS_PROCEED;
-	}
-	return judge6(EGRET_HOOK_SENDMSG, addr, bpf_ntohs(sk->dst_port),
-		      (__u8)ctx->protocol, &lasting);
-}
-
-/* A DNS destination goes to the proxy; anything else is judged. */
-static __always_inline int sock4_connect_or_send(struct bpf_sock_addr *ctx,
-						 enum egret_hook hook, int *lasting)
-{
-	int r = dns_redirect4(ctx);
-
-	*lasting = 0;
-	if (r)
-		return r > 0 ? SYS_PROCEED : SYS_REJECT;
-	return judge4(hook, ctx->user_ip4, bpf_ntohs(ctx->user_port),
-		      (__u8)ctx->protocol, lasting);
-}
-
-static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx,
-						 enum egret_hook hook, int *lasting)
-{
-	__u32 addr[4];
-	int r = dns_redirect6(ctx);
-
-	*lasting = 0;
-	if (r)
-		return r > 0 ? SYS_PROCEED : SYS_REJECT;
-	ctx_ip6(ctx, addr);
-	return judge6(hook, addr, bpf_ntohs(ctx->user_port), (__u8)ctx->protocol,
-		      lasting);
-}
 
 /*
  * An allowed connect: the socket remembers where, for the backstop - unless
@@ -241,36 +96,6 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 	return verdict;
 }
 
-/*
- * udp_sendmsg() takes a msg_name of family AF_UNSPEC as AF_INET and sends
- * to its address, while the hook sees user_family AF_UNSPEC just as for a
- * send with no address at all. Only an all-zero address means "no msg_name"
- * (the kernel refuses port 0 before the hook); anything else is judged as
- * the destination it is, or a socket connected to an allowed peer could
- * send anywhere.
- */
-static __always_inline int sock4_no_destination(struct bpf_sock_addr *ctx)
-{
-	return ctx->user_family == AF_UNSPEC && ctx->user_ip4 == 0 &&
-	       ctx->user_port == 0;
-}
-
-/*
- * In audit mode a datagram the policy refuses is logged here and let
- * through; remembering its destination on the socket keeps the backstop
- * from logging the same datagram a second time on the wire.
- */
-static __always_inline void audit_remember4(struct bpf_sock_addr *ctx)
-{
-	__u32 ip = ctx->user_ip4, port = ctx->user_port;
-	__u32 addr[4] = {};
-
-	barrier_var(ip);
-	barrier_var(port);
-	addr[0] = ip;
-	conn_remember(ctx, 4, addr, (__u16)port);
-}
-
 SEC("cgroup/sendmsg4")
 int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
@@ -303,33 +128,33 @@ int egret_sendmsg6(struct bpf_sock_addr *ctx)
 	return refuse_with_errno(verdict);
 }
 
-/* recvmsg and getpeername programs must return 1; they only rewrite. */
+/* recvmsg and getpeername programs must proceed; they only rewrite. */
 SEC("cgroup/recvmsg4")
 int egret_recvmsg4(struct bpf_sock_addr *ctx)
 {
 	dns_restore4(ctx);
-	return 1;
+	return SYS_PROCEED;
 }
 
 SEC("cgroup/recvmsg6")
 int egret_recvmsg6(struct bpf_sock_addr *ctx)
 {
 	dns_restore6(ctx);
-	return 1;
+	return SYS_PROCEED;
 }
 
 SEC("cgroup/getpeername4")
 int egret_getpeer4(struct bpf_sock_addr *ctx)
 {
 	dns_restore4(ctx);
-	return 1;
+	return SYS_PROCEED;
 }
 
 SEC("cgroup/getpeername6")
 int egret_getpeer6(struct bpf_sock_addr *ctx)
 {
 	dns_restore6(ctx);
-	return 1;
+	return SYS_PROCEED;
 }
 
 /* Only socket kinds the hooks enforce: no raw, ping, SCTP or UDP-Lite. */
@@ -347,47 +172,6 @@ int egret_socket(struct bpf_sock *ctx)
 		return SYS_PROCEED;
 	}
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
-}
-
-/* The group of a join (sockopt_classify): named by the policy, or not.
- * A group_req holds gr_interface, then an 8-aligned sockaddr_storage
- * whose family must be the level's. Too short or odd: refused. */
-static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *ctx,
-							    enum sockopt_kind kind,
-							    struct event_info *in,
-							    __u32 group[4])
-{
-	__u8 *val = ctx->optval, *end = ctx->optval_end;
-	int lasting;
-
-	/* Beyond a page the program sees only a copy of the first one, and
-	 * the kernel, left to itself, reads the caller's buffer again: a
-	 * thread could swap the group in between. No join needs that much. */
-	if (ctx->optlen > SOCKOPT_JUDGED_MAX)
-		return EGRET_REASON_SOCKOPT;
-	if (kind == SOCKOPT_JOIN4_MREQ || kind == SOCKOPT_JOIN4_GREQ) {
-		if (kind == SOCKOPT_JOIN4_GREQ) {
-			if (val + 16 > end || *(__u16 *)(val + 8) != AF_INET)
-				return EGRET_REASON_SOCKOPT;
-			val += 12;
-		}
-		if (val + 4 > end)
-			return EGRET_REASON_SOCKOPT;
-		group[0] = *(__u32 *)val;
-		in->family = 4;
-		return allow4_judge_at(group[0], EGRET_PORT_ANY, bpf_ktime_get_ns(),
-				       &lasting);
-	}
-	if (kind == SOCKOPT_JOIN6_GREQ) {
-		if (val + 32 > end || *(__u16 *)(val + 8) != AF_INET6)
-			return EGRET_REASON_SOCKOPT;
-		val += 16;
-	}
-	if (val + 16 > end)
-		return EGRET_REASON_SOCKOPT;
-	__builtin_memcpy(group, val, 16);
-	in->family = 6;
-	return allow6_judge_at(group, EGRET_PORT_ANY, bpf_ktime_get_ns(), &lasting);
 }
 
 /*
@@ -414,60 +198,6 @@ int egret_sockopt(struct bpf_sockopt *ctx)
 			in.addr = group;
 	}
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
-}
-
-/*
- * Binds. A bound address must be the host's own (with FREEBIND refused,
- * only net.ipv*.ip_nonlocal_bind would let one through). A UDP port bound
- * explicitly on a non-loopback address tells a prober that the attempt
- * listens (a datagram there is taken; elsewhere the kernel answers port
- * unreachable): on the wildcard it is moved to loopback, where a server
- * inside the attempt still works for local clients; on a host address it
- * is refused. TCP listeners are handled at listen() (egret_listen).
- * An IPv6 link-local bind would tie the socket to a device: refused.
- */
-static __always_inline int bind_refuse(struct bpf_sock_addr *ctx, int family,
-				       const __u32 addr[4], __u16 port,
-				       enum egret_reason reason)
-{
-	struct event_info in = {
-		.hook = EGRET_HOOK_BIND, .family = family, .addr = addr,
-		.port = port, .proto = (__u8)ctx->protocol, .reason = reason,
-	};
-
-	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
-}
-
-static __always_inline int bind_pass(void)
-{
-	counter_add(EGRET_COUNTER(EGRET_HOOK_BIND, EGRET_VERDICT_ALLOW));
-	return SYS_PROCEED;
-}
-
-/* What a bind of IPv4 @addr (also ::ffff:@addr) gets. */
-enum bind_action { BIND_PASS, BIND_TO_LOOPBACK, BIND_NOT_HOSTS, BIND_LISTENER };
-
-static __always_inline enum bind_action bind4_action(__u32 addr, int udp_port)
-{
-	if (egret_classify4(addr) == EGRET_ADDR_LOOPBACK)
-		return BIND_PASS;
-	if (addr == 0)
-		return udp_port && !audit ? BIND_TO_LOOPBACK : BIND_PASS;
-	if (!(host4_flags(addr) & EGRET_HOST_LOCAL))
-		return BIND_NOT_HOSTS;
-	return udp_port ? BIND_LISTENER : BIND_PASS;
-}
-
-static __always_inline int bind4_apply(struct bpf_sock_addr *ctx, __u32 addr,
-				       __u16 port, enum bind_action act)
-{
-	__u32 a[4] = { addr };
-
-	if (act == BIND_NOT_HOSTS)
-		return bind_refuse(ctx, 4, a, port, EGRET_REASON_SOURCE);
-	if (act == BIND_LISTENER)
-		return bind_refuse(ctx, 4, a, port, EGRET_REASON_LISTENER);
-	return bind_pass();
 }
 
 SEC("cgroup/bind4")
@@ -531,7 +261,6 @@ int egret_bind6(struct bpf_sock_addr *ctx)
  * binding fails (only a socket already bound to another device could,
  * and that option is refused) the event says so.
  */
-#define SOCK_OPS_TCP_LISTEN_CB	11
 #define LOOPBACK_IFINDEX	1
 
 SEC("sockops")
@@ -543,7 +272,7 @@ int egret_listen(struct bpf_sock_ops *ctx)
 		.port = (__u16)ctx->local_port, .proto = IPPROTO_TCP_,
 	};
 
-	if (ctx->op != SOCK_OPS_TCP_LISTEN_CB)
+	if (ctx->op != BPF_SOCK_OPS_TCP_LISTEN_CB)
 		return 1;
 	if (bpf_setsockopt(ctx, SOL_SOCKET_, SO_BINDTOIFINDEX_, &lo, sizeof(lo)) == 0) {
 		counter_add(EGRET_COUNTER(EGRET_HOOK_LISTEN, EGRET_VERDICT_ALLOW));

@@ -19,11 +19,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "egret.h"
+#include "lib/verdict.h"
+#include "lib/net.h"
 #include "lib/events.h"
 
-#define SYS_REJECT	0
-#define SYS_PROCEED	1
-#define AF_UNIX_	1
 /* offsetof(struct sockaddr_un, sun_path) */
 #define SUN_PATH_OFF	2
 

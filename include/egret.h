@@ -93,7 +93,8 @@ struct egret_dns_orig {
 };
 
 /* egret_conn: per socket, the destination its connect() was allowed to
- * (BPF_MAP_TYPE_SK_STORAGE, written by connect4/6). The egress backstop
+ * (BPF_MAP_TYPE_SK_STORAGE, written by connect4/6, and in --audit mode by
+ * sendmsg4/6 for a datagram they let through). The egress backstop
  * lets that flow's packets pass even after the allow entry expires:
  * established connections are not cut. */
 struct egret_conn {
@@ -115,7 +116,7 @@ struct egret_name {
 	char name[128];
 };
 
-/* Why a destination was judged the way it was (events use these later). */
+/* Why a destination was judged the way it was (every event carries one). */
 enum egret_reason {
 	EGRET_REASON_ALLOWED = 0,
 	EGRET_REASON_NO_ENTRY,		/* no allow entry holds the address */
@@ -164,7 +165,7 @@ struct egret_event {
 	__u32 uid;
 	__u32 addr[4];		/* destination, network order; IPv4 in addr[0] */
 	__u16 port;		/* destination, host order */
-	__u8 family;		/* 4, 6, or 0 (socket/sockopt events) */
+	__u8 family;		/* 4, 6, or 0: no address (socket, listen, unix) */
 	__u8 proto;		/* IPPROTO_*; for socket events the protocol asked */
 	__u8 hook;		/* enum egret_hook */
 	__u8 verdict;		/* enum egret_verdict */
@@ -198,8 +199,12 @@ enum egret_addr_class {
 	EGRET_ADDR_BROADCAST,		/* 255.255.255.255 */
 };
 
-/* Default map sizes; `egret run --max-entries` overrides the exact maps. */
+/* Default map sizes; `egret run --max-entries` overrides the exact maps
+ * (and egret_names, twice that), `--max-cidrs` the tries. */
 #define EGRET_DEFAULT_MAX_ENTRIES	65536
+/* egret_names holds a name for each address of egret_allow4 and
+ * egret_allow6: this many times their max_entries. */
+#define EGRET_NAMES_PER_ENTRY		2
 #define EGRET_DEFAULT_MAX_CIDRS		4096
 
 /* Both compilers (clang -target bpf, gcc) must lay these out alike. */

@@ -2,10 +2,10 @@
 /*
  * egret_match.h - the decision logic shared by BPF and user space.
  *
- * The connect/sendmsg programs compile exactly these functions, and the unit
- * tests (tests/unit/test_match.c) run the very same code in user space. Keep
- * them free of helpers and globals: plain loads, bounded loops, byte access
- * to network-order words so host endianness never matters.
+ * The BPF programs (through bpf/lib/) compile exactly these functions, and
+ * the unit tests (tests/unit/test_match.c) run the very same code in user
+ * space. Keep them free of helpers and globals: plain loads, bounded loops,
+ * byte access to network-order words so host endianness never matters.
  */
 #ifndef EGRET_MATCH_H
 #define EGRET_MATCH_H
@@ -82,7 +82,7 @@ EGRET_INLINE enum egret_addr_class egret_classify6(const __u32 addr[4])
 #define EGRET_PORT_ANY	0x10000U
 
 /*
- * Judge @port (host order, or EGRET_PORT_ANY) at boot-clock time @now
+ * Judge @port (host order, or EGRET_PORT_ANY) at monotonic-clock time @now
  * against one allow entry. A special address needs an entry flagged
  * EGRET_ALLOW_SPECIAL. Returns EGRET_REASON_ALLOWED or the most specific
  * reason for a denial.

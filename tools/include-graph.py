@@ -21,7 +21,9 @@ LAYERS = {
     'requests': ['lib', 'policy', 'dns'],
     'observe': ['lib', 'policy', 'dns', 'requests'],
     'attempt': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe'],
-    'cmd': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe', 'attempt'],
+    'daemon': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe', 'attempt'],
+    'cmd': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe', 'attempt',
+            'daemon'],
     '.': ['lib', 'policy', 'dns', 'enforce', 'requests', 'observe', 'attempt', 'cmd'],
 }
 INC = re.compile(r'^#include "([a-z_]+/[a-z_]+)\.h"', re.M)

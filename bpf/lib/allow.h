@@ -2,11 +2,18 @@
 /*
  * allow.h - the allow maps and the lookup that judges one destination.
  *
- * User space (user/allowmap.c) is the only writer: static entries before
- * COMMAND starts, DNS-learned entries later. BPF only reads.
+ * User space (user/enforce/allow.c) is the only writer: static entries
+ * before COMMAND starts, DNS-learned entries and approvals later, and a
+ * sweep that deletes expired ones. BPF only reads.
  */
 #ifndef EGRET_BPF_ALLOW_H
 #define EGRET_BPF_ALLOW_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "egret.h"
+#include "egret_match.h"
+#include "lib/host.h"
 
 /* Exact IPv4 addresses -> port rules with lifetimes. Not preallocated:
  * --max-entries is a limit, not memory every attempt pins up front (two
@@ -47,16 +54,6 @@ struct {
 	__type(key, struct egret_lpm_key6);
 	__type(value, struct egret_allow);
 } egret_cidr6 SEC(".maps");
-
-/* Learned address -> the name whose answer taught it. Written by egret
- * for `egret status` and bpftool; the programs never read it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 2 * EGRET_DEFAULT_MAX_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct egret_name_key);
-	__type(value, struct egret_name);
-} egret_names SEC(".maps");
 
 /*
  * Judge against one family's exact map and trie: allowed if either entry

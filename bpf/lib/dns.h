@@ -11,13 +11,20 @@
 #ifndef EGRET_BPF_DNS_H
 #define EGRET_BPF_DNS_H
 
-#define DNS_PORT_BE	bpf_htons(53)
-#define LOOPBACK4_BE	bpf_htonl(0x7f000001)
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "egret.h"
+#include "egret_match.h"
+#include "lib/net.h"
 
-/* Set by user space before the programs are attached (not at load: they
- * may have been loaded in advance, user/enforce/spare.c): the proxy's port (network
- * order; 0 until set, and then nothing counts as DNS) and where IPv6
- * sockets are sent (::1, or ::ffff:127.0.0.1 without ::1). */
+#define DNS_PORT_BE	bpf_htons(53)
+
+/* Set by user space (loader_configure() in user/enforce/loader.c) before
+ * the programs are attached, not at load: they may have been loaded in
+ * advance (user/enforce/spare.c). The proxy's port (network order; 0 until
+ * set, and then nothing counts as DNS) and where IPv6 sockets are sent
+ * (::1, or ::ffff:127.0.0.1 without ::1). */
 volatile __u16 dns_proxy_port_be;
 volatile __u32 dns_proxy_ip6[4];
 

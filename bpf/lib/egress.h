@@ -14,95 +14,29 @@
  *  3. its destination address and port are allowed now, or
  *  4. it goes from loopback to loopback from an allowed address and port
  *     (a server inside the attempt answering a client the policy let in);
- * and it carries no IPv4 options and no IPv6 routing header, and its source
- * is one of the host's own addresses (a forged source would have an
- * allowed host answer someone else: IPV6_FREEBIND and the like).
+ * and it is TCP or UDP, carries no IPv4 options and no IPv6 routing header
+ * (other IPv6 extension headers, at most IPV6_EXT_MAX, are stepped over),
+ * and its source is one of the host's own addresses (a forged source would
+ * have an allowed host answer someone else: IPV6_FREEBIND and the like).
+ * A later fragment carries no ports: it is judged by its address alone.
  */
 #ifndef EGRET_BPF_EGRESS_H
 #define EGRET_BPF_EGRESS_H
 
-#define ETH_P_IP_	0x0800
-#define ETH_P_IPV6_	0x86DD
-#define NEXTHDR_HOP	0
-#define NEXTHDR_TCP	6
-#define NEXTHDR_UDP	17
-#define NEXTHDR_ROUTING	43
-#define NEXTHDR_FRAGMENT 44
-#define NEXTHDR_DEST	60
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "egret.h"
+#include "egret_match.h"
+#include "lib/verdict.h"
+#include "lib/net.h"
+#include "lib/events.h"
+#include "lib/host.h"
+#include "lib/allow.h"
+#include "lib/dns.h"
+#include "lib/conn.h"
+
 #define IPV6_EXT_MAX	6	/* extension headers walked before giving up */
-
-#define SKB_DROP	0
-#define SKB_PASS	1
-
-/* Where each socket of the attempt was allowed to connect. */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct egret_conn);
-} egret_conn SEC(".maps");
-
-/* connect4/6 verdict "allowed": remember the destination on the socket. */
-static __always_inline void conn_remember(struct bpf_sock_addr *ctx, int family,
-					  const __u32 addr[4], __u16 port_be)
-{
-	struct bpf_sock *sk = ctx->sk;
-	struct egret_conn *c;
-
-	if (!sk)
-		return;
-	c = bpf_sk_storage_get(&egret_conn, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!c)
-		return;		/* the backstop then judges by the maps */
-	c->addr[0] = addr[0];
-	c->addr[1] = addr[1];
-	c->addr[2] = addr[2];
-	c->addr[3] = addr[3];
-	c->port_be = port_be;
-	c->family = (__u8)family;
-	c->valid = 1;
-}
-
-/* A connect a lasting rule allowed: the socket keeps no earlier peer (a
- * reconnected UDP socket must not carry its old destination's pass). */
-static __always_inline void conn_forget(struct bpf_sock_addr *ctx)
-{
-	struct bpf_sock *sk = ctx->sk;
-	struct egret_conn *c;
-
-	if (!sk)
-		return;
-	c = bpf_sk_storage_get(&egret_conn, sk, 0, 0);
-	if (c)
-		c->valid = 0;
-}
-
-/* Was @sk's connect() allowed to exactly this destination? */
-static __always_inline int conn_remembered(struct bpf_sock *sk, int family,
-					   const __u32 dst[4], __u16 dport_be)
-{
-	struct egret_conn *c;
-
-	if (!sk)
-		return 0;
-	c = bpf_sk_storage_get(&egret_conn, sk, 0, 0);
-	if (!c || !c->valid || c->family != family || c->port_be != dport_be)
-		return 0;
-	if (family == 4)
-		return c->addr[0] == dst[0];
-	return c->addr[0] == dst[0] && c->addr[1] == dst[1] &&
-	       c->addr[2] == dst[2] && c->addr[3] == dst[3];
-}
-
-static __always_inline int conn_matches(struct __sk_buff *skb, int family,
-					const __u32 dst[4], __u16 dport_be)
-{
-	struct bpf_sock *sk = skb->sk;
-
-	if (!sk)
-		return 0;
-	return conn_remembered(bpf_sk_fullsock(sk), family, dst, dport_be);
-}
 
 /* A packet the backstop refuses: counted, logged (no task context: this
  * may run in softirq), dropped - or, in audit mode, let through. */
@@ -125,7 +59,8 @@ static __always_inline int egress_deny(int family, const __u32 dst[4],
 	return egress_refuse(family, dst, dport_be, proto, EGRET_REASON_PACKET);
 }
 
-/* The L4 ports at @off, or 0 when this is not a first fragment. */
+/* The L4 ports at @off: 0, or -1 when the packet ends before them.
+ * Callers skip this for a later fragment, which carries no ports. */
 static __always_inline int load_ports(struct __sk_buff *skb, __u32 off,
 				      __u16 *sport_be, __u16 *dport_be)
 {
@@ -154,7 +89,7 @@ static __always_inline int egress4(struct __sk_buff *skb)
 		return egress_refuse(4, dst, 0, iph.protocol, EGRET_REASON_SOURCE);
 	/* Options (source routes and the like), other protocols: refused. */
 	if (iph.ihl != 5 ||
-	    (iph.protocol != NEXTHDR_TCP && iph.protocol != NEXTHDR_UDP))
+	    (iph.protocol != IPPROTO_TCP_ && iph.protocol != IPPROTO_UDP_))
 		return egress_deny(4, dst, 0, iph.protocol);
 	/* A later fragment has no ports: judge it by its first's address. */
 	if (!(iph.frag_off & bpf_htons(0x1fff)) &&

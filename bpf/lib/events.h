@@ -9,7 +9,13 @@
 #ifndef EGRET_BPF_EVENTS_H
 #define EGRET_BPF_EVENTS_H
 
-/* Set before the programs are attached (--log-allowed, --audit). */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "egret.h"
+
+/* Set before the programs are attached (--log-allowed, --audit): by
+ * loader_configure() in user/enforce/loader.c, and for bpf/unix.bpf.c by
+ * user/enforce/unix_filter.c. */
 volatile __u8 log_allowed;
 volatile __u8 audit;
 

@@ -3,16 +3,21 @@
  * host.h - the host's own addresses, as the attempt's network namespace
  * has them.
  *
- * User space (user/enforce/hostaddr.c) copies the namespace's local routing table
- * here before any program is attached and keeps it current from rtnetlink:
- * the addresses of every interface (type local, which also holds
- * 127.0.0.0/8 and any AnyIP prefix), subnet broadcasts, IPv6 anycast. They
- * are what a packet of the attempt may carry as its source, and they are
- * special destinations: a service of the host listening on 0.0.0.0 is
- * reached through any of them, as through 127.0.0.1.
+ * User space (user/enforce/hostaddr.c) copies the namespace's local routing
+ * table here before any program is attached and keeps it current from
+ * rtnetlink: the addresses of every interface (type local, which also
+ * holds 127.0.0.0/8 and any AnyIP prefix), subnet broadcasts, IPv6
+ * anycast. They are what a packet of the attempt may carry as its source,
+ * and they are special destinations: a service of the host listening on
+ * 0.0.0.0 is reached through any of them, as through 127.0.0.1.
  */
 #ifndef EGRET_BPF_HOST_H
 #define EGRET_BPF_HOST_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "egret.h"
+#include "egret_match.h"
 
 /* IPv4 prefixes of the local table -> EGRET_HOST_* flags. */
 struct {

@@ -15,13 +15,16 @@
 #ifndef EGRET_BPF_SOCKET_H
 #define EGRET_BPF_SOCKET_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "egret.h"
+#include "egret_match.h"
+#include "lib/net.h"
+#include "lib/events.h"
+#include "lib/allow.h"
+
 #define SOCK_STREAM	1
 #define SOCK_DGRAM	2
-
-#define IPPROTO_IP_	0	/* "the default for the type" */
-#define IPPROTO_TCP_	6
-#define IPPROTO_UDP_	17
-#define IPPROTO_MPTCP_	262
 
 #define SOL_SOCKET_	1
 #define SOL_IP_		0
@@ -115,6 +118,47 @@ static __always_inline enum sockopt_kind sockopt_classify(__s32 level, __s32 opt
 		return SOCKOPT_PASS;
 	}
 	return SOCKOPT_PASS;
+}
+
+/* The group of a join (sockopt_classify): named by the policy, or not.
+ * A group_req holds gr_interface, then an 8-aligned sockaddr_storage
+ * whose family must be the level's. Too short or odd: refused. */
+static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *ctx,
+							    enum sockopt_kind kind,
+							    struct event_info *in,
+							    __u32 group[4])
+{
+	__u8 *val = ctx->optval, *end = ctx->optval_end;
+	int lasting;
+
+	/* Beyond a page the program sees only a copy of the first one, and
+	 * the kernel, left to itself, reads the caller's buffer again: a
+	 * thread could swap the group in between. No join needs that much. */
+	if (ctx->optlen > SOCKOPT_JUDGED_MAX)
+		return EGRET_REASON_SOCKOPT;
+	if (kind == SOCKOPT_JOIN4_MREQ || kind == SOCKOPT_JOIN4_GREQ) {
+		if (kind == SOCKOPT_JOIN4_GREQ) {
+			if (val + 16 > end || *(__u16 *)(val + 8) != AF_INET)
+				return EGRET_REASON_SOCKOPT;
+			val += 12;
+		}
+		if (val + 4 > end)
+			return EGRET_REASON_SOCKOPT;
+		group[0] = *(__u32 *)val;
+		in->family = 4;
+		return allow4_judge_at(group[0], EGRET_PORT_ANY, bpf_ktime_get_ns(),
+				       &lasting);
+	}
+	if (kind == SOCKOPT_JOIN6_GREQ) {
+		if (val + 32 > end || *(__u16 *)(val + 8) != AF_INET6)
+			return EGRET_REASON_SOCKOPT;
+		val += 16;
+	}
+	if (val + 16 > end)
+		return EGRET_REASON_SOCKOPT;
+	__builtin_memcpy(group, val, 16);
+	in->family = 6;
+	return allow6_judge_at(group, EGRET_PORT_ANY, bpf_ktime_get_ns(), &lasting);
 }
 
 #endif /* EGRET_BPF_SOCKET_H */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/paths.h"
+#include "lib/trust.h"
 
 static void id_valid(void **state)
 {

@@ -59,7 +59,7 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 		return r;
 	}
 
-	if (in->policy_file && !strcmp(in->policy_file, "none")) {
+	if (in->policy_file && !strcmp(in->policy_file, POLICY_FILE_NONE)) {
 		/* Only the command line: no file, no built-in default. */
 		r = 0;
 	} else if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {

@@ -16,9 +16,6 @@
 
 #include "policy/policy.h"
 
-/* Exit status for a refused policy (bad syntax, values, ownership). */
-#define EXIT_POLICY	2
-
 struct effective_in {
 	const char *policy_file;	/* NULL: POLICY_DEFAULT_PATH, else built-in;
 					 * "none": the command line alone */

@@ -24,6 +24,7 @@
 #include "attempt/launch.h"
 #include "attempt/seccomp.h"
 #include "attempt/terminal.h"
+#include "lib/exit.h"
 #include "lib/util.h"
 
 const char *launch_step_name(int step)
@@ -55,7 +56,7 @@ int launch_exit_code(int code, int status)
 {
 	if (code == CLD_EXITED)
 		return status;
-	return 128 + status;
+	return EXIT_SIGNAL_BASE + status;
 }
 
 int launch_keep_fd_check(int fd, char *err, size_t errlen)
@@ -231,7 +232,7 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 	}
 	execvp(l->argv[0], l->argv);
 	child_fail(pipe_fd, LAUNCH_STEP_EXEC, errno,
-		   errno == ENOENT ? 127 : 126);
+		   errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
 
 int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,7 @@
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
 #include "lib/paths.h"
+#include "lib/util.h"
 
 void run_usage(FILE *out)
 {
@@ -85,7 +87,7 @@ static const struct { const char *name; int e; } deny_errnos[] = {
 
 const char *run_deny_errno_name(int e)
 {
-	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(deny_errnos); i++)
 		if (deny_errnos[i].e == e)
 			return deny_errnos[i].name;
 	return "?";
@@ -93,7 +95,7 @@ const char *run_deny_errno_name(int e)
 
 static int parse_deny_errno(const char *text, int *ret)
 {
-	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(deny_errnos); i++)
 		if (!strcasecmp(text, deny_errnos[i].name)) {
 			*ret = deny_errnos[i].e;
 			return 0;
@@ -116,256 +118,364 @@ static int parse_long(const char *text, long min, long max, long *ret)
 	return 0;
 }
 
+/* ---- the option table ------------------------------------------- */
+
+/* What parsing one command line carries from option to option. */
+struct run_parse {
+	struct run_opts *o;
+	int verbosity;		/* enum log_level, set once all options are read */
+	/* One buffer for every parser's reason, as --keep-fd falls back on
+	 * its own words only when nothing was said. */
+	char err[256];
+};
+
+struct run_option;
+typedef int (*run_option_fn)(struct run_parse *p, const struct run_option *opt,
+			     const char *arg);
+
+/*
+ * One `egret run` option. Most only set a field of struct run_opts
+ * (@field, checked against its type where the row is made: a bool setter
+ * pointed at a long would write past it); the rest have a handler of
+ * their own. A handler returns 0, 1 to stop with 1 (--help), or -EINVAL
+ * after logging one line.
+ */
+struct run_option {
+	const char *name;
+	int has_arg;		/* no_argument or required_argument */
+	char short_name;	/* 'v', or 0: long only */
+	run_option_fn parse;
+	size_t field;		/* offsetof(struct run_opts, ...) */
+	long min, max;		/* option_long's bounds, */
+	const char *unit;	/* and what it counts ("seconds") */
+	bool (*valid)(const char *arg);	/* option_checked's test, */
+	const char *want;	/* and what it says when that fails */
+};
+
+/* The offset of run_opts' @member, a compile error unless it is a @type. */
+#define RUN_FIELD(member, type)							\
+	(offsetof(struct run_opts, member) +					\
+	 0 * sizeof(char[__builtin_types_compatible_p(				\
+		__typeof__(((struct run_opts *)0)->member), type) ? 1 : -1]))
+
+static void *option_field(struct run_parse *p, const struct run_option *opt)
+{
+	return (char *)p->o + opt->field;
+}
+
+/* "--home rel: want an absolute path", the shape most refusals take. */
+static int option_refuse(const struct run_option *opt, const char *arg,
+			 const char *why)
+{
+	log_error("--%s %s: %s", opt->name, arg, why);
+	return -EINVAL;
+}
+
+static int option_flag(struct run_parse *p, const struct run_option *opt,
+		       const char *arg)
+{
+	*(bool *)option_field(p, opt) = true;
+	return 0;
+}
+
+static int option_string(struct run_parse *p, const struct run_option *opt,
+			 const char *arg)
+{
+	*(const char **)option_field(p, opt) = arg;
+	return 0;
+}
+
+/* --home, --chdir and --state-dir take absolute paths only. */
+static int option_path(struct run_parse *p, const struct run_option *opt,
+		       const char *arg)
+{
+	if (arg[0] != '/')
+		return option_refuse(opt, arg, "want an absolute path");
+	return option_string(p, opt, arg);
+}
+
+/* A string its own test admits: "--repo 'x': want owner/name" if not. */
+static int option_checked(struct run_parse *p, const struct run_option *opt,
+			  const char *arg)
+{
+	if (!opt->valid(arg)) {
+		log_error("--%s '%s': %s", opt->name, arg, opt->want);
+		return -EINVAL;
+	}
+	return option_string(p, opt, arg);
+}
+
+/* --cgroup-parent is used as given (no mount prefixed): a full path. */
+static bool cgroup_parent_valid(const char *arg)
+{
+	return arg[0] == '/';
+}
+
+static int option_long(struct run_parse *p, const struct run_option *opt,
+		       const char *arg)
+{
+	if (parse_long(arg, opt->min, opt->max, option_field(p, opt)) < 0) {
+		log_error("--%s '%s': want %s from %ld to %ld", opt->name, arg,
+			  opt->unit, opt->min, opt->max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int option_allow(struct run_parse *p, const struct run_option *opt,
+			const char *arg)
+{
+	if (policy_add_allow_text(&p->o->cli, arg, p->err, sizeof(p->err)) < 0)
+		return option_refuse(opt, arg, p->err);
+	return 0;
+}
+
+static int option_dns_upstream(struct run_parse *p, const struct run_option *opt,
+			       const char *arg)
+{
+	if (upstream_list_add(p->o->upstreams_csv, sizeof(p->o->upstreams_csv),
+			      arg, p->err, sizeof(p->err)) < 0)
+		return option_refuse(opt, arg, p->err);
+	return 0;
+}
+
+static int option_git_remote(struct run_parse *p, const struct run_option *opt,
+			     const char *arg)
+{
+	if (git_remote_parse(arg, &p->o->remote, p->err, sizeof(p->err)) < 0)
+		return option_refuse(opt, arg, p->err);
+	p->o->has_remote = true;
+	return 0;
+}
+
+/* The id names the cgroup and the pins: a file name, never a path. Not
+ * an option_checked row: its message counts EGRET_ID_MAX. */
+static int option_id(struct run_parse *p, const struct run_option *opt,
+		     const char *arg)
+{
+	if (!attempt_id_valid(arg)) {
+		log_error("--id '%s': want 1-%d of [A-Za-z0-9_.-], not starting with '.' or '-'",
+			  arg, EGRET_ID_MAX);
+		return -EINVAL;
+	}
+	p->o->id = arg;
+	return 0;
+}
+
+/* An fd COMMAND must not hold (launch_keep_fd_check) is refused here,
+ * before anything is set up. */
+static int option_keep_fd(struct run_parse *p, const struct run_option *opt,
+			  const char *arg)
+{
+	struct run_opts *o = p->o;
+	long fd;
+
+	if (parse_long(arg, 3, 65535, &fd) < 0 ||
+	    launch_keep_fd_check((int)fd, p->err, sizeof(p->err)) < 0)
+		return option_refuse(opt, arg, p->err[0] ? p->err :
+				     "want a file descriptor number above 2");
+	if (o->nkeep_fds == LAUNCH_MAX_KEEP_FDS) {
+		log_error("--keep-fd: at most %d", LAUNCH_MAX_KEEP_FDS);
+		return -EINVAL;
+	}
+	o->keep_fds[o->nkeep_fds++] = (int)fd;
+	return 0;
+}
+
+/* --pass-env NAME and --setenv NAME=VALUE: one more of at most ENVIRON_MAX_OPTS. */
+static int option_environ_add(const struct run_option *opt, const char *arg,
+			      bool assignment, const char **list, size_t *n)
+{
+	if (!environ_assignment_valid(arg, assignment))
+		return option_refuse(opt, arg, assignment ? "want NAME=VALUE" :
+					       "want a variable's NAME");
+	if (*n == ENVIRON_MAX_OPTS) {
+		log_error("--%s: more than %d", opt->name, ENVIRON_MAX_OPTS);
+		return -EINVAL;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+static int option_pass_env(struct run_parse *p, const struct run_option *opt,
+			   const char *arg)
+{
+	return option_environ_add(opt, arg, false, p->o->env.pass, &p->o->env.npass);
+}
+
+static int option_setenv(struct run_parse *p, const struct run_option *opt,
+			 const char *arg)
+{
+	return option_environ_add(opt, arg, true, p->o->env.set, &p->o->env.nset);
+}
+
+static int option_allow_unix(struct run_parse *p, const struct run_option *opt,
+			     const char *arg)
+{
+	struct run_opts *o = p->o;
+
+	if (o->nunix_names == EGRET_UNIX_ALLOW_MAX) {
+		log_error("--allow-unix: more than %d names", EGRET_UNIX_ALLOW_MAX);
+		return -EINVAL;
+	}
+	if (unix_name_parse(arg, &o->unix_names[o->nunix_names]) < 0)
+		return option_refuse(opt, arg, "want @NAME, an abstract socket name of 1 to 107 bytes (path-based sockets are judged by their file permissions)");
+	o->nunix_names++;
+	return 0;
+}
+
+static int option_deny_errno(struct run_parse *p, const struct run_option *opt,
+			     const char *arg)
+{
+	if (parse_deny_errno(arg, &p->o->deny_errno) < 0)
+		return option_refuse(opt, arg, "want ECONNREFUSED, EPERM, ENETUNREACH or EHOSTUNREACH");
+	return 0;
+}
+
+static int option_verbose(struct run_parse *p, const struct run_option *opt,
+			  const char *arg)
+{
+	p->verbosity = p->verbosity < LOG_INFO ? LOG_INFO : LOG_DEBUG;
+	return 0;
+}
+
+static int option_quiet(struct run_parse *p, const struct run_option *opt,
+			const char *arg)
+{
+	p->verbosity = LOG_ERR;
+	p->o->quiet = true;
+	return 0;
+}
+
+static int option_help(struct run_parse *p, const struct run_option *opt,
+		       const char *arg)
+{
+	run_usage(stdout);
+	return 1;
+}
+
+#define OPT_CALL(n, arg, fn)	{ .name = (n), .has_arg = (arg), .parse = (fn) }
+#define OPT_SHORT(n, s, fn)	{ .name = (n), .has_arg = no_argument, \
+				  .short_name = (s), .parse = (fn) }
+#define OPT_FLAG(n, m)		{ .name = (n), .has_arg = no_argument,		\
+				  .parse = option_flag, .field = RUN_FIELD(m, bool) }
+#define OPT_STRING(n, m)	{ .name = (n), .has_arg = required_argument,	\
+				  .parse = option_string,			\
+				  .field = RUN_FIELD(m, const char *) }
+#define OPT_PATH(n, m)		{ .name = (n), .has_arg = required_argument,	\
+				  .parse = option_path,				\
+				  .field = RUN_FIELD(m, const char *) }
+#define OPT_CHECKED(n, m, test, says) { .name = (n), .has_arg = required_argument, \
+				  .parse = option_checked,			\
+				  .field = RUN_FIELD(m, const char *),		\
+				  .valid = (test), .want = (says) }
+#define OPT_LONG(n, m, lo, hi, what) { .name = (n), .has_arg = required_argument, \
+				  .parse = option_long, .field = RUN_FIELD(m, long), \
+				  .min = (lo), .max = (hi), .unit = (what) }
+
+/*
+ * In the order getopt_long matches abbreviations against ("--allow-r" is
+ * --allow-root); run_usage() says what each one does.
+ */
+static const struct run_option run_options[] = {
+	OPT_CALL("allow", required_argument, option_allow),
+	OPT_STRING("policy", policy_file),
+	OPT_STRING("user", user),
+	OPT_FLAG("allow-root", allow_root),
+	OPT_CALL("id", required_argument, option_id),
+	OPT_CHECKED("cgroup-parent", cgroup_parent, cgroup_parent_valid,
+		    "want an absolute path on the cgroup2 mount"),
+	OPT_LONG("max-entries", max_entries, 1, 1L << 24, "a number"),
+	OPT_LONG("max-cidrs", max_cidrs, 1, 1L << 24, "a number"),
+	OPT_CALL("dns-upstream", required_argument, option_dns_upstream),
+	OPT_LONG("dns-min-ttl", dns_min_ttl, 0, 86400, "seconds"),
+	OPT_CHECKED("repo", repo, policy_repo_name_valid, "want owner/name"),
+	OPT_CALL("git-remote", required_argument, option_git_remote),
+	OPT_CALL("keep-fd", required_argument, option_keep_fd),
+	OPT_STRING("log", log_file),
+	OPT_FLAG("log-allowed", log_allowed),
+	OPT_FLAG("audit", audit),
+	OPT_PATH("state-dir", state_dir),
+	OPT_FLAG("no-spare", no_spare),
+	OPT_FLAG("pty", pty),
+	OPT_FLAG("allow-shared-uid", allow_shared_uid),
+	OPT_FLAG("allow-unconfined-unix", allow_unconfined_unix),
+	OPT_CALL("allow-unix", required_argument, option_allow_unix),
+	OPT_PATH("home", env.home),
+	OPT_PATH("chdir", chdir),
+	OPT_FLAG("clean-env", env.clean),
+	OPT_CALL("pass-env", required_argument, option_pass_env),
+	OPT_CALL("setenv", required_argument, option_setenv),
+	OPT_CALL("deny-errno", required_argument, option_deny_errno),
+	OPT_SHORT("verbose", 'v', option_verbose),
+	OPT_SHORT("quiet", 'q', option_quiet),
+	OPT_SHORT("help", 'h', option_help),
+};
+
+/* '+': options end at COMMAND; ':': a missing argument is told apart. */
+#define RUN_SHORT_OPTIONS	"+:vqh"
+
+/* What getopt_long returns for a long-only option: past every char. */
+#define RUN_OPTION_VAL_BASE	256
+
+/* The table as getopt_long wants it; @ret has room for a terminator. */
+static void run_options_getopt(struct option *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
+		const struct run_option *opt = &run_options[i];
+
+		ret[i] = (struct option){
+			.name = opt->name,
+			.has_arg = opt->has_arg,
+			.val = opt->short_name ? opt->short_name :
+						 RUN_OPTION_VAL_BASE + (int)i,
+		};
+	}
+	ret[ARRAY_SIZE(run_options)] = (struct option){};
+}
+
+/* The row getopt_long's @c stands for; NULL: not an option of ours. */
+static const struct run_option *run_option_find(int c)
+{
+	if (c >= RUN_OPTION_VAL_BASE &&
+	    c < RUN_OPTION_VAL_BASE + (int)ARRAY_SIZE(run_options))
+		return &run_options[c - RUN_OPTION_VAL_BASE];
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
+		if (c && run_options[i].short_name == c)
+			return &run_options[i];
+	return NULL;
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *o)
 {
-	enum { OPT_ALLOW = 256, OPT_POLICY, OPT_USER, OPT_ALLOW_ROOT, OPT_ID,
-	       OPT_CGROUP_PARENT, OPT_MAX_ENTRIES, OPT_MAX_CIDRS,
-	       OPT_DNS_UPSTREAM, OPT_DNS_MIN_TTL, OPT_REPO, OPT_GIT_REMOTE,
-	       OPT_KEEP_FD, OPT_LOG, OPT_LOG_ALLOWED, OPT_AUDIT, OPT_STATE_DIR,
-	       OPT_NO_SPARE, OPT_PTY, OPT_ALLOW_SHARED_UID, OPT_ALLOW_UNCONFINED_UNIX,
-	       OPT_ALLOW_UNIX, OPT_HOME, OPT_CHDIR, OPT_CLEAN_ENV, OPT_PASS_ENV,
-	       OPT_SETENV, OPT_DENY_ERRNO };
-	static const struct option options[] = {
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "allow-root", no_argument, NULL, OPT_ALLOW_ROOT },
-		{ "id", required_argument, NULL, OPT_ID },
-		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
-		{ "max-entries", required_argument, NULL, OPT_MAX_ENTRIES },
-		{ "max-cidrs", required_argument, NULL, OPT_MAX_CIDRS },
-		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
-		{ "dns-min-ttl", required_argument, NULL, OPT_DNS_MIN_TTL },
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "git-remote", required_argument, NULL, OPT_GIT_REMOTE },
-		{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
-		{ "log", required_argument, NULL, OPT_LOG },
-		{ "log-allowed", no_argument, NULL, OPT_LOG_ALLOWED },
-		{ "audit", no_argument, NULL, OPT_AUDIT },
-		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-		{ "no-spare", no_argument, NULL, OPT_NO_SPARE },
-		{ "pty", no_argument, NULL, OPT_PTY },
-		{ "allow-shared-uid", no_argument, NULL, OPT_ALLOW_SHARED_UID },
-		{ "allow-unconfined-unix", no_argument, NULL, OPT_ALLOW_UNCONFINED_UNIX },
-		{ "allow-unix", required_argument, NULL, OPT_ALLOW_UNIX },
-		{ "home", required_argument, NULL, OPT_HOME },
-		{ "chdir", required_argument, NULL, OPT_CHDIR },
-		{ "clean-env", no_argument, NULL, OPT_CLEAN_ENV },
-		{ "pass-env", required_argument, NULL, OPT_PASS_ENV },
-		{ "setenv", required_argument, NULL, OPT_SETENV },
-		{ "deny-errno", required_argument, NULL, OPT_DENY_ERRNO },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	char err[256] = "";
-	int c, verbosity = LOG_WARN;
+	struct option longopts[ARRAY_SIZE(run_options) + 1];
+	struct run_parse p = { .o = o, .verbosity = LOG_WARN };
+	const struct run_option *opt;
+	int c, r;
 
 	policy_init(&o->cli);
 	policy_init(&o->policy);
 	o->max_entries = o->max_cidrs = o->dns_min_ttl = -1;
+	run_options_getopt(longopts);
 	opterr = 0;
 	optind = 0;	/* full re-initialisation: parse may run more than once */
-	while ((c = getopt_long(argc, argv, "+:vqh", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_ALLOW:
-			if (policy_add_allow_text(&o->cli, optarg, err,
-						  sizeof(err)) < 0) {
-				log_error("--allow %s: %s", optarg, err);
-				return -EINVAL;
-			}
-			break;
-		case OPT_DNS_UPSTREAM: {
-			char canon[INET6_ADDRSTRLEN + 8];
-			size_t used = strlen(o->upstreams_csv);
-
-			if (endpoint_parse(optarg, 53, canon, sizeof(canon), err,
-					   sizeof(err)) < 0) {
-				log_error("--dns-upstream %s: %s", optarg, err);
-				return -EINVAL;
-			}
-			if (used + strlen(canon) + 2 > sizeof(o->upstreams_csv)) {
-				log_error("--dns-upstream: too many upstreams");
-				return -EINVAL;
-			}
-			snprintf(o->upstreams_csv + used,
-				 sizeof(o->upstreams_csv) - used, "%s%s",
-				 used ? "," : "", canon);
-			break;
-		}
-		case OPT_DNS_MIN_TTL:
-			if (parse_long(optarg, 0, 86400, &o->dns_min_ttl) < 0) {
-				log_error("--dns-min-ttl '%s': want seconds from 0 to 86400",
-					  optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_POLICY:
-			o->policy_file = optarg;
-			break;
-		case OPT_REPO:
-			if (!policy_repo_name_valid(optarg)) {
-				log_error("--repo '%s': want owner/name", optarg);
-				return -EINVAL;
-			}
-			o->repo = optarg;
-			break;
-		case OPT_KEEP_FD: {
-			long fd;
-
-			if (parse_long(optarg, 3, 65535, &fd) < 0 ||
-			    launch_keep_fd_check((int)fd, err, sizeof(err)) < 0) {
-				log_error("--keep-fd %s: %s", optarg,
-					  err[0] ? err : "want a file descriptor number above 2");
-				return -EINVAL;
-			}
-			if (o->nkeep_fds == LAUNCH_MAX_KEEP_FDS) {
-				log_error("--keep-fd: at most %d", LAUNCH_MAX_KEEP_FDS);
-				return -EINVAL;
-			}
-			o->keep_fds[o->nkeep_fds++] = (int)fd;
-			break;
-		}
-		case OPT_LOG:
-			o->log_file = optarg;
-			break;
-		case OPT_NO_SPARE:
-			o->no_spare = true;
-			break;
-		case OPT_PTY:
-			o->pty = true;
-			break;
-		case OPT_ALLOW_SHARED_UID:
-			o->allow_shared_uid = true;
-			break;
-		case OPT_ALLOW_UNCONFINED_UNIX:
-			o->allow_unconfined_unix = true;
-			break;
-		case OPT_HOME:
-		case OPT_CHDIR:
-			if (optarg[0] != '/') {
-				log_error("--%s %s: want an absolute path", c == OPT_HOME ? "home" : "chdir",
-					  optarg);
-				return -EINVAL;
-			}
-			if (c == OPT_HOME)
-				o->env.home = optarg;
-			else
-				o->chdir = optarg;
-			break;
-		case OPT_CLEAN_ENV:
-			o->env.clean = true;
-			break;
-		case OPT_PASS_ENV:
-		case OPT_SETENV:
-			if (!environ_assignment_valid(optarg, c == OPT_SETENV)) {
-				log_error("--%s %s: want %s", c == OPT_SETENV ? "setenv" : "pass-env",
-					  optarg, c == OPT_SETENV ? "NAME=VALUE" : "a variable's NAME");
-				return -EINVAL;
-			}
-			if ((c == OPT_SETENV ? o->env.nset : o->env.npass) == ENVIRON_MAX_OPTS) {
-				log_error("--%s: more than %d", c == OPT_SETENV ? "setenv" : "pass-env",
-					  ENVIRON_MAX_OPTS);
-				return -EINVAL;
-			}
-			if (c == OPT_SETENV)
-				o->env.set[o->env.nset++] = optarg;
-			else
-				o->env.pass[o->env.npass++] = optarg;
-			break;
-		case OPT_ALLOW_UNIX:
-			if (o->nunix_names == EGRET_UNIX_ALLOW_MAX) {
-				log_error("--allow-unix: more than %d names", EGRET_UNIX_ALLOW_MAX);
-				return -EINVAL;
-			}
-			if (unix_name_parse(optarg, &o->unix_names[o->nunix_names]) < 0) {
-				log_error("--allow-unix %s: want @NAME, an abstract socket name of 1 to 107 bytes (path-based sockets are judged by their file permissions)",
-					  optarg);
-				return -EINVAL;
-			}
-			o->nunix_names++;
-			break;
-		case OPT_STATE_DIR:
-			if (optarg[0] != '/') {
-				log_error("--state-dir %s: want an absolute path", optarg);
-				return -EINVAL;
-			}
-			o->state_dir = optarg;
-			break;
-		case OPT_LOG_ALLOWED:
-			o->log_allowed = true;
-			break;
-		case OPT_AUDIT:
-			o->audit = true;
-			break;
-		case OPT_DENY_ERRNO:
-			if (parse_deny_errno(optarg, &o->deny_errno) < 0) {
-				log_error("--deny-errno %s: want ECONNREFUSED, EPERM, ENETUNREACH or EHOSTUNREACH",
-					  optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_GIT_REMOTE:
-			if (git_remote_parse(optarg, &o->remote, err, sizeof(err)) < 0) {
-				log_error("--git-remote %s: %s", optarg, err);
-				return -EINVAL;
-			}
-			o->has_remote = true;
-			break;
-		case OPT_USER:
-			o->user = optarg;
-			break;
-		case OPT_ALLOW_ROOT:
-			o->allow_root = true;
-			break;
-		case OPT_ID:
-			if (!attempt_id_valid(optarg)) {
-				log_error("--id '%s': want 1-%d of [A-Za-z0-9_.-], not starting with '.' or '-'",
-					  optarg, EGRET_ID_MAX);
-				return -EINVAL;
-			}
-			o->id = optarg;
-			break;
-		case OPT_CGROUP_PARENT:
-			if (optarg[0] != '/') {
-				log_error("--cgroup-parent '%s': want an absolute path on the cgroup2 mount",
-					  optarg);
-				return -EINVAL;
-			}
-			o->cgroup_parent = optarg;
-			break;
-		case OPT_MAX_ENTRIES:
-		case OPT_MAX_CIDRS:
-			if (parse_long(optarg, 1, 1L << 24, c == OPT_MAX_ENTRIES ?
-				       &o->max_entries : &o->max_cidrs) < 0) {
-				log_error("%s '%s': want a number from 1 to %u",
-					  c == OPT_MAX_ENTRIES ? "--max-entries" : "--max-cidrs",
-					  optarg, 1U << 24);
-				return -EINVAL;
-			}
-			break;
-		case 'v':
-			verbosity = verbosity < LOG_INFO ? LOG_INFO : LOG_DEBUG;
-			break;
-		case 'q':
-			verbosity = LOG_ERR;
-			o->quiet = true;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return 1;
-		case ':':
+	while ((c = getopt_long(argc, argv, RUN_SHORT_OPTIONS, longopts, NULL)) != -1) {
+		if (c == ':') {
 			log_error("run: option '%s' needs an argument",
 				  argv[optind - 1]);
 			return -EINVAL;
-		default:
+		}
+		opt = run_option_find(c);
+		if (!opt) {
 			log_error("run: unknown option '%s' (see egret run --help)",
 				  argv[optind - 1]);
 			return -EINVAL;
 		}
+		r = opt->parse(&p, opt, optarg);
+		if (r != 0)
+			return r;
 	}
-	log_set_level((enum log_level)verbosity);
+	log_set_level((enum log_level)p.verbosity);
 	if (optind >= argc) {
 		log_error("run: missing COMMAND (egret run [OPTIONS] -- COMMAND [ARG...])");
 		return -EINVAL;

@@ -19,9 +19,6 @@
 /* What a refused connect() fails with unless --deny-errno says (docs/CLIENTS.md). */
 #define RUN_DEFAULT_DENY_ERRNO	ECONNREFUSED
 
-/* Exit status when egret itself fails before COMMAND runs (as env(1)). */
-#define EXIT_SETUP	125
-
 struct run_opts {
 	struct policy cli;		/* --allow entries */
 	struct policy policy;		/* effective: policy file + cli (run.c) */

@@ -16,6 +16,7 @@
 
 #include "attempt/preflight.h"
 #include "lib/paths.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 
 /* Daemons whose API socket grants root: a container they start for

@@ -41,9 +41,11 @@
 #include "enforce/programs.h"
 #include "enforce/spare.h"
 #include "enforce/unix_filter.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/paths.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "observe/events.h"
 #include "policy/policy.h"
@@ -164,46 +166,47 @@ static int pick_deny_errno(const struct run_opts *o)
 	return can ? RUN_DEFAULT_DENY_ERRNO : EPERM;
 }
 
-/* Steps that make the attempt. Each logs its own one-line failure. */
-static int attempt_open(struct attempt *a, const struct run_opts *o,
-			const struct launch_user *user)
+/*
+ * Steps that make the attempt, in order; each logs its own one-line
+ * failure, and attempt_close() undoes whatever they reached.
+ *
+ * COMMAND's uid is this attempt's alone: its lock held, no process of it
+ * running. After gc (a dead egret's attempt may have run as this uid),
+ * before anything is made.
+ */
+static int attempt_claim_uid(struct attempt *a, const struct run_opts *o,
+			     const struct launch_user *user)
 {
-	const struct allow_spec *bad = NULL;
-	const char *step = NULL;
-	char parent[PATH_MAX];
-	struct allow_maps maps;
-	uint64_t t0 = mono_us(), t1;
-	int r, deny_errno;
+	char err[320];
+	pid_t other = 0;
+	int r;
 
-	/* Without privilege, gc cannot even read the records; the next step
-	 * says what is missing in one line. */
-	r = gc_stale_attempts();
-	if (r < 0 && r != -EACCES && r != -EPERM)
-		log_warn("gc: some stale attempts could not be removed; continuing");
 
-	/* After gc (a dead egret's attempt may have run as this uid), before
-	 * anything is made. */
-	if (user->set) {
-		char err[320];
-		pid_t other = 0;
-
-		r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
-		if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
-			log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
-				  (int)other, (unsigned int)user->uid);
-			return -EPERM;
-		}
-		if (r < 0 && r != -EWOULDBLOCK)
-			return log_error_errno(r, "lock uid %u in %s", (unsigned int)user->uid,
-					       EGRET_UID_LOCK_DIR);
-		r = preflight_shared_uid(user->uid, err, sizeof(err));
-		if (r == -EEXIST && o->allow_shared_uid)
-			log_warn("warning: %s", err);
-		else if (r < 0) {
-			log_error("refusing to run COMMAND: %s", err);
-			return -EPERM;
-		}
+	r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
+	if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
+		log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
+			  (int)other, (unsigned int)user->uid);
+		return -EPERM;
 	}
+	if (r < 0 && r != -EWOULDBLOCK)
+		return log_error_errno(r, "lock uid %u in %s", (unsigned int)user->uid,
+				       EGRET_UID_LOCK_DIR);
+	r = preflight_shared_uid(user->uid, err, sizeof(err));
+	if (r == -EEXIST && o->allow_shared_uid)
+		log_warn("warning: %s", err);
+	else if (r < 0) {
+		log_error("refusing to run COMMAND: %s", err);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The record first (whatever exists after it, gc can find), then the
+ * cgroup under the parent. */
+static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
+{
+	char parent[PATH_MAX];
+	int r;
 
 	r = resolve_cgroup_parent(o, parent, sizeof(parent));
 	if (r < 0 && in_named_netns())
@@ -244,6 +247,13 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	if (a->cgroup_fd < 0)
 		return log_error_errno(-errno, "open cgroup %s", a->st.cgroup);
 
+	return 0;
+}
+
+static int attempt_make_pins(struct attempt *a)
+{
+	int r;
+
 	r = bpffs_ensure();
 	if (r < 0)
 		return log_error_errno(r, "mount bpffs at %s (%s)", EGRET_BPFFS, PRIV_HINT);
@@ -255,6 +265,14 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 		return log_error_errno(-errno, "create pin directory %s%s", a->st.pins,
 				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
 	a->pins_made = true;
+
+	return 0;
+}
+
+/* The event log, and the request log when the attempt has a repo. */
+static int attempt_open_logs(struct attempt *a, const struct run_opts *o)
+{
+	int r;
 
 	r = events_open(&a->ev, o->log_file, a->st.id, o->audit);
 	if (r < 0)
@@ -274,6 +292,19 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	}
 	a->ev.on_denial = on_bpf_denial;
 	a->ev.denial_ctx = a;
+
+	return 0;
+}
+
+/* The DNS proxy, the programs and their maps, attached and pinned. */
+static int attempt_enforce(struct attempt *a, const struct run_opts *o,
+			   int *ret_deny_errno)
+{
+	const struct allow_spec *bad = NULL;
+	const char *step = NULL;
+	struct allow_maps maps;
+	uint64_t t1;
+	int r, deny_errno;
 
 	/* The proxy's port is baked into the programs: bind it first. */
 	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
@@ -295,11 +326,11 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 		.dns_ip6_loopback = dns_proxy_ip6_loopback(a->dns),
 		.log_allowed = o->log_allowed, .audit = o->audit,
 		.no_spare = o->no_spare,
-		.deny_errno = deny_errno == EPERM ? 0 : deny_errno });
+		.deny_errno = deny_errno == EPERM ? 0 : deny_errno }, &step);
 	a->load_us = mono_us() - t1;
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
-				       a->ld.failed_step, PRIV_HINT);
+				       step, PRIV_HINT);
 	/* The host's addresses: sources allowed, destinations special. */
 	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
 	if (r < 0)
@@ -314,21 +345,47 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 		return log_error_errno(r, "write allow entry %s%s", text,
 				       r == -ENOSPC ? " (more than 8 port rules for one address, or map full: raise --max-entries/--max-cidrs)" : "");
 	}
-	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins);
+	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins, &step);
 	if (r < 0)
 		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
-				       a->ld.failed_step, a->st.cgroup, PRIV_HINT);
+				       step, a->st.cgroup, PRIV_HINT);
 	if (o->unix_filter) {
 		r = unix_filter_attach(&a->unix_filter, &(struct unix_filter_opts){
 			.names = o->unix_names, .nnames = o->nunix_names,
 			.events_fd = loader_events_fd(&a->ld),
 			.counters_fd = loader_counters_fd(&a->ld),
 			.audit = o->audit, .log_allowed = o->log_allowed,
-			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins });
+			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins }, &step);
 		if (r < 0)
 			return log_error_errno(r, "%s (-v shows libbpf's detail)",
-					       a->unix_filter.failed_step);
+					       step);
 	}
+	*ret_deny_errno = deny_errno;
+	return 0;
+}
+
+static int attempt_open(struct attempt *a, const struct run_opts *o,
+			const struct launch_user *user)
+{
+	uint64_t t0 = mono_us();
+	int r, deny_errno = 0;
+
+	/* Without privilege, gc cannot even read the records; the next step
+	 * says what is missing in one line. */
+	r = gc_stale_attempts();
+	if (r < 0 && r != -EACCES && r != -EPERM)
+		log_warn("gc: some stale attempts could not be removed; continuing");
+	r = user->set ? attempt_claim_uid(a, o, user) : 0;
+	if (r == 0)
+		r = attempt_make_cgroup(a, o);
+	if (r == 0)
+		r = attempt_make_pins(a);
+	if (r == 0)
+		r = attempt_open_logs(a, o);
+	if (r == 0)
+		r = attempt_enforce(a, o, &deny_errno);
+	if (r < 0)
+		return r;
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF load %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),
@@ -550,39 +607,87 @@ out:
 	return r;
 }
 
+/* Block the signals egret handles and take them from a signalfd instead:
+ * blocked before spawning, so none slips between fork and wait. */
+static int signals_take(sigset_t *ret_old)
+{
+	static const int taken[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD,
+				     SIGTSTP, SIGWINCH, SIGCONT };
+	sigset_t mask;
+	int fd;
+
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		sigaddset(&mask, taken[i]);
+	sigprocmask(SIG_BLOCK, &mask, ret_old);
+	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* COMMAND in the attempt's cgroup, with its terminal and environment.
+ * Returns 0, or the status egret exits with (COMMAND did not start). */
+static int start_command(struct attempt *a, const struct run_opts *o,
+			 const struct launch_user *user,
+			 const struct landlock_plan *landlock, struct terminal *term,
+			 pid_t *ret_pid, int *ret_pidfd)
+{
+	struct launch_error lerr = {};
+	struct launch launch;
+	char **envp = NULL;
+	int r;
+
+	r = terminal_open(term, o->pty, user->set ? user->uid : (uid_t)-1);
+	if (r < 0) {
+		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
+		return EXIT_SETUP;
+	}
+	r = environ_build(environ, user, &o->env, term->pty, &envp);
+	if (r < 0) {
+		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
+		return EXIT_SETUP;
+	}
+	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a->cgroup_fd,
+				  .terminal = term, .landlock = *landlock,
+				  .envp = envp, .chdir = o->chdir,
+				  .user = *user, .nkeep_fds = o->nkeep_fds };
+	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
+	r = launch_spawn(&launch, ret_pid, ret_pidfd, &lerr);
+	free(envp);
+	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
+		log_error_errno(-lerr.err, "%s", o->argv[0]);
+		return lerr.err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+	}
+	if (r == -ECHILD) {
+		log_error_errno(-lerr.err, "start command: %s", launch_step_name(lerr.step));
+		return EXIT_SETUP;
+	}
+	if (r < 0) {
+		log_error_errno(r, "start command in cgroup %s (clone3 with CLONE_INTO_CGROUP needs Linux 5.7+)",
+				a->st.cgroup);
+		return EXIT_SETUP;
+	}
+	return 0;
+}
+
 int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		const struct landlock_plan *landlock)
 {
 	struct attempt a = { .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
 			     .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
 			     .requests = { .timer = { .fd = -1 } } };
-	struct launch_error lerr = {};
 	struct terminal term;
-	struct launch launch;
-	char **envp = NULL;
 	_cleanup_close_ int sigfd = -1, pidfd = -1;
-	sigset_t mask, old;
 	int status = EXIT_SETUP;
+	sigset_t old;
 	pid_t pid;
 	int r;
 
 	loader_init(&a.ld);
 	unix_filter_init(&a.unix_filter);
 	terminal_init(&term);
-	/* Block before spawning so no signal slips between fork and wait. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGTSTP);
-	sigaddset(&mask, SIGWINCH);
-	sigaddset(&mask, SIGCONT);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	sigfd = signals_take(&old);
 	if (sigfd < 0) {
-		log_error_errno(-errno, "signalfd");
+		log_error_errno(sigfd, "signalfd");
 		goto out;
 	}
 
@@ -592,39 +697,9 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	if (o->builtin_policy)
 		log_info("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
 			 POLICY_DEFAULT_PATH);
-
-	r = terminal_open(&term, o->pty, user->set ? user->uid : (uid_t)-1);
-	if (r < 0) {
-		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
+	status = start_command(&a, o, user, landlock, &term, &pid, &pidfd);
+	if (status != 0)
 		goto out;
-	}
-	r = environ_build(environ, user, &o->env, term.pty, &envp);
-	if (r < 0) {
-		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
-		goto out;
-	}
-	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a.cgroup_fd,
-				  .terminal = &term, .landlock = *landlock,
-				  .envp = envp, .chdir = o->chdir,
-				  .user = *user, .nkeep_fds = o->nkeep_fds };
-	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
-	r = launch_spawn(&launch, &pid, &pidfd, &lerr);
-	free(envp);
-	envp = NULL;
-	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
-		log_error_errno(-lerr.err, "%s", o->argv[0]);
-		status = lerr.err == ENOENT ? 127 : 126;
-		goto out;
-	}
-	if (r == -ECHILD) {
-		log_error_errno(-lerr.err, "start command: %s", launch_step_name(lerr.step));
-		goto out;
-	}
-	if (r < 0) {
-		log_error_errno(r, "start command in cgroup %s (clone3 with CLONE_INTO_CGROUP needs Linux 5.7+)",
-				a.st.cgroup);
-		goto out;
-	}
 
 	/* COMMAND runs: leave the next attempt programs loaded in advance. */
 	if (!o->no_spare)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "attempt/state.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 
 int state_create(const struct attempt_state *st, int *ret_fd)

@@ -9,6 +9,7 @@
 
 #include "attempt/effective.h"
 #include "cmd/check.h"
+#include "lib/exit.h"
 #include "lib/json.h"
 #include "lib/log.h"
 

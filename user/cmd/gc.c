@@ -7,6 +7,7 @@
 #include "attempt/gc.h"
 #include "cmd/gc.h"
 #include "enforce/spare.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 
 int cmd_gc(int argc, char **argv)
@@ -35,24 +36,24 @@ int cmd_gc(int argc, char **argv)
 			log_set_level(LOG_INFO);
 			break;
 		default:
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		log_error("gc: unexpected argument '%s'", argv[optind]);
-		return 2;
+		return EXIT_USAGE;
 	}
 	r = gc_stale_attempts();
 	if (r < 0) {
 		log_error("gc: some stale attempts could not be removed (see above)");
-		return 1;
+		return EXIT_TROUBLE;
 	}
 	printf("removed %d stale attempt%s\n", r, r == 1 ? "" : "s");
 	if (spares) {
 		r = spare_gc(true);
 		if (r < 0) {
 			log_error_errno(r, "gc: remove spares in %s", SPARE_ROOT);
-			return 1;
+			return EXIT_TROUBLE;
 		}
 		printf("removed %d spare program set%s\n", r, r == 1 ? "" : "s");
 	}

@@ -17,14 +17,15 @@
 #include "attempt/watch.h"
 #include "cmd/requests.h"
 #include "cmd/requests_list.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/text.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "requests/approvals.h"
 #include "requests/store.h"
 #include "requests/view.h"
 
-#define EXIT_USAGE	2
 
 static void requests_usage(FILE *out)
 {
@@ -108,6 +109,9 @@ static int to_approval(const struct request *rq, const struct port_range *ports,
 	return 0;
 }
 
+/* "address <target>, ports <up to 127>" fits. */
+#define APPROVAL_TEXT_MAX	(DNS_NAME_MAX + 160)
+
 /* "host pkg.example, ports 443" - what approving @rq writes. */
 static void approval_text(const struct request *rq, const struct port_range *ports,
 			  int nports, char *buf, size_t len)
@@ -132,19 +136,14 @@ static void approval_text(const struct request *rq, const struct port_range *por
 /* approved.d must be the operator's: the loader would refuse it anyway. */
 static int approvals_dir_ready(const char *dir)
 {
-	struct stat st;
+	int r = trusted_dir_ensure(dir);
 
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return log_error_errno(-errno, "create %s", dir);
-	if (lstat(dir, &st) < 0)
-		return log_error_errno(-errno, "%s", dir);
-	if (!S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (r == -EPERM)
 		log_error("refusing to write approvals into %s: it must be a directory owned by root and not group/world-writable",
 			  dir);
-		return -EPERM;
-	}
-	return 0;
+	else if (r < 0)
+		log_error_errno(r, "create %s", dir);
+	return r;
 }
 
 static bool wanted(const struct request *rq, const unsigned long *ids, int nids)
@@ -242,7 +241,7 @@ static int mark(struct request_file *f, const unsigned long *ids, int nids,
 		enum request_status to, const struct port_range *ports, int nports,
 		const char *by)
 {
-	char target[DNS_NAME_MAX + 32];
+	char target[APPROVAL_TEXT_MAX];
 	int changed = 0;
 
 	for (size_t j = 0; j < f->n; j++) {
@@ -340,7 +339,48 @@ static int decide(const char *dir, const char *repo, const char *policy, int arg
 	return r < 0 ? 1 : 0;
 }
 
-int cmd_requests(int argc, char **argv)
+/* ---- the command line -------------------------------------------- */
+
+/* What `egret requests`' options said; each subcommand reads its part. */
+struct requests_args {
+	const char *repo;		/* --repo: only its requests */
+	const char *policy;		/* --policy: whose directory holds approved.d/ */
+	const char *dir;		/* --state-dir */
+	struct port_range ports[EGRET_PORT_SLOTS];
+	int nports;			/* --ports; -1: not given, 0: any */
+	bool all, json;			/* list --all, --json */
+	int argc;			/* the operands left: request ids */
+	char **argv;
+};
+
+static int requests_want_subcommand(void)
+{
+	log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
+	return EXIT_USAGE;
+}
+
+/* --ports PORTS, or "any" (0 ranges): what approve writes instead. */
+static int requests_ports_parse(const char *text, struct requests_args *a)
+{
+	char err[160];
+
+	if (!strcmp(text, "any")) {
+		a->nports = 0;
+		return 0;
+	}
+	a->nports = ports_parse(text, a->ports, EGRET_PORT_SLOTS, err, sizeof(err));
+	if (a->nports < 0) {
+		log_error("--ports %s: %s", text, err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The options after the subcommand (argv[0]), in any order among the ids.
+ * Returns 0, 1 when --help was printed, or -EINVAL after logging one line.
+ */
+static int requests_args_parse(int argc, char **argv, struct requests_args *ret)
 {
 	enum { OPT_REPO = 256, OPT_ALL, OPT_JSON, OPT_PORTS, OPT_POLICY, OPT_STATE_DIR };
 	static const struct option opts[] = {
@@ -353,23 +393,9 @@ int cmd_requests(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *repo = NULL, *policy = NULL, *dir = REQUESTS_DEFAULT_DIR, *sub;
-	struct port_range ports[EGRET_PORT_SLOTS];
-	int nports = -1, c;
-	bool all = false, json = false;
-	char err[160];
+	int c;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		requests_usage(stdout);
-		return 0;
-	}
-	if (argc < 2) {
-		log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
-		return EXIT_USAGE;
-	}
-	sub = argv[1];
-	argc--;
-	argv++;
+	*ret = (struct requests_args){ .dir = REQUESTS_DEFAULT_DIR, .nports = -1 };
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -377,50 +403,96 @@ int cmd_requests(int argc, char **argv)
 		case OPT_REPO:
 			if (!policy_repo_name_valid(optarg)) {
 				log_error("--repo '%s': want owner/name", optarg);
-				return EXIT_USAGE;
+				return -EINVAL;
 			}
-			repo = optarg;
+			ret->repo = optarg;
 			break;
 		case OPT_ALL:
-			all = true;
+			ret->all = true;
 			break;
 		case OPT_JSON:
-			json = true;
+			ret->json = true;
 			break;
 		case OPT_PORTS:
-			if (!strcmp(optarg, "any")) {
-				nports = 0;
-				break;
-			}
-			nports = ports_parse(optarg, ports, EGRET_PORT_SLOTS, err, sizeof(err));
-			if (nports < 0) {
-				log_error("--ports %s: %s", optarg, err);
-				return EXIT_USAGE;
-			}
+			if (requests_ports_parse(optarg, ret) < 0)
+				return -EINVAL;
 			break;
 		case OPT_POLICY:
-			policy = optarg;
+			ret->policy = optarg;
 			break;
 		case OPT_STATE_DIR:
-			dir = optarg;
+			ret->dir = optarg;
 			break;
 		case 'h':
 			requests_usage(stdout);
-			return 0;
+			return 1;
 		default:
 			log_error("requests: unknown option or missing argument '%s' (see egret requests --help)",
 				  argv[optind - 1]);
-			return EXIT_USAGE;
+			return -EINVAL;
 		}
 	}
-	if (!strcmp(sub, "list") && optind == argc)
-		return requests_list(dir, repo, all, json);
-	if (!strcmp(sub, "approve"))
-		return decide(dir, repo, policy, argc - optind, argv + optind,
-			      REQUEST_APPROVED, ports, nports);
-	if (!strcmp(sub, "deny") && nports < 0)
-		return decide(dir, repo, policy, argc - optind, argv + optind,
-			      REQUEST_DENIED, NULL, -1);
-	log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
-	return EXIT_USAGE;
+	ret->argc = argc - optind;
+	ret->argv = argv + optind;
+	return 0;
+}
+
+/* ---- subcommands -------------------------------------------------- */
+
+static int do_list(const struct requests_args *a)
+{
+	if (a->argc)
+		return requests_want_subcommand();
+	return requests_list(a->dir, a->repo, a->all, a->json);
+}
+
+static int do_approve(const struct requests_args *a)
+{
+	return decide(a->dir, a->repo, a->policy, a->argc, a->argv,
+		      REQUEST_APPROVED, a->ports, a->nports);
+}
+
+/* A denial writes no approval: --ports would be a promise it ignores. */
+static int do_deny(const struct requests_args *a)
+{
+	if (a->nports >= 0)
+		return requests_want_subcommand();
+	return decide(a->dir, a->repo, a->policy, a->argc, a->argv,
+		      REQUEST_DENIED, NULL, -1);
+}
+
+static const struct requests_cmd {
+	const char *name;
+	int (*run)(const struct requests_args *a);
+} requests_cmds[] = {
+	{ "list", do_list },
+	{ "approve", do_approve },
+	{ "deny", do_deny },
+};
+
+/* The subcommand named exactly @name (no abbreviations, unlike bpftool). */
+static int requests_select(const char *name, const struct requests_args *a)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(requests_cmds); i++)
+		if (!strcmp(name, requests_cmds[i].name))
+			return requests_cmds[i].run(a);
+	return requests_want_subcommand();
+}
+
+int cmd_requests(int argc, char **argv)
+{
+	struct requests_args a;
+	int r;
+
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		requests_usage(stdout);
+		return 0;
+	}
+	if (argc < 2)
+		return requests_want_subcommand();
+	/* Options first, whatever the subcommand: --help works after any. */
+	r = requests_args_parse(argc - 1, argv + 1, &a);
+	if (r != 0)
+		return r > 0 ? 0 : EXIT_USAGE;
+	return requests_select(argv[1], &a);
 }

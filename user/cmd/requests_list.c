@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/requests_list.h"
+#include "lib/exit.h"
 #include "lib/json.h"
 #include "lib/text.h"
 #include "lib/util.h"
@@ -101,14 +102,14 @@ int requests_list(const char *dir, const char *repo, bool all, bool json)
 	request_store_close(&v.st);
 	if (r < 0) {
 		view_free(&v);
-		return 1;
+		return EXIT_TROUBLE;
 	}
 	for (size_t i = 0; i < v.n; i++)
 		total += v.files[i].n;
 	rows = calloc(total ? total : 1, sizeof(*rows));
 	if (!rows) {
 		view_free(&v);
-		return 1;
+		return EXIT_TROUBLE;
 	}
 	for (size_t i = 0; i < v.n; i++) {
 		dropped += v.files[i].dropped;

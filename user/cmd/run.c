@@ -19,7 +19,9 @@
 #include "attempt/run.h"
 #include "cmd/run.h"
 #include "enforce/unix_filter.h"
+#include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/util.h"
 #include "requests/approvals.h"
 
 /*
@@ -32,7 +34,7 @@ static int run_settle_policy(struct run_opts *o)
 	int r;
 
 	/* Stamp before reading: a change in between is seen as a change. */
-	if (o->repo && !(o->policy_file && !strcmp(o->policy_file, "none"))) {
+	if (o->repo && !(o->policy_file && !strcmp(o->policy_file, POLICY_FILE_NONE))) {
 		r = approvals_path(o->policy_file, o->repo, o->approvals_path,
 				   sizeof(o->approvals_path));
 		if (r < 0) {
@@ -80,10 +82,78 @@ static int check_places(const struct run_opts *o, const struct launch_user *user
 	return 0;
 }
 
+/* Who COMMAND runs as: --user, or root only with --allow-root. */
+static int choose_user(const struct run_opts *o, struct launch_user *user)
+{
+	int r;
+
+	if (o->user) {
+		r = launch_user_parse(o->user, user);
+		if (r < 0)
+			log_error("--user %s: %s", o->user,
+				  r == -EPERM ? "that is root; use --allow-root instead" :
+				  r == -ESRCH ? "no such user or group" :
+						"want USER[:GROUP]");
+		return r;
+	}
+	if (geteuid() == 0 && !o->allow_root) {
+		log_error("refusing to run COMMAND as root: give --user USER (or --allow-root to accept that root can undo enforcement)");
+		return -EPERM;
+	}
+	if (geteuid() == 0)
+		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
+	return 0;
+}
+
+/* Before anything is created: what COMMAND would start with. */
+static int check_start(const struct run_opts *o, const struct launch_user *user)
+{
+	char err[256];
+
+	if (preflight_std_fds(err, sizeof(err)) < 0 ||
+	    ((o->user || !o->allow_root) &&
+	     preflight_daemon_sockets(o->user ? user : NULL, err, sizeof(err)) < 0)) {
+		log_error("refusing to run COMMAND: %s", err);
+		return -EPERM;
+	}
+	return user->set ? check_places(o, user) : 0;
+}
+
+/*
+ * Abstract unix sockets have no owner or mode. Landlock's scope (ABI 6)
+ * keeps COMMAND to the attempt's own; names the operator allows, or a
+ * kernel without the scope, need the cgroup unix programs instead
+ * (unix_filter.h).
+ */
+static int plan_confinement(struct run_opts *o, struct landlock_plan *landlock)
+{
+	landlock_plan_make(landlock, landlock_abi(), o->nunix_names == 0);
+	o->unix_filter = o->nunix_names > 0 || landlock->abi < 6;
+	if (o->unix_filter && !unix_filter_supported()) {
+		o->unix_filter = false;
+		if (o->nunix_names) {
+			log_error("refusing to run COMMAND: --allow-unix needs the cgroup unix socket hooks (Linux 6.7+), which this kernel lacks");
+			return -EOPNOTSUPP;
+		}
+		if (!o->allow_unconfined_unix) {
+			log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+, or the cgroup unix hooks of 6.7+; it has Landlock ABI %d); --allow-unconfined-unix accepts that",
+				  landlock->abi);
+			return -EOPNOTSUPP;
+		}
+		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)",
+			 landlock->abi);
+	}
+	/* Said, never silent: without a domain only the uid checks stand
+	 * between COMMAND and processes of its uid started later. */
+	if (landlock->abi == 0)
+		log_warn("warning: no Landlock domain on this kernel (needs ABI 2, Linux 5.19+): nothing but the uid checks keeps COMMAND from ptracing or signalling a process of its uid started later");
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
+	_cleanup_(run_opts_free) struct run_opts o = {};
 	struct landlock_plan landlock;
-	struct run_opts o = {};
 	struct launch_user user = {};
 	int r;
 
@@ -92,79 +162,13 @@ int cmd_run(int argc, char **argv)
 	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
 	signal(SIGPIPE, SIG_IGN);
 	r = run_opts_parse(argc, argv, &o);
-	if (r != 0) {
-		run_opts_free(&o);
+	if (r != 0)
 		return r > 0 ? 0 : EXIT_SETUP;
-	}
 	r = run_settle_policy(&o);
-	if (r < 0) {
-		run_opts_free(&o);
+	if (r < 0)
 		return r == -EINVAL ? EXIT_POLICY : EXIT_SETUP;
-	}
-	if (o.user) {
-		r = launch_user_parse(o.user, &user);
-		if (r < 0) {
-			log_error("--user %s: %s", o.user,
-				  r == -EPERM ? "that is root; use --allow-root instead" :
-				  r == -ESRCH ? "no such user or group" :
-						"want USER[:GROUP]");
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-	} else if (geteuid() == 0 && !o.allow_root) {
-		log_error("refusing to run COMMAND as root: give --user USER (or --allow-root to accept that root can undo enforcement)");
-		run_opts_free(&o);
+	if (choose_user(&o, &user) < 0 || check_start(&o, &user) < 0 ||
+	    plan_confinement(&o, &landlock) < 0)
 		return EXIT_SETUP;
-	} else if (geteuid() == 0) {
-		log_warn("warning: COMMAND runs as root (capabilities dropped); a root process may still find ways to undo enforcement");
-	}
-
-	/* Before anything is created: what COMMAND would start with. */
-	{
-		char err[256];
-
-		if (preflight_std_fds(err, sizeof(err)) < 0 ||
-		    ((o.user || !o.allow_root) &&
-		     preflight_daemon_sockets(o.user ? &user : NULL, err,
-					      sizeof(err)) < 0)) {
-			log_error("refusing to run COMMAND: %s", err);
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-	}
-	if (user.set && check_places(&o, &user) < 0) {
-		run_opts_free(&o);
-		return EXIT_SETUP;
-	}
-
-	/* Abstract unix sockets have no owner or mode. Landlock's scope
-	 * (ABI 6) keeps COMMAND to the attempt's own; names the operator
-	 * allows, or a kernel without the scope, need the cgroup unix
-	 * programs instead (unix_filter.h). */
-	landlock_plan_make(&landlock, landlock_abi(), o.nunix_names == 0);
-	o.unix_filter = o.nunix_names > 0 || landlock.abi < 6;
-	if (o.unix_filter && !unix_filter_supported()) {
-		o.unix_filter = false;
-		if (o.nunix_names) {
-			log_error("refusing to run COMMAND: --allow-unix needs the cgroup unix socket hooks (Linux 6.7+), which this kernel lacks");
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-		if (!o.allow_unconfined_unix) {
-			log_error("refusing to run COMMAND: this kernel cannot keep it from abstract unix sockets outside the attempt (needs Landlock ABI 6, Linux 6.12+, or the cgroup unix hooks of 6.7+; it has Landlock ABI %d); --allow-unconfined-unix accepts that",
-				  landlock.abi);
-			run_opts_free(&o);
-			return EXIT_SETUP;
-		}
-		log_warn("warning: COMMAND can reach abstract unix sockets outside the attempt (Landlock ABI %d < 6, no cgroup unix hooks)",
-			 landlock.abi);
-	}
-	/* Said, never silent: without a domain only the uid checks stand
-	 * between COMMAND and processes of its uid started later. */
-	if (landlock.abi == 0)
-		log_warn("warning: no Landlock domain on this kernel (needs ABI 2, Linux 5.19+): nothing but the uid checks keeps COMMAND from ptracing or signalling a process of its uid started later");
-
-	r = attempt_run(&o, &user, &landlock);
-	run_opts_free(&o);
-	return r;
+	return attempt_run(&o, &user, &landlock);
 }

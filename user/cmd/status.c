@@ -21,6 +21,7 @@
 #include "attempt/state.h"
 #include "cmd/status.h"
 #include "enforce/allow.h"
+#include "enforce/loader.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/util.h"
@@ -31,12 +32,12 @@ struct out {
 	bool first_entry;
 };
 
-static int pinned(const char *pins, const char *map)
+static int pinned(const char *pins, enum loader_map map)
 {
 	char path[PATH_MAX];
+	int r = path_fmt(path, sizeof(path), "%s/%s", pins, loader_map_names[map]);
 
-	snprintf(path, sizeof(path), "%s/%s", pins, map);
-	return bpf_obj_get(path);
+	return r < 0 ? r : bpf_obj_get(path);
 }
 
 static int count_pids(const char *cgroup)
@@ -45,8 +46,8 @@ static int count_pids(const char *cgroup)
 	_cleanup_fclose_ FILE *f = NULL;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-	f = fopen(path, "re");
+	if (path_fmt(path, sizeof(path), "%s/cgroup.procs", cgroup) == 0)
+		f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
 		n++;
 	return f ? n : -1;
@@ -161,7 +162,7 @@ static const char *lookup_name(int names_fd, int family, const __u32 *addr,
 }
 
 /* Walk one pinned map (exact or trie, v4 or v6). */
-static void print_map(struct out *o, const char *pins, const char *map,
+static void print_map(struct out *o, const char *pins, enum loader_map map,
 		      int family, bool trie, int names_fd, uint64_t now)
 {
 	unsigned char key[sizeof(struct egret_lpm_key6)], next[sizeof(key)];
@@ -194,8 +195,8 @@ static void print_map(struct out *o, const char *pins, const char *map,
 static void print_attempt(struct out *o, const struct attempt_state *st,
 			  bool live, bool first)
 {
-	_cleanup_close_ int counters = pinned(st->pins, "egret_counters");
-	_cleanup_close_ int names = pinned(st->pins, "egret_names");
+	_cleanup_close_ int counters = pinned(st->pins, LOADER_COUNTERS);
+	_cleanup_close_ int names = pinned(st->pins, LOADER_NAMES);
 	uint64_t now = allow_now_ns();
 	char started[32];
 	struct tm tm;
@@ -223,10 +224,10 @@ static void print_attempt(struct out *o, const struct attempt_state *st,
 	else
 		printf("    %-40s %-20s %-10s %s\n", "ALLOWED", "PORTS", "EXPIRES", "NAME");
 	o->first_entry = true;
-	print_map(o, st->pins, "egret_allow4", 4, false, names, now);
-	print_map(o, st->pins, "egret_allow6", 6, false, names, now);
-	print_map(o, st->pins, "egret_cidr4", 4, true, -1, now);
-	print_map(o, st->pins, "egret_cidr6", 6, true, -1, now);
+	print_map(o, st->pins, LOADER_ALLOW4, 4, false, names, now);
+	print_map(o, st->pins, LOADER_ALLOW6, 6, false, names, now);
+	print_map(o, st->pins, LOADER_CIDR4, 4, true, -1, now);
+	print_map(o, st->pins, LOADER_CIDR6, 6, true, -1, now);
 	printf(o->json ? "]}" : "\n");
 }
 

@@ -16,6 +16,7 @@
 
 #include "cmd/suggest.h"
 #include "dns/wire.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/policy.h"
@@ -181,7 +182,7 @@ int cmd_suggest(int argc, char **argv)
 		case 'r':
 			if (!policy_repo_name_valid(optarg)) {
 				log_error("--repo '%s': want owner/name", optarg);
-				return 2;
+				return EXIT_USAGE;
 			}
 			repo = optarg;
 			break;
@@ -191,21 +192,21 @@ int cmd_suggest(int argc, char **argv)
 			       "(or would have been, with --audit). Review it before use.\n");
 			return 0;
 		default:
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		log_error("suggest: name at least one log (egret run --log FILE)");
-		return 2;
+		return EXIT_USAGE;
 	}
 	w = calloc(SUGGEST_MAX, sizeof(*w));
 	if (!w)
-		return 1;
+		return EXIT_TROUBLE;
 	for (int i = optind; i < argc; i++) {
 		r = read_log(argv[i], w, &n, &lines);
 		if (r < 0) {
 			log_error_errno(r, "suggest: read %s", argv[i]);
-			return 1;
+			return EXIT_TROUBLE;
 		}
 	}
 	printf("# egret suggest: %zu destinations from %lu logged decisions; review before use.\n"

@@ -249,62 +249,78 @@ static uint16_t random_id(void)
 }
 
 /* @tmpl says where the query came from; it is copied if forwarded. */
-void proxy_handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
-			struct query *tmpl)
+/* The question into @tmpl; false if it got an error answer (or none: a
+ * message that is not a query gets nothing). */
+static bool read_question(struct query *tmpl, const uint8_t *msg, size_t len)
+{
+	int r = dns_parse_query(msg, len, &tmpl->q);
+
+	if (r == -EOPNOTSUPP) {
+		reply_header_only(tmpl, msg, len, DNS_RCODE_NOTIMP);
+		return false;
+	}
+	if (r < 0 || tmpl->q.end > sizeof(tmpl->qraw)) {
+		if (len >= DNS_HEADER_LEN && !(msg[2] & 0x80))
+			reply_header_only(tmpl, msg, len, DNS_RCODE_FORMERR);
+		return false;
+	}
+	memcpy(tmpl->qraw, msg, tmpl->q.end);
+	return true;
+}
+
+/* A name no rule allows gets NXDOMAIN (under --audit it goes on, marked);
+ * true if it was answered. */
+static bool refuse_name(struct dns_proxy *p, struct query *tmpl)
+{
+	if (tmpl->q.qclass == DNS_CLASS_IN &&
+	    host_rules_match(p->cfg.rules, p->cfg.nrules, tmpl->q.name,
+			     tmpl->ports, &tmpl->nports, &tmpl->any_port) != 0)
+		return false;
+	p->stats.denied++;
+	if (p->cfg.audit && tmpl->q.qclass == DNS_CLASS_IN) {
+		/* --audit asked to see everything: forwarded, and logged as
+		 * would-deny when the answer comes. */
+		tmpl->audit_only = true;
+		return false;
+	}
+	/* Never forwarded: the name itself could carry data. */
+	log_info("dns: denied %s (type %u): NXDOMAIN",
+		 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
+	decided_refused(tmpl, tmpl->q.qclass != DNS_CLASS_IN ?
+			      DNS_WHY_CLASS : DNS_WHY_NOT_ALLOWED);
+	reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
+	return true;
+}
+
+/* Only the types a connection needs go upstream; true if answered. */
+static bool refuse_type(struct dns_proxy *p, struct query *tmpl)
+{
+	if (tmpl->q.type == DNS_TYPE_HTTPS || tmpl->q.type == DNS_TYPE_SVCB) {
+		/* Their address hints would let a client connect to addresses
+		 * we never learned: answer "no such data" instead. */
+		p->stats.nodata++;
+		reply_rcode(tmpl, DNS_RCODE_NOERROR);
+		return true;
+	}
+	if (!dns_type_forwarded(tmpl->q.type)) {
+		/* The type is the client's choice of 16 bits. */
+		p->stats.notimp++;
+		reply_rcode(tmpl, DNS_RCODE_NOTIMP);
+		return true;
+	}
+	return false;
+}
+
+/* Upstream gets a query egret wrote (dns_build_query); the client gets an
+ * answer sized for what it said it takes. */
+static void forward(struct dns_proxy *p, struct query *tmpl, const uint8_t *msg,
+		    size_t len)
 {
 	uint8_t fresh[DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11];
 	uint16_t edns_size = 0;
 	struct query *qy;
 	int r, do_bit = 0;
 
-	p->stats.queries++;
-	tmpl->p = p;
-	r = dns_parse_query(msg, len, &tmpl->q);
-	if (r == -EOPNOTSUPP) {
-		reply_header_only(tmpl, msg, len, DNS_RCODE_NOTIMP);
-		return;
-	}
-	if (r < 0 || tmpl->q.end > sizeof(tmpl->qraw)) {
-		if (len >= DNS_HEADER_LEN && !(msg[2] & 0x80))
-			reply_header_only(tmpl, msg, len, DNS_RCODE_FORMERR);
-		return;
-	}
-	memcpy(tmpl->qraw, msg, tmpl->q.end);
-
-	if (tmpl->q.qclass != DNS_CLASS_IN ||
-	    host_rules_match(p->cfg.rules, p->cfg.nrules, tmpl->q.name,
-			     tmpl->ports, &tmpl->nports, &tmpl->any_port) == 0) {
-		p->stats.denied++;
-		if (p->cfg.audit && tmpl->q.qclass == DNS_CLASS_IN) {
-			/* --audit asked to see everything: forwarded, and
-			 * logged as would-deny when the answer comes. */
-			tmpl->audit_only = true;
-		} else {
-			/* Never forwarded: the name itself could carry data. */
-			log_info("dns: denied %s (type %u): NXDOMAIN",
-				 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
-			decided_refused(tmpl, tmpl->q.qclass != DNS_CLASS_IN ?
-					      DNS_WHY_CLASS : DNS_WHY_NOT_ALLOWED);
-			reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
-			return;
-		}
-	}
-	if (tmpl->q.type == DNS_TYPE_HTTPS || tmpl->q.type == DNS_TYPE_SVCB) {
-		/* Their address hints would let a client connect to addresses
-		 * we never learned: answer "no such data" instead. */
-		p->stats.nodata++;
-		reply_rcode(tmpl, DNS_RCODE_NOERROR);
-		return;
-	}
-	if (!dns_type_forwarded(tmpl->q.type)) {
-		/* The type is the client's choice of 16 bits: only those a
-		 * connection needs go upstream. */
-		p->stats.notimp++;
-		reply_rcode(tmpl, DNS_RCODE_NOTIMP);
-		return;
-	}
-	/* Upstream gets a query egret wrote (dns_build_query); the client
-	 * gets an answer sized for what it said it takes. */
 	r = dns_query_edns(msg, len, &tmpl->q, &edns_size, &do_bit);
 	if (r < 0) {
 		reply_rcode(tmpl, DNS_RCODE_FORMERR);
@@ -332,6 +348,16 @@ void proxy_handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
 	p->stats.allowed++;
 	if (dns_upstream_send(p->ups, qy->conn != NULL, fresh, (size_t)r, on_answer, qy) < 0)
 		on_answer(qy, DNS_UPSTREAM_FAILED, NULL, 0);
+}
+
+void proxy_handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
+			struct query *tmpl)
+{
+	p->stats.queries++;
+	tmpl->p = p;
+	if (read_question(tmpl, msg, len) && !refuse_name(p, tmpl) &&
+	    !refuse_type(p, tmpl))
+		forward(p, tmpl, msg, len);
 }
 
 /* ---- life --------------------------------------------------------- */

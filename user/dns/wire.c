@@ -122,16 +122,15 @@ static int name_in(const char (*set)[DNS_NAME_MAX + 1], int n, const char *name)
 	return 0;
 }
 
-int dns_collect_addrs(const uint8_t *msg, size_t len,
-		      const struct dns_question *q, struct dns_addr *ret,
-		      size_t max)
+/* The question (it must be @q's) and the answer records, into @rrs;
+ * how many, or -EBADMSG / -E2BIG. */
+static int read_answer(const uint8_t *msg, size_t len, const struct dns_question *q,
+		       struct rr_view *rrs)
 {
-	static __thread struct rr_view rrs[DNS_MAX_ANSWER_RRS];
-	char chain[MAX_CNAME_HOPS + 1][DNS_NAME_MAX + 1];
 	char qname[DNS_NAME_MAX + 1];
 	unsigned int ancount, i;
-	size_t pos, found = 0;
-	int nchain = 1, grew, r;
+	size_t pos;
+	int r;
 
 	if (len < DNS_HEADER_LEN || !(msg[2] & 0x80) || get16(msg + 4) != 1)
 		return -EBADMSG;
@@ -172,13 +171,20 @@ int dns_collect_addrs(const uint8_t *msg, size_t len,
 		}
 		pos = rr->rdata + rr->rdlen;
 	}
+	return (int)ancount;
+}
 
-	/* The chain: the queried name, then every CNAME target reachable
-	 * from it, whatever order the records came in. */
-	strcpy(chain[0], q->name);
+/* The chain: the queried name, then every CNAME target reachable from it,
+ * whatever order the records came in. How many names. */
+static int cname_chain(const struct rr_view *rrs, int n, const char *qname,
+		       char (*chain)[DNS_NAME_MAX + 1])
+{
+	int nchain = 1, grew;
+
+	strcpy(chain[0], qname);
 	do {
 		grew = 0;
-		for (i = 0; i < ancount && nchain <= MAX_CNAME_HOPS; i++) {
+		for (int i = 0; i < n && nchain <= MAX_CNAME_HOPS; i++) {
 			if (rrs[i].type != DNS_TYPE_CNAME ||
 			    !name_in(chain, nchain, rrs[i].owner) ||
 			    name_in(chain, nchain, rrs[i].target))
@@ -187,8 +193,22 @@ int dns_collect_addrs(const uint8_t *msg, size_t len,
 			grew = 1;
 		}
 	} while (grew && nchain <= MAX_CNAME_HOPS);
+	return nchain;
+}
 
-	for (i = 0; i < ancount; i++) {
+int dns_collect_addrs(const uint8_t *msg, size_t len,
+		      const struct dns_question *q, struct dns_addr *ret,
+		      size_t max)
+{
+	static __thread struct rr_view rrs[DNS_MAX_ANSWER_RRS];
+	char chain[MAX_CNAME_HOPS + 1][DNS_NAME_MAX + 1];
+	int n = read_answer(msg, len, q, rrs), nchain;
+	size_t found = 0;
+
+	if (n < 0)
+		return n;
+	nchain = cname_chain(rrs, n, q->name, chain);
+	for (int i = 0; i < n; i++) {
 		const struct rr_view *rr = &rrs[i];
 		struct dns_addr *a = &ret[found];
 

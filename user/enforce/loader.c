@@ -13,6 +13,7 @@
 #include "egret.skel.h"
 #include "enforce/loader.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 
 const struct loader_prog_def loader_progs[LOADER_NPROGS] = {
 	{ "egret_connect4", BPF_CGROUP_INET4_CONNECT },
@@ -128,40 +129,42 @@ int loader_can_set_errno(void)
 	return probe_set_retval();
 }
 
-int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs)
+int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs,
+		      const char **ret_step)
 {
 	struct egret_bpf *skel;
 	int r;
 
 	r = probe_set_retval();
 	if (r < 0) {
-		ld->failed_step = "probe the kernel's BPF helpers";
+		*ret_step = "probe the kernel's BPF helpers";
 		return r;
 	}
 
 	skel = egret_bpf__open();
 	if (!skel) {
-		ld->failed_step = "open BPF object";
+		*ret_step = "open BPF object";
 		return -errno;
 	}
 	if (bpf_map__set_max_entries(skel->maps.egret_allow4, max_entries) ||
 	    bpf_map__set_max_entries(skel->maps.egret_allow6, max_entries) ||
 	    bpf_map__set_max_entries(skel->maps.egret_cidr4, max_cidrs) ||
 	    bpf_map__set_max_entries(skel->maps.egret_cidr6, max_cidrs) ||
-	    bpf_map__set_max_entries(skel->maps.egret_names, 2 * max_entries)) {
-		ld->failed_step = "size BPF maps";
+	    bpf_map__set_max_entries(skel->maps.egret_names,
+				     EGRET_NAMES_PER_ENTRY * max_entries)) {
+		*ret_step = "size BPF maps";
 		r = -EINVAL;
 		goto out;
 	}
 	skel->rodata->have_set_retval = (__u8)probe_set_retval();
 	r = egret_bpf__load(skel);
 	if (r < 0) {
-		ld->failed_step = "load BPF programs";
+		*ret_step = "load BPF programs";
 		goto out;
 	}
 	r = take_fds(ld, skel);
 	if (r < 0)
-		ld->failed_step = "take BPF programs and maps";
+		*ret_step = "take BPF programs and maps";
 out:
 	/* Our fds keep what we need; the skeleton's mappings go. */
 	egret_bpf__destroy(skel);
@@ -169,7 +172,8 @@ out:
 }
 
 /* Where the programs send DNS, and what they log: before any attach. */
-int loader_configure(struct loader *ld, const struct loader_opts *opts)
+int loader_configure(struct loader *ld, const struct loader_opts *opts,
+		     const char **ret_step)
 {
 	struct egret_bpf__bss bss = {};
 	__u32 zero = 0;
@@ -185,7 +189,7 @@ int loader_configure(struct loader *ld, const struct loader_opts *opts)
 	bss.audit = opts->audit;
 	bss.deny_errno = opts->deny_errno;
 	if (bpf_map_update_elem(ld->maps[LOADER_BSS], &zero, &bss, BPF_ANY) < 0) {
-		ld->failed_step = "configure BPF programs";
+		*ret_step = "configure BPF programs";
 		return -errno;
 	}
 	return 0;
@@ -214,7 +218,8 @@ int loader_counters_fd(const struct loader *ld)
 	return ld->maps[LOADER_COUNTERS];
 }
 
-int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir)
+int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
+		      const char **ret_step)
 {
 	char path[PATH_MAX];
 
@@ -224,13 +229,17 @@ int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir)
 		int fd = bpf_link_create(ld->progs[i], cgroup_fd, loader_progs[i].type, NULL);
 
 		if (fd < 0) {
-			ld->failed_step = "attach BPF program to cgroup";
+			*ret_step = "attach BPF program to cgroup";
 			return -errno;
 		}
 		ld->links[ld->nlinks++] = fd;
-		snprintf(path, sizeof(path), "%s/link_%s", pin_dir, loader_progs[i].name);
+		if (path_fmt(path, sizeof(path), "%s/link_%s", pin_dir,
+			     loader_progs[i].name) < 0) {
+			*ret_step = "pin BPF link";
+			return -ENAMETOOLONG;
+		}
 		if (bpf_obj_pin(fd, path) < 0) {
-			ld->failed_step = "pin BPF link";
+			*ret_step = "pin BPF link";
 			return -errno;
 		}
 	}
@@ -238,9 +247,13 @@ int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir)
 	for (int i = 0; i < LOADER_NMAPS; i++) {
 		if (i == LOADER_BSS)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", pin_dir, loader_map_names[i]);
+		if (path_fmt(path, sizeof(path), "%s/%s", pin_dir,
+			     loader_map_names[i]) < 0) {
+			*ret_step = "pin BPF map";
+			return -ENAMETOOLONG;
+		}
 		if (bpf_obj_pin(ld->maps[i], path) < 0) {
-			ld->failed_step = "pin BPF map";
+			*ret_step = "pin BPF map";
 			return -errno;
 		}
 	}

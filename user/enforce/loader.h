@@ -50,22 +50,22 @@ struct loader {
 	int links[LOADER_NPROGS];
 	int nlinks;
 	bool from_spare;	/* loaded in advance by another egret */
-	/* Set when a step fails: which, for the caller's one error line. */
-	const char *failed_step;
 };
 
 /* Every fd -1: loader_destroy() is then safe whatever happened. */
 void loader_init(struct loader *ld);
 
 /* Write the settings of @opts into the programs' .bss: before any attach. */
-int loader_configure(struct loader *ld, const struct loader_opts *opts);
+int loader_configure(struct loader *ld, const struct loader_opts *opts,
+		     const char **ret_step);
 
 /*
  * Load the object now, sized by @max_entries/@max_cidrs, with no settings
  * (nothing counts as DNS until loader_configure()). For spare.c and
  * programs.c.
  */
-int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs);
+int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs,
+		      const char **ret_step);
 
 /* 1 when this kernel lets egret choose the errno of a refused connect()
  * or sendmsg() (bpf_set_retval, Linux 5.18), 0 when only EPERM; negative
@@ -81,7 +81,8 @@ int loader_counters_fd(const struct loader *ld);
 
 /* Attach every program to @cgroup_fd with bpf_link, pinning each link and
  * every map under @pin_dir (an existing, private directory). */
-int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir);
+int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
+		      const char **ret_step);
 
 /* Close links, programs and maps. Pins are the caller's (flat_dir_remove). */
 void loader_destroy(struct loader *ld);

@@ -11,8 +11,9 @@
 #include "enforce/loader.h"
 
 /* Take a spare sized like @opts (unless opts->no_spare), or load now; then
- * write the settings of @opts. Sets ld->from_spare; on failure
- * ld->failed_step says which step. */
-int programs_get(struct loader *ld, const struct loader_opts *opts);
+ * write the settings of @opts. Sets ld->from_spare; on failure *@ret_step
+ * says which step (as every setup step of egret: a static text). */
+int programs_get(struct loader *ld, const struct loader_opts *opts,
+		 const char **ret_step);
 
 #endif

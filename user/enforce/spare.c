@@ -18,6 +18,7 @@
 #include "enforce/spare.h"
 #include "lib/log.h"
 #include "lib/paths.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 
 /* "spare_<tag>_<max_entries>_<max_cidrs>_" - the part every name shares. */
@@ -49,8 +50,7 @@ static bool dir_is_ours(const char *path)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	       st.st_uid == geteuid() && (st.st_mode & 07777) == 0700;
+	return lstat(path, &st) == 0 && stat_private_dir(&st);
 }
 
 static __u32 prog_type_of(int i)
@@ -138,7 +138,7 @@ static int check_map(int fd, int which, __u32 me, __u32 mc, __u32 *ret_id)
 			return -EPROTO;
 		break;
 	case LOADER_NAMES:
-		if (info.type != BPF_MAP_TYPE_HASH || info.max_entries != 2 * me)
+		if (info.type != BPF_MAP_TYPE_HASH || info.max_entries != EGRET_NAMES_PER_ENTRY * me)
 			return -EPROTO;
 		break;
 	case LOADER_EVENTS:
@@ -247,6 +247,7 @@ static int count_key(const char *key)
 int spare_make(__u32 max_entries, __u32 max_cidrs)
 {
 	char key[96], dir[SPARE_DIR_MAX], done[SPARE_DIR_MAX], path[SPARE_DIR_MAX + 64];
+	const char *step;	/* unused: a spare that cannot be made is no error */
 	struct loader ld;
 	int r;
 
@@ -260,7 +261,7 @@ int spare_make(__u32 max_entries, __u32 max_cidrs)
 	if (mkdir(dir, 0700) < 0)
 		return -errno;
 	loader_init(&ld);
-	r = loader_load_fresh(&ld, max_entries, max_cidrs);
+	r = loader_load_fresh(&ld, max_entries, max_cidrs, &step);
 	for (int i = 0; r == 0 && i < LOADER_NPROGS; i++) {
 		snprintf(path, sizeof(path), "%s/prog_%s", dir, loader_progs[i].name);
 		r = bpf_obj_pin(ld.progs[i], path) < 0 ? -errno : 0;

@@ -66,7 +66,8 @@ void unix_filter_init(struct unix_filter *f)
 	*f = (struct unix_filter){ .links = { -1, -1 }, .allow_fd = -1 };
 }
 
-int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o)
+int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o,
+		       const char **ret_step)
 {
 	struct egret_unix_bpf *skel;
 	struct bpf_program *progs[2];
@@ -76,7 +77,7 @@ int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o)
 
 	skel = egret_unix_bpf__open();
 	if (!skel) {
-		f->failed_step = "open the unix socket programs";
+		*ret_step = "open the unix socket programs";
 		return -errno;
 	}
 	progs[0] = skel->progs.egret_unix_connect;
@@ -86,13 +87,13 @@ int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o)
 	/* One ring buffer and one set of counters per attempt. */
 	if (bpf_map__reuse_fd(skel->maps.egret_events, o->events_fd) ||
 	    bpf_map__reuse_fd(skel->maps.egret_counters, o->counters_fd)) {
-		f->failed_step = "share the event maps with the unix socket programs";
+		*ret_step = "share the event maps with the unix socket programs";
 		r = -errno;
 		goto out;
 	}
 	r = egret_unix_bpf__load(skel);
 	if (r < 0) {
-		f->failed_step = "load the unix socket programs (Linux 6.7+, kernel BTF)";
+		*ret_step = "load the unix socket programs (Linux 6.7+, kernel BTF)";
 		goto out;
 	}
 	skel->bss->audit = o->audit;
@@ -100,13 +101,13 @@ int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o)
 	f->allow_fd = fcntl(bpf_map__fd(skel->maps.egret_unix_allow), F_DUPFD_CLOEXEC, 3);
 	for (size_t i = 0; i < o->nnames && f->allow_fd >= 0; i++)
 		if (bpf_map_update_elem(f->allow_fd, &o->names[i], &one, BPF_ANY) < 0) {
-			f->failed_step = "write the allowed abstract socket names";
+			*ret_step = "write the allowed abstract socket names";
 			r = -errno;
 			goto out;
 		}
 	snprintf(path, sizeof(path), "%s/egret_unix_allow", o->pin_dir);
 	if (f->allow_fd < 0 || bpf_obj_pin(f->allow_fd, path) < 0) {
-		f->failed_step = "pin the allowed abstract socket names";
+		*ret_step = "pin the allowed abstract socket names";
 		r = -errno;
 		goto out;
 	}
@@ -114,13 +115,13 @@ int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o)
 		f->links[i] = bpf_link_create(bpf_program__fd(progs[i]), o->cgroup_fd,
 					      unix_progs[i].type, NULL);
 		if (f->links[i] < 0) {
-			f->failed_step = "attach the unix socket programs to the cgroup";
+			*ret_step = "attach the unix socket programs to the cgroup";
 			r = -errno;
 			goto out;
 		}
 		snprintf(path, sizeof(path), "%s/%s", o->pin_dir, unix_progs[i].pin);
 		if (bpf_obj_pin(f->links[i], path) < 0) {
-			f->failed_step = "pin the unix socket programs' links";
+			*ret_step = "pin the unix socket programs' links";
 			r = -errno;
 			goto out;
 		}

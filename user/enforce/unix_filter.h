@@ -21,7 +21,6 @@ struct unix_filter {
 	int links[2];
 	int allow_fd;
 	bool attached;
-	const char *failed_step;	/* set when a step fails */
 };
 
 struct unix_filter_opts {
@@ -42,7 +41,8 @@ int unix_name_parse(const char *text, struct egret_unix_key *ret);
 void unix_filter_init(struct unix_filter *f);
 
 /* Load, fill with @o->names, attach to @o->cgroup_fd, pin. 0 or -errno. */
-int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o);
+int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o,
+		       const char **ret_step);
 
 /* Close our fds (the pins are the attempt's, removed with it). */
 void unix_filter_close(struct unix_filter *f);

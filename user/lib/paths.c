@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -45,23 +46,6 @@ int attempt_id_random(char *ret, size_t len)
 	return 0;
 }
 
-int private_dir_ensure(const char *path)
-{
-	struct stat st;
-
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(path, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	if (st.st_uid != geteuid())
-		return -EPERM;
-	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) < 0)
-		return -errno;
-	return 0;
-}
-
 int bpffs_ensure(void)
 {
 	struct statfs sfs;
@@ -97,4 +81,15 @@ int flat_dir_remove(const char *path)
 	if (rmdir(path) < 0 && r == 0)
 		r = -errno;
 	return r;
+}
+
+int path_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

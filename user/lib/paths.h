@@ -4,6 +4,7 @@
 #define EGRET_PATHS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* bpffs mount point; pins live in EGRET_PIN_ROOT/<id>/. */
@@ -22,13 +23,10 @@ bool attempt_id_valid(const char *id);
 /* 16 random hex digits. */
 int attempt_id_random(char *ret, size_t len);
 
-/*
- * Make @path a directory owned by us with mode 0700, creating it if needed.
- * An existing one owned by someone else, or not a directory, is refused
- * (-EPERM / -ENOTDIR): anyone who could write there could tamper with pins
- * or records. Looser modes on our own directory are tightened.
- */
-int private_dir_ensure(const char *path);
+/* snprintf for paths: -ENAMETOOLONG if it does not fit (a cut path names
+ * another file), 0 otherwise. */
+int path_fmt(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Mount bpffs at EGRET_BPFFS unless it already is. */
 int bpffs_ensure(void);

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <string.h>
 #include <time.h>
 
 #include "lib/text.h"
@@ -20,4 +22,16 @@ void safe_text(const char *in, char *out, size_t len)
 	for (; *in && o + 1 < len; in++)
 		out[o++] = *in >= 0x20 && *in < 0x7f ? *in : '?';
 	out[o] = '\0';
+}
+
+int csv_append(char *csv, size_t size, const char *item)
+{
+	size_t used = strnlen(csv, size), n = strlen(item);
+
+	if (used + !!used + n + 1 > size)
+		return -E2BIG;
+	if (used)
+		csv[used++] = ',';
+	memcpy(csv + used, item, n + 1);
+	return 0;
 }

@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Append @item to the comma-separated list in @csv (@size bytes);
+ * -E2BIG, with @csv unchanged, if it does not fit. */
+int csv_append(char *csv, size_t size, const char *item);
+
 /* "2026-11-30T08:31:02Z" */
 void iso_utc(int64_t t, char *buf, size_t len);
 

@@ -11,17 +11,54 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 
-/* Owned by root or us, not writable by group or others. */
-static bool trusted_owner_mode(const struct stat *st)
+static bool owned_by_root_or_us(const struct stat *st)
 {
-	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+	return st->st_uid == 0 || st->st_uid == geteuid();
+}
+
+bool stat_trusted(const struct stat *st)
+{
+	return owned_by_root_or_us(st) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+bool stat_private_dir(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+	       (st->st_mode & 07777) == 0700;
+}
+
+int private_dir_ensure(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) < 0)
+		return -errno;
+	return 0;
+}
+
+int trusted_dir_ensure(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) && stat_trusted(&st) ? 0 : -EPERM;
 }
 
 /*
  * Like sshd's StrictModes, for the real path of the opened policy file
  * (symlinks resolved, so a link cannot vouch for a loose directory): its
- * directory must be trusted_owner_mode; every directory above it too, but
+ * directory must be stat_trusted; every directory above it too, but
  * a sticky one (like /tmp) may be writable by others when the entry below
  * it is ours, since nobody else can then rename or remove that entry.
  */
@@ -45,11 +82,10 @@ static int check_ancestors(int fd, const char *what, struct diag *d)
 		slash[slash == real ? 1 : 0] = '\0';
 		if (stat(real, &st) < 0)
 			return -errno;
-		if (st.st_uid != 0 && st.st_uid != geteuid())
+		if (!owned_by_root_or_us(&st))
 			goto refuse;
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) &&
-		    (first || !(st.st_mode & S_ISVTX) ||
-		     (child.st_uid != 0 && child.st_uid != geteuid())))
+		if (!stat_trusted(&st) &&
+		    (first || !(st.st_mode & S_ISVTX) || !owned_by_root_or_us(&child)))
 			goto refuse;
 		if (slash == real)
 			break;
@@ -90,7 +126,7 @@ int trusted_file_read(const char *path, const char *what, size_t max,
 	}
 	/* Whoever can write it (or replace it in a directory above)
 	 * decides what the attempt reaches. */
-	if (!trusted_owner_mode(&st)) {
+	if (!stat_trusted(&st)) {
 		diag_say(d, "refused: the %s must be owned by root and not group/world-writable (chown root; chmod go-w)",
 			 what);
 		return -EPERM;

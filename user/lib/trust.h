@@ -1,13 +1,36 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * lib/trust.h - reading a file whose author decides what attempts reach.
+ * lib/trust.h - the checks on files and directories egret trusts, one
+ * home: "trusted" (owned by root or egret's uid, not writable by group or
+ * others: their author decides what attempts reach) and "private" (egret's
+ * own, mode 0700: pins, records, spares, state).
  */
 #ifndef EGRET_TRUST_H
 #define EGRET_TRUST_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "lib/diag.h"
+
+/* Owned by root or us, not writable by group or others. */
+bool stat_trusted(const struct stat *st);
+
+/* A directory of ours with mode 0700, as private_dir_ensure() makes it. */
+bool stat_private_dir(const struct stat *st);
+
+/*
+ * Make @path a directory owned by us with mode 0700, creating it if needed.
+ * An existing one owned by someone else, or not a directory, is refused
+ * (-EPERM / -ENOTDIR): anyone who could write there could tamper with pins
+ * or records. Looser modes on our own directory are tightened.
+ */
+int private_dir_ensure(const char *path);
+
+/* Make @path a directory (mode 0755) if missing; refused (-EPERM) unless
+ * it is one and stat_trusted (the approvals directory the loader reads). */
+int trusted_dir_ensure(const char *path);
 
 /*
  * Read a file whose author decides what attempts reach (the policy, an

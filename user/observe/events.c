@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "lib/vocab.h"
@@ -67,28 +68,6 @@ static void iso_time(const struct events *ev, uint64_t boot_ns, char *buf,
 		 (unsigned int)((uint64_t)real % 1000000000ULL / 1000000));
 }
 
-/* Append @s as a JSON string (our strings are names, comms, addresses). */
-static size_t json_str(char *buf, size_t off, size_t len, const char *s)
-{
-	if (off < len)
-		buf[off++] = '"';
-	for (; *s && off + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			buf[off++] = '\\';
-			buf[off++] = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			off += (size_t)snprintf(buf + off, len - off, "\\u%04x", c);
-		} else {
-			buf[off++] = (char)c;
-		}
-	}
-	if (off < len)
-		buf[off++] = '"';
-	return off;
-}
-
 /* One line, one write: a crash never leaves half a line behind. */
 static void write_line(struct events *ev, char *line, size_t n)
 {
@@ -127,13 +106,65 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 		 name ? name : "");
 }
 
+/* One BPF event as a JSON line: the schema of docs/EVENTS.md. */
+static void log_bpf_event(struct events *ev, const struct egret_event *e,
+			  const char *addr, const char *name)
+{
+	char line[1024], when[64], comm[17];
+	const char *proto = egret_proto_name(e->proto);
+	size_t off;
+
+	iso_time(ev, e->time_ns, when, sizeof(when));
+	memcpy(comm, e->comm, 16);
+	comm[16] = '\0';
+	off = (size_t)snprintf(line, sizeof(line),
+		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
+	off = json_append(line, off, sizeof(line) - 1, ev->attempt);
+	off += (size_t)snprintf(line + off, sizeof(line) - off,
+		",\"kind\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
+		egret_hook_name(e->hook),
+		egret_verdict_name(e->verdict),
+		egret_reason_name(e->reason));
+	if (e->tgid) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"pid\":%u,\"tid\":%u,\"uid\":%u,\"comm\":", e->tgid,
+			e->pid, e->uid);
+		off = json_append(line, off, sizeof(line) - 1, comm);
+	}
+	if (proto)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"proto\":\"%s\"", proto);
+	else if (e->proto)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"proto\":%u", e->proto);
+	if (e->family) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"family\":%u,\"addr\":\"%s\",\"port\":%u,\"name\":",
+			e->family, addr, e->port);
+		if (name)
+			off = json_append(line, off, sizeof(line) - 1, name);
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
+	}
+	if (e->hook == EGRET_HOOK_SOCKET)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"sock_type\":%u", e->sock_type);
+	if (e->hook == EGRET_HOOK_SOCKOPT)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"level\":%d,\"optname\":%d", e->level,
+					e->optname);
+	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
+	if (off >= sizeof(line) - 1)
+		off = sizeof(line) - 2;
+	write_line(ev, line, off);
+}
+
 static int on_bpf_event(void *ctx, void *data, size_t size)
 {
 	struct events *ev = ctx;
 	const struct egret_event *e = data;
-	char line[1024], when[64], addr[INET6_ADDRSTRLEN] = "", comm[17];
-	const char *name = NULL, *proto;
-	size_t off;
+	char addr[INET6_ADDRSTRLEN] = "";
+	const char *name = NULL;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -156,53 +187,8 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 		if (ev->on_denial)
 			ev->on_denial(ev->denial_ctx, e, name);
 	}
-	if (ev->log_fd < 0)
-		return 0;
-
-	iso_time(ev, e->time_ns, when, sizeof(when));
-	memcpy(comm, e->comm, 16);
-	comm[16] = '\0';
-	off = (size_t)snprintf(line, sizeof(line),
-		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
-	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
-	off += (size_t)snprintf(line + off, sizeof(line) - off,
-		",\"kind\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
-		egret_hook_name(e->hook),
-		egret_verdict_name(e->verdict),
-		egret_reason_name(e->reason));
-	if (e->tgid) {
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-			",\"pid\":%u,\"tid\":%u,\"uid\":%u,\"comm\":", e->tgid,
-			e->pid, e->uid);
-		off = json_str(line, off, sizeof(line) - 1, comm);
-	}
-	proto = egret_proto_name(e->proto);
-	if (proto)
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-					",\"proto\":\"%s\"", proto);
-	else if (e->proto)
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-					",\"proto\":%u", e->proto);
-	if (e->family) {
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-			",\"family\":%u,\"addr\":\"%s\",\"port\":%u,\"name\":",
-			e->family, addr, e->port);
-		if (name)
-			off = json_str(line, off, sizeof(line) - 1, name);
-		else
-			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
-	}
-	if (e->hook == EGRET_HOOK_SOCKET)
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-					",\"sock_type\":%u", e->sock_type);
-	if (e->hook == EGRET_HOOK_SOCKOPT)
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-					",\"level\":%d,\"optname\":%d", e->level,
-					e->optname);
-	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
-	if (off >= sizeof(line) - 1)
-		off = sizeof(line) - 2;
-	write_line(ev, line, off);
+	if (ev->log_fd >= 0)
+		log_bpf_event(ev, e, addr, name);
 	return 0;
 }
 
@@ -255,10 +241,10 @@ void events_dns(struct events *ev, const struct dns_decision *d)
 	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
 	off = (size_t)snprintf(line, sizeof(line),
 		"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
-	off = json_str(line, off, sizeof(line) - 1, ev->attempt);
+	off = json_append(line, off, sizeof(line) - 1, ev->attempt);
 	off += (size_t)snprintf(line + off, sizeof(line) - off,
 		",\"kind\":\"dns\",\"verdict\":\"%s\",\"name\":", verdict);
-	off = json_str(line, off, sizeof(line) - 1, name);
+	off = json_append(line, off, sizeof(line) - 1, name);
 	off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"qtype\":%u", d->qtype);
 	if (why != DNS_WHY_NONE)
 		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"reason\":\"%s\"",

@@ -146,3 +146,11 @@ int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 	*ret_any = any;
 	return matched;
 }
+
+bool host_rule_equal(const struct host_rule *x, const struct host_rule *y)
+{
+	return x->wildcard == y->wildcard && x->nports == y->nports &&
+	       !strcmp(x->name, y->name) &&
+	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
+		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
+}

@@ -36,6 +36,10 @@ int host_name_parse(const char *text, struct host_rule *ret, char *err,
 		    size_t errlen);
 
 /* Does @rule match @name (lower case, no trailing dot)? */
+/* The same rule: name, wildcard and ports (a rule whose ports come from the
+ * policy equals only another such rule). */
+bool host_rule_equal(const struct host_rule *x, const struct host_rule *y);
+
 bool host_rule_matches(const struct host_rule *rule, const char *name);
 
 /*

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/text.h"
 #include "lib/util.h"
 #include "policy/policy.h"
 
@@ -79,12 +80,7 @@ int policy_add_allow_text(struct policy *p, const char *text, char *err,
 bool policy_has_host(const struct policy *p, const struct host_rule *h)
 {
 	for (size_t i = 0; i < p->nhosts; i++) {
-		const struct host_rule *x = &p->hosts[i];
-
-		if (x->wildcard == h->wildcard && x->nports == h->nports &&
-		    !strcmp(x->name, h->name) &&
-		    !memcmp(x->ports, h->ports, sizeof(x->ports[0]) *
-			    (h->nports <= EGRET_PORT_SLOTS ? h->nports : 0)))
+		if (host_rule_equal(&p->hosts[i], h))
 			return true;
 	}
 	return false;
@@ -93,12 +89,7 @@ bool policy_has_host(const struct policy *p, const struct host_rule *h)
 bool policy_has_spec(const struct policy *p, const struct allow_spec *s)
 {
 	for (size_t i = 0; i < p->nspecs; i++) {
-		const struct allow_spec *x = &p->specs[i];
-
-		if (x->family == s->family && x->prefixlen == s->prefixlen &&
-		    x->nports == s->nports && !memcmp(x->addr, s->addr, sizeof(x->addr)) &&
-		    !memcmp(x->ports, s->ports, sizeof(x->ports[0]) *
-			    (s->nports <= EGRET_PORT_SLOTS ? s->nports : 0)))
+		if (allow_spec_equal(&p->specs[i], s))
 			return true;
 	}
 	return false;
@@ -319,7 +310,6 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	/* Lists: the defaults, then the repo's additions. */
 	for (int i = 0; i < 2 && r == 0; i++) {
 		const struct policy_section *s = secs[i];
-		size_t used;
 
 		if (!s)
 			continue;
@@ -329,12 +319,9 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j]);
 		if (r == 0)
 			r = add_lists(out, &s->lists, &eff);
-		used = strlen(out->upstreams_csv);
-		if (r == 0 && s->lists.upstreams_csv[0] &&
-		    snprintf(out->upstreams_csv + used, sizeof(out->upstreams_csv) - used,
-			     "%s%s", used ? "," : "", s->lists.upstreams_csv) >=
-			    (int)(sizeof(out->upstreams_csv) - used))
-			r = -E2BIG;
+		if (r == 0 && s->lists.upstreams_csv[0])
+			r = csv_append(out->upstreams_csv, sizeof(out->upstreams_csv),
+				       s->lists.upstreams_csv);
 	}
 	/* Unset means yes: the remote is one of the ratified categories. */
 	if (r == 0 && git_remote != 0 && remote)

@@ -28,6 +28,8 @@
 #define POLICY_MAX_REPOS	1024
 #define POLICY_MAX_NAMES	32	/* os_registries / ecosystems per section */
 #define POLICY_DEFAULT_PATH	"/etc/egret/policy.yaml"
+/* --policy none: no policy file, the command line alone. */
+#define POLICY_FILE_NONE	"none"
 #define POLICY_DEFAULT_MIN_TTL	300	/* seconds; docs/ARCHITECTURE.md */
 
 /* Marks an entry written without ports: it gets the effective `ports:`. */

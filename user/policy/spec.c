@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "egret_match.h"
+#include "lib/text.h"
 #include "policy/spec.h"
 
 #define MAX_SPEC_LEN 256
@@ -356,4 +357,23 @@ void ports_format(const struct port_range *p, unsigned int n, char *buf,
 	}
 	if (json && off < len)
 		snprintf(buf + off, len - off, "]");
+}
+
+int upstream_list_add(char *csv, size_t size, const char *text, char *err,
+		      size_t errlen)
+{
+	char canon[INET6_ADDRSTRLEN + 8];
+	int r = endpoint_parse(text, 53, canon, sizeof(canon), err, errlen);
+
+	if (r == 0 && (r = csv_append(csv, size, canon)) < 0)
+		snprintf(err, errlen, "too many upstreams");
+	return r;
+}
+
+bool allow_spec_equal(const struct allow_spec *x, const struct allow_spec *y)
+{
+	return x->family == y->family && x->prefixlen == y->prefixlen &&
+	       x->nports == y->nports && !memcmp(x->addr, y->addr, sizeof(x->addr)) &&
+	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
+		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
 }

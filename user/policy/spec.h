@@ -46,6 +46,15 @@ int ports_parse(const char *text, struct port_range *ret, unsigned int max,
 int endpoint_parse(const char *text, unsigned int default_port, char *canon,
 		   size_t len, char *err, size_t errlen);
 
+/* endpoint_parse(@text, port 53), appended to the upstream list @csv:
+ * -EINVAL (reason in @err) or -E2BIG (too many for @size). */
+int upstream_list_add(char *csv, size_t size, const char *text, char *err,
+		      size_t errlen);
+
+/* The same entry: family, prefix and ports (ports from the policy equal
+ * only ports from the policy). */
+bool allow_spec_equal(const struct allow_spec *x, const struct allow_spec *y);
+
 /* Full length of the family's address: 32 or 128. */
 unsigned int spec_addr_bits(const struct allow_spec *spec);
 

@@ -14,6 +14,7 @@
 
 #include "lib/util.h"
 #include "policy/yaml.h"
+#include "policy/yaml_util.h"
 
 static const char *const section_keys[] = {
 	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs",
@@ -40,62 +41,6 @@ static void unknown_key(struct parser *ps, yaml_node_t *k, const char *key,
 }
 
 /* `ports: [443, "8000-8100"]`, `ports: 443` or `ports: any`. */
-int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
-		      struct port_range *ret, unsigned int *ret_n, bool *ret_any)
-{
-	const char *text = yaml_scalar(node);
-	yaml_node_item_t *it;
-	unsigned int n = 0;
-	char msg[160];
-	int r;
-
-	*ret_any = false;
-	if (text && !strcmp(text, "any")) {
-		*ret_any = true;
-		*ret_n = 0;
-		return 0;
-	}
-	if (text) {
-		r = ports_parse(text, ret, EGRET_PORT_SLOTS, msg, sizeof(msg));
-		if (r < 0) {
-			diag_add(d, node, "%s", msg);
-			return -EINVAL;
-		}
-		*ret_n = (unsigned int)r;
-		return 0;
-	}
-	if (node->type != YAML_SEQUENCE_NODE) {
-		diag_add(d, node, "ports: want a list, a number or 'any'");
-		return -EINVAL;
-	}
-	for (it = node->data.sequence.items.start;
-	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = yaml_node(doc, *it);
-
-		if (!yaml_scalar(item)) {
-			diag_add(d, item, "ports: items are numbers or LO-HI");
-			return -EINVAL;
-		}
-		if (n == EGRET_PORT_SLOTS) {
-			diag_add(d, item, "ports: more than %d items", EGRET_PORT_SLOTS);
-			return -EINVAL;
-		}
-		r = ports_parse(yaml_scalar(item), ret + n, EGRET_PORT_SLOTS - n,
-				msg, sizeof(msg));
-		if (r < 0) {
-			diag_add(d, item, "%s", msg);
-			return -EINVAL;
-		}
-		n += (unsigned int)r;
-	}
-	if (n == 0) {
-		diag_add(d, node, "ports: empty list (use 'any' or omit)");
-		return -EINVAL;
-	}
-	*ret_n = n;
-	return 0;
-}
-
 static int parse_ports(struct parser *ps, yaml_node_t *node,
 		       struct port_range *ret, unsigned int *ret_n, bool *ret_any)
 {
@@ -178,86 +123,110 @@ static int parse_names(struct parser *ps, yaml_node_t *node,
 	return r;
 }
 
-/* `hosts:` and `cidrs:` items: "TEXT" or {host|cidr: TEXT, ports: ...}. */
+/*
+ * A `hosts:` or `cidrs:` item's text and its `ports:` node (NULL: none):
+ * "TEXT" or {host|cidr: TEXT, ports: ...}. An unknown key is reported
+ * and the item still read, so one typo shows every other mistake too.
+ */
+static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
+		      const char **ret_text, yaml_node_t **ret_ports)
+{
+	static const char *const keys[2][2] = {
+		{ "cidr", "ports" }, { "host", "ports" },
+	};
+	const char *what = hosts ? "host" : "cidr";
+	const char *text = yaml_scalar(item);
+	yaml_node_t *ports = NULL;
+	yaml_node_pair_t *p;
+
+	if (item->type == YAML_MAPPING_NODE) {
+		for (p = item->data.mapping.pairs.start;
+		     p < item->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = node_at(ps, p->key);
+			const char *key = yaml_scalar(k);
+
+			if (key && !strcmp(key, what))
+				text = yaml_scalar(node_at(ps, p->value));
+			else if (key && !strcmp(key, "ports"))
+				ports = node_at(ps, p->value);
+			else
+				unknown_key(ps, k, key ? key : "?", keys[hosts], 2,
+					    hosts ? "a hosts item" : "a cidrs item");
+		}
+		if (!text) {
+			diag_add(ps->d, item, "%ss item lacks '%s:'", what, what);
+			return -EINVAL;
+		}
+	} else if (!text) {
+		diag_add(ps->d, item, "%ss: items are strings or mappings", what);
+		return -EINVAL;
+	}
+	*ret_text = text;
+	*ret_ports = ports;
+	return 0;
+}
+
+/*
+ * @text as a host rule or an allow spec into @lists, its ports its own
+ * ("x:443") or @ports, never both; neither: the section's (filled in
+ * when the policy is assembled). -E2BIG when @lists is full.
+ */
+static int item_add(struct parser *ps, yaml_node_t *item, bool hosts,
+		    const char *text, yaml_node_t *ports, struct policy *lists,
+		    const char *origin)
+{
+	struct allow_spec spec;
+	struct host_rule rule;
+	unsigned int *nports = hosts ? &rule.nports : &spec.nports;
+	struct port_range *pr = hosts ? rule.ports : spec.ports;
+	char msg[192];
+	bool any;
+
+	if (hosts ? host_rule_parse(text, &rule, msg, sizeof(msg)) :
+		    allow_spec_parse(text, &spec, msg, sizeof(msg))) {
+		diag_add(ps->d, item, "%s", msg);
+		return -EINVAL;
+	}
+	if (ports && *nports) {
+		diag_add(ps->d, item, "'%s' names ports twice", text);
+		return -EINVAL;
+	}
+	if (ports && parse_ports(ps, ports, pr, nports, &any) < 0)
+		return -EINVAL;
+	if (!ports && !*nports)
+		*nports = PORTS_FROM_POLICY;
+	snprintf(hosts ? rule.origin : spec.origin, sizeof(rule.origin), "%s", origin);
+	if ((hosts ? policy_add_host(lists, &rule) : policy_add_spec(lists, &spec)) < 0) {
+		diag_add(ps->d, item, "more than %d %s entries", POLICY_MAX_SPECS,
+			 hosts ? "host" : "cidr");
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* `hosts:` and `cidrs:`: every bad item is reported; a full list stops. */
 static int parse_entries(struct parser *ps, yaml_node_t *node, bool hosts,
 			 struct policy *lists, const char *origin)
 {
-	const char *what = hosts ? "host" : "cidr";
 	yaml_node_item_t *it;
 	int r = 0;
 
 	if (node->type != YAML_SEQUENCE_NODE) {
-		diag_add(ps->d, node, "%ss: want a list", what);
+		diag_add(ps->d, node, "%ss: want a list", hosts ? "host" : "cidr");
 		return -EINVAL;
 	}
 	for (it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it), *ports = NULL;
-		const char *text = yaml_scalar(item);
-		struct allow_spec spec;
-		struct host_rule rule;
-		unsigned int *nports;
-		struct port_range *pr;
-		char msg[192];
-		bool any;
+		yaml_node_t *item = node_at(ps, *it), *ports;
+		const char *text;
+		int rr = item_nodes(ps, item, hosts, &text, &ports);
 
-		if (item->type == YAML_MAPPING_NODE) {
-			yaml_node_pair_t *p;
-			static const char *const keys[2][2] = {
-				{ "cidr", "ports" }, { "host", "ports" },
-			};
-
-			for (p = item->data.mapping.pairs.start;
-			     p < item->data.mapping.pairs.top; p++) {
-				yaml_node_t *k = node_at(ps, p->key);
-				const char *key = yaml_scalar(k);
-
-				if (key && !strcmp(key, what))
-					text = yaml_scalar(node_at(ps, p->value));
-				else if (key && !strcmp(key, "ports"))
-					ports = node_at(ps, p->value);
-				else
-					unknown_key(ps, k, key ? key : "?", keys[hosts], 2,
-						    hosts ? "a hosts item" : "a cidrs item");
-			}
-			if (!text) {
-				diag_add(ps->d, item, "%ss item lacks '%s:'", what, what);
-				r = -EINVAL;
-				continue;
-			}
-		} else if (!text) {
-			diag_add(ps->d, item, "%ss: items are strings or mappings", what);
+		if (rr == 0)
+			rr = item_add(ps, item, hosts, text, ports, lists, origin);
+		if (rr == -E2BIG)
+			return rr;
+		if (rr < 0)
 			r = -EINVAL;
-			continue;
-		}
-
-		if (hosts ? host_rule_parse(text, &rule, msg, sizeof(msg)) :
-			    allow_spec_parse(text, &spec, msg, sizeof(msg))) {
-			diag_add(ps->d, item, "%s", msg);
-			r = -EINVAL;
-			continue;
-		}
-		nports = hosts ? &rule.nports : &spec.nports;
-		pr = hosts ? rule.ports : spec.ports;
-		if (ports && *nports) {
-			diag_add(ps->d, item, "'%s' names ports twice", text);
-			r = -EINVAL;
-			continue;
-		}
-		if (ports && parse_ports(ps, ports, pr, nports, &any) < 0) {
-			r = -EINVAL;
-			continue;
-		}
-		if (!ports && !*nports)
-			*nports = PORTS_FROM_POLICY;
-		snprintf(hosts ? rule.origin : spec.origin, sizeof(rule.origin),
-			 "%s", origin);
-		if ((hosts ? policy_add_host(lists, &rule) :
-			     policy_add_spec(lists, &spec)) < 0) {
-			diag_add(ps->d, item, "more than %d %s entries",
-				 POLICY_MAX_SPECS, what);
-			return -E2BIG;
-		}
 	}
 	return r;
 }
@@ -285,23 +254,21 @@ static int parse_dns(struct parser *ps, yaml_node_t *node, struct policy *lists)
 			for (it = v->data.sequence.items.start;
 			     it < v->data.sequence.items.top; it++) {
 				yaml_node_t *item = node_at(ps, *it);
-				char canon[64], msg[160];
-				size_t used = strlen(lists->upstreams_csv);
+				char msg[160];
+				int q = yaml_scalar(item) ?
+					upstream_list_add(lists->upstreams_csv,
+							  sizeof(lists->upstreams_csv),
+							  yaml_scalar(item), msg, sizeof(msg)) :
+					-EINVAL;
 
-				if (!yaml_scalar(item) ||
-				    endpoint_parse(yaml_scalar(item), 53, canon, sizeof(canon),
-						   msg, sizeof(msg)) < 0) {
-					diag_add(ps->d, item, "dns.upstreams: want ADDR[:PORT] or [V6]:PORT");
-					r = -EINVAL;
-					continue;
-				}
-				if (used + strlen(canon) + 2 > sizeof(lists->upstreams_csv)) {
+				if (q == -E2BIG) {
 					diag_add(ps->d, item, "dns.upstreams: too many");
 					return -EINVAL;
 				}
-				snprintf(lists->upstreams_csv + used,
-					 sizeof(lists->upstreams_csv) - used, "%s%s",
-					 used ? "," : "", canon);
+				if (q < 0) {
+					diag_add(ps->d, item, "dns.upstreams: want ADDR[:PORT] or [V6]:PORT");
+					r = -EINVAL;
+				}
 			}
 		} else if (!strcmp(key, "upstreams")) {
 			diag_add(ps->d, v, "dns.upstreams: want a list");
@@ -376,11 +343,41 @@ static int parse_loopback(struct parser *ps, yaml_node_t *node,
 	return r ? -EINVAL : 0;
 }
 
+/*
+ * Fail closed on typos: an ignored key is a rule the operator believes in
+ * and egret does not enforce. The hint is drawn from the keys @repo's
+ * section may hold (the top level's when NULL).
+ */
+static int section_unknown_key(struct parser *ps, yaml_node_t *k, const char *key,
+			       const char *repo)
+{
+	const char *all[ARRAY_SIZE(section_keys) + ARRAY_SIZE(top_only_keys)];
+	size_t n = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(section_keys); i++)
+		all[n++] = section_keys[i];
+	for (i = 0; !repo && i < ARRAY_SIZE(top_only_keys); i++)
+		all[n++] = top_only_keys[i];
+	unknown_key(ps, k, key, all, n, repo ? "a repos section" : "the policy");
+	return -EINVAL;
+}
+
+/* `hosts:` or `cidrs:` (@key) of @repo's section, each entry saying where
+ * it came from ("repos.acme/web.hosts") for egret check. */
+static int section_entries(struct parser *ps, yaml_node_t *v, const char *key,
+			   struct policy_section *sec, const char *repo)
+{
+	char origin[64];
+
+	snprintf(origin, sizeof(origin), "%s%.*s%s%s", repo ? "repos." : "",
+		 repo ? 30 : 0, repo ? repo : "", repo ? "." : "", key);
+	return parse_entries(ps, v, key[0] == 'h', &sec->lists, origin);
+}
+
 /* The keys a section may hold; @repo is NULL for the top level. */
 static int parse_section(struct parser *ps, yaml_node_t *map,
 			 struct policy_section *sec, const char *repo)
 {
-	char origin[64];
 	yaml_node_pair_t *p;
 	int r = 0;
 
@@ -417,9 +414,7 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 		} else if (!strcmp(key, "git_remote")) {
 			rr = parse_bool(ps, v, &sec->git_remote);
 		} else if (!strcmp(key, "hosts") || !strcmp(key, "cidrs")) {
-			snprintf(origin, sizeof(origin), "%s%.*s%s%s", repo ? "repos." : "",
-				 repo ? 30 : 0, repo ? repo : "", repo ? "." : "", key);
-			rr = parse_entries(ps, v, key[0] == 'h', &sec->lists, origin);
+			rr = section_entries(ps, v, key, sec, repo);
 		} else if (!strcmp(key, "dns")) {
 			rr = parse_dns(ps, v, &sec->lists);
 		} else if (!strcmp(key, "maps")) {
@@ -427,17 +422,7 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 		} else if (!strcmp(key, "loopback")) {
 			rr = parse_loopback(ps, v, sec);
 		} else {
-			const char *all[sizeof(section_keys) / sizeof(section_keys[0]) + 2];
-			size_t n = 0, i;
-
-			for (i = 0; i < sizeof(section_keys) / sizeof(section_keys[0]); i++)
-				all[n++] = section_keys[i];
-			for (i = 0; !repo && i < 2; i++)
-				all[n++] = top_only_keys[i];
-			/* Fail closed on typos: an ignored key is a rule the
-			 * operator believes in and egret does not enforce. */
-			unknown_key(ps, k, key, all, n, repo ? "a repos section" : "the policy");
-			rr = -EINVAL;
+			rr = section_unknown_key(ps, k, key, repo);
 		}
 		if (rr < 0)
 			r = -EINVAL;

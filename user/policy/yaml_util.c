@@ -103,3 +103,59 @@ const char *closest_word(const char *word, const char *const *candidates,
 	}
 	return best;
 }
+
+int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
+		      struct port_range *ret, unsigned int *ret_n, bool *ret_any)
+{
+	const char *text = yaml_scalar(node);
+	yaml_node_item_t *it;
+	unsigned int n = 0;
+	char msg[160];
+	int r;
+
+	*ret_any = false;
+	if (text && !strcmp(text, "any")) {
+		*ret_any = true;
+		*ret_n = 0;
+		return 0;
+	}
+	if (text) {
+		r = ports_parse(text, ret, EGRET_PORT_SLOTS, msg, sizeof(msg));
+		if (r < 0) {
+			diag_add(d, node, "%s", msg);
+			return -EINVAL;
+		}
+		*ret_n = (unsigned int)r;
+		return 0;
+	}
+	if (node->type != YAML_SEQUENCE_NODE) {
+		diag_add(d, node, "ports: want a list, a number or 'any'");
+		return -EINVAL;
+	}
+	for (it = node->data.sequence.items.start;
+	     it < node->data.sequence.items.top; it++) {
+		yaml_node_t *item = yaml_node(doc, *it);
+
+		if (!yaml_scalar(item)) {
+			diag_add(d, item, "ports: items are numbers or LO-HI");
+			return -EINVAL;
+		}
+		if (n == EGRET_PORT_SLOTS) {
+			diag_add(d, item, "ports: more than %d items", EGRET_PORT_SLOTS);
+			return -EINVAL;
+		}
+		r = ports_parse(yaml_scalar(item), ret + n, EGRET_PORT_SLOTS - n,
+				msg, sizeof(msg));
+		if (r < 0) {
+			diag_add(d, item, "%s", msg);
+			return -EINVAL;
+		}
+		n += (unsigned int)r;
+	}
+	if (n == 0) {
+		diag_add(d, node, "ports: empty list (use 'any' or omit)");
+		return -EINVAL;
+	}
+	*ret_n = n;
+	return 0;
+}

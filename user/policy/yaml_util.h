@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "lib/diag.h"
+#include "policy/spec.h"
 
 /* Record "FILE:LINE:COL: message" at @node (NULL: no position). */
 void diag_add(struct diag *d, const yaml_node_t *node, const char *fmt, ...)
@@ -34,5 +35,9 @@ int yaml_load_text(yaml_document_t *doc, const char *text, size_t len,
 /* The candidate closest to @word (edit distance <= 2), for "did you mean". */
 const char *closest_word(const char *word, const char *const *candidates,
 			 size_t n);
+
+/* A `ports:` value: a list, a number, "LO-HI,..." or "any" (*@ret_any). */
+int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
+		      struct port_range *ret, unsigned int *ret_n, bool *ret_any);
 
 #endif

@@ -11,7 +11,7 @@
 #include "lib/atomic_file.h"
 #include "lib/trust.h"
 #include "lib/util.h"
-#include "policy/yaml.h"
+#include "policy/yaml_util.h"
 #include "requests/approvals.h"
 
 int approvals_dir(const char *policy_file, char *buf, size_t len)
@@ -46,20 +46,8 @@ static bool same_target(const struct approval *x, const struct approval *y)
 {
 	if (x->is_host != y->is_host)
 		return false;
-	if (x->is_host)
-		return x->host.wildcard == y->host.wildcard &&
-		       !strcmp(x->host.name, y->host.name) &&
-		       x->host.nports == y->host.nports &&
-		       (x->host.nports > EGRET_PORT_SLOTS ||
-			!memcmp(x->host.ports, y->host.ports,
-				x->host.nports * sizeof(x->host.ports[0])));
-	return x->spec.family == y->spec.family &&
-	       x->spec.prefixlen == y->spec.prefixlen &&
-	       !memcmp(x->spec.addr, y->spec.addr, sizeof(x->spec.addr)) &&
-	       x->spec.nports == y->spec.nports &&
-	       (x->spec.nports > EGRET_PORT_SLOTS ||
-		!memcmp(x->spec.ports, y->spec.ports,
-			x->spec.nports * sizeof(x->spec.ports[0])));
+	return x->is_host ? host_rule_equal(&x->host, &y->host) :
+			    allow_spec_equal(&x->spec, &y->spec);
 }
 
 int approvals_add(struct approvals *a, const struct approval *ap)
@@ -83,14 +71,123 @@ static const char *const entry_keys[] = {
 	"host", "cidr", "ports", "request", "approved_by", "approved_at",
 };
 
+/* An entry's target and ports nodes, kept until every key is read:
+ * `ports:` may come before `host:` or `cidr:`, which decides where they go. */
+struct entry_nodes {
+	yaml_node_t *target;	/* host: or cidr: */
+	yaml_node_t *ports;
+};
+
+/* `request: 12`: the request the approval answered. */
+static int entry_request(yaml_node_t *v, struct approval *ap, struct diag *d)
+{
+	const char *val = yaml_scalar(v);
+	char *end;
+
+	errno = 0;
+	ap->request = val && isdigit((unsigned char)*val) ?
+		      strtoul(val, &end, 10) : 0;
+	if (!val || !isdigit((unsigned char)*val) || errno || *end) {
+		diag_add(d, v, "request: want a number");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* `approved_by:` and `approved_at:`: a string that fits @dst (@max bytes). */
+static int entry_string(yaml_node_t *v, const char *key, char *dst, size_t max,
+			struct diag *d)
+{
+	const char *val = yaml_scalar(v);
+
+	if (!val || strlen(val) >= max) {
+		diag_add(d, v, "%s: want a string shorter than %zu", key, max);
+		return -EINVAL;
+	}
+	strcpy(dst, val);
+	return 0;
+}
+
+/* One key of an entry; every bad one is reported, not only the first. */
+static int entry_key(yaml_document_t *doc, const yaml_node_pair_t *p,
+		     struct approval *ap, struct entry_nodes *n, struct diag *d)
+{
+	yaml_node_t *k = yaml_node(doc, p->key), *v = yaml_node(doc, p->value);
+	const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
+	int r = 0;
+
+	if (!strcmp(key, "host") || !strcmp(key, "cidr")) {
+		if (n->target) {
+			diag_add(d, k, "an approval names one host or one cidr");
+			r = -EINVAL;
+		}
+		n->target = v;
+		ap->is_host = key[0] == 'h';
+	} else if (!strcmp(key, "ports")) {
+		n->ports = v;
+	} else if (!strcmp(key, "request")) {
+		r = entry_request(v, ap, d);
+	} else if (!strcmp(key, "approved_by")) {
+		r = entry_string(v, key, ap->by, sizeof(ap->by), d);
+	} else if (!strcmp(key, "approved_at")) {
+		r = entry_string(v, key, ap->at, sizeof(ap->at), d);
+	} else {
+		diag_unknown_key(d, k, key, entry_keys, ARRAY_SIZE(entry_keys),
+				 "an approval");
+		r = -EINVAL;
+	}
+	return r;
+}
+
+/* `host:` as a host rule, `cidr:` as an address or prefix. */
+static int entry_target(yaml_node_t *item, const struct entry_nodes *n,
+			struct approval *ap, struct diag *d)
+{
+	const char *text = n->target ? yaml_scalar(n->target) : NULL;
+	char msg[192];
+
+	if (!text) {
+		diag_add(d, item, "an approval needs 'host:' or 'cidr:'");
+		return -EINVAL;
+	}
+	if (ap->is_host ? host_rule_parse(text, &ap->host, msg, sizeof(msg)) :
+			  allow_spec_parse(text, &ap->spec, msg, sizeof(msg))) {
+		diag_add(d, n->target, "%s", msg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The ports: the target's own ("host: x:443") or `ports:`, never both;
+ * with neither, the policy's (PORTS_FROM_POLICY: filled in when applied).
+ */
+static int entry_ports(yaml_document_t *doc, const struct entry_nodes *n,
+		       struct approval *ap, struct diag *d)
+{
+	unsigned int *nports = ap->is_host ? &ap->host.nports : &ap->spec.nports;
+	struct port_range *pr = ap->is_host ? ap->host.ports : ap->spec.ports;
+	bool any;
+
+	if (!n->ports) {
+		if (!*nports)
+			*nports = PORTS_FROM_POLICY;
+		return 0;
+	}
+	if (*nports) {
+		diag_add(d, n->target, "'%s' names ports twice", yaml_scalar(n->target));
+		return -EINVAL;
+	}
+	if (policy_yaml_ports(doc, n->ports, d, pr, nports, &any) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_entry(yaml_document_t *doc, yaml_node_t *item,
 		       struct approval *ap, struct diag *d)
 {
-	yaml_node_t *ports = NULL, *target = NULL;
+	struct entry_nodes n = {};
 	yaml_node_pair_t *p;
-	const char *text;
-	char msg[192];
-	bool any;
 	int r = 0;
 
 	memset(ap, 0, sizeof(*ap));
@@ -98,70 +195,35 @@ static int parse_entry(yaml_document_t *doc, yaml_node_t *item,
 		diag_add(d, item, "approvals: items are mappings (host or cidr, ports, ...)");
 		return -EINVAL;
 	}
-	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_node(doc, p->key), *v = yaml_node(doc, p->value);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-		const char *val = yaml_scalar(v);
-
-		if (!strcmp(key, "host") || !strcmp(key, "cidr")) {
-			if (target) {
-				diag_add(d, k, "an approval names one host or one cidr");
-				r = -EINVAL;
-			}
-			target = v;
-			ap->is_host = key[0] == 'h';
-		} else if (!strcmp(key, "ports")) {
-			ports = v;
-		} else if (!strcmp(key, "request")) {
-			char *end;
-
-			errno = 0;
-			ap->request = val && isdigit((unsigned char)*val) ?
-				      strtoul(val, &end, 10) : 0;
-			if (!val || !isdigit((unsigned char)*val) || errno || *end) {
-				diag_add(d, v, "request: want a number");
-				r = -EINVAL;
-			}
-		} else if (!strcmp(key, "approved_by") || !strcmp(key, "approved_at")) {
-			char *dst = key[9] == 'b' ? ap->by : ap->at;
-			size_t max = key[9] == 'b' ? sizeof(ap->by) : sizeof(ap->at);
-
-			if (!val || strlen(val) >= max) {
-				diag_add(d, v, "%s: want a string shorter than %zu", key, max);
-				r = -EINVAL;
-			} else {
-				strcpy(dst, val);
-			}
-		} else {
-			diag_unknown_key(d, k, key, entry_keys, ARRAY_SIZE(entry_keys),
-					 "an approval");
+	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++)
+		if (entry_key(doc, p, ap, &n, d) < 0)
 			r = -EINVAL;
-		}
-	}
-	if (!target || !(text = yaml_scalar(target))) {
-		diag_add(d, item, "an approval needs 'host:' or 'cidr:'");
+	if (entry_target(item, &n, ap, d) < 0 || entry_ports(doc, &n, ap, d) < 0)
 		return -EINVAL;
-	}
-	if (ap->is_host ? host_rule_parse(text, &ap->host, msg, sizeof(msg)) :
-			  allow_spec_parse(text, &ap->spec, msg, sizeof(msg))) {
-		diag_add(d, target, "%s", msg);
-		return -EINVAL;
-	}
-	if (ports) {
-		unsigned int *n = ap->is_host ? &ap->host.nports : &ap->spec.nports;
+	return r;
+}
 
-		if (*n) {
-			diag_add(d, target, "'%s' names ports twice", text);
-			return -EINVAL;
+/* `approvals:` into @a: every bad entry is reported; too many stop it. */
+static int parse_list(yaml_document_t *doc, yaml_node_t *list,
+		      struct approvals *a, struct diag *d)
+{
+	int r = 0;
+
+	if (list->type != YAML_SEQUENCE_NODE) {
+		diag_add(d, list, "approvals: want a list");
+		return -EINVAL;
+	}
+	for (yaml_node_item_t *it = list->data.sequence.items.start;
+	     it < list->data.sequence.items.top; it++) {
+		struct approval ap;
+		int rr = parse_entry(doc, yaml_node(doc, *it), &ap, d);
+
+		if (rr == 0 && (rr = approvals_add(a, &ap)) == -E2BIG) {
+			diag_add(d, yaml_node(doc, *it), "more than %d approvals", APPROVALS_MAX);
+			return -E2BIG;
 		}
-		if (policy_yaml_ports(doc, ports, d, ap->is_host ? ap->host.ports :
-				      ap->spec.ports, n, &any) < 0)
-			return -EINVAL;
-	} else if (!(ap->is_host ? ap->host.nports : ap->spec.nports)) {
-		if (ap->is_host)
-			ap->host.nports = PORTS_FROM_POLICY;
-		else
-			ap->spec.nports = PORTS_FROM_POLICY;
+		if (rr < 0)
+			r = -EINVAL;
 	}
 	return r;
 }
@@ -173,7 +235,7 @@ static int parse_root(yaml_document_t *doc, struct approvals *a,
 	yaml_node_t *root = yaml_document_get_root_node(doc), *list = NULL;
 	yaml_node_pair_t *p;
 	bool have_repo = false;
-	int r = 0;
+	int r = 0, rr;
 
 	if (!root)
 		return 0;	/* empty file: no approvals */
@@ -210,23 +272,10 @@ static int parse_root(yaml_document_t *doc, struct approvals *a,
 		diag_add(d, root, "missing 'repo: %s'", repo);
 		r = -EINVAL;
 	}
-	if (list && list->type != YAML_SEQUENCE_NODE) {
-		diag_add(d, list, "approvals: want a list");
-		return -EINVAL;
-	}
-	for (yaml_node_item_t *it = list ? list->data.sequence.items.start : NULL;
-	     list && it < list->data.sequence.items.top; it++) {
-		struct approval ap;
-		int rr = parse_entry(doc, yaml_node(doc, *it), &ap, d);
-
-		if (rr == 0 && (rr = approvals_add(a, &ap)) == -E2BIG) {
-			diag_add(d, yaml_node(doc, *it), "more than %d approvals", APPROVALS_MAX);
-			return -E2BIG;
-		}
-		if (rr < 0)
-			r = -EINVAL;
-	}
-	return r;
+	rr = list ? parse_list(doc, list, a, d) : 0;
+	if (rr == -E2BIG)
+		return rr;
+	return rr < 0 ? -EINVAL : r;
 }
 
 int approvals_parse(struct approvals *a, const char *text, size_t len,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "requests/store.h"
 
