@@ -12,8 +12,11 @@
  *     remembers where: established flows outlive their allow entry), or
  *  2. it goes to egret's DNS proxy, or
  *  3. its destination address and port are allowed now, or
- *  4. it goes from loopback to loopback from an allowed address and port
- *     (a server inside the attempt answering a client the policy let in);
+ *  4. it is TCP from loopback to loopback from an allowed address and port
+ *     (a server inside the attempt answering a client the policy let in;
+ *     TCP only: a TCP socket reaches another peer only through connect(),
+ *     which is judged, while a UDP socket bound to that port and connected
+ *     elsewhere sends with no hook judging the send);
  * and it is TCP or UDP, carries no IPv4 options and no IPv6 routing header
  * (other IPv6 extension headers, at most IPV6_EXT_MAX, are stepped over),
  * and its source is one of the host's own addresses (a forged source would
@@ -103,7 +106,8 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	reason = allow4_judge(dst[0], dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
 	if (reason == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
-	if (sport && egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
+	if (sport && iph.protocol == IPPROTO_TCP_ &&
+	    egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
 	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
 	    allow4_port(src, bpf_ntohs(sport)))
 		return SKB_PASS;
@@ -162,7 +166,8 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	reason = allow6_judge(dst, dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
 	if (reason == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
-	if (sport && egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
+	if (sport && next == NEXTHDR_TCP &&
+	    egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
 	    egret_classify6(src) == EGRET_ADDR_LOOPBACK &&
 	    allow6_port(src, bpf_ntohs(sport)))
 		return SKB_PASS;

@@ -308,12 +308,18 @@ static void loopback_replies(void **state)
 	expect_drop(t, &p, EGRET_REASON_PORT);
 	pkt_tcp4(&p, BPFT_HOST4, 8080, "127.0.0.1", 45000);
 	expect_drop(t, &p, EGRET_REASON_PORT);
+	/* UDP from the allowed port is no reply: any loopback port it
+	 * reached would have been open (t_rt_loopback_reply_port). */
+	pkt_udp4(&p, "127.0.0.1", 8080, "127.0.0.1", 45000);
+	expect_drop(t, &p, EGRET_REASON_PORT);
 
 	bpft_allow_rule(t, "::1", 8080, 8080, EGRET_EXPIRES_NEVER,
 			EGRET_ALLOW_SPECIAL);
 	pkt_tcp6(&p, "::1", 8080, "::1", 45000);
 	expect_pass(t, &p);
 	pkt_tcp6(&p, "::1", 8081, "::1", 45000);
+	expect_drop(t, &p, EGRET_REASON_PORT);
+	pkt_udp6(&p, "::1", 8080, "::1", 45000);
 	expect_drop(t, &p, EGRET_REASON_PORT);
 }
 

@@ -93,8 +93,9 @@
  *   serve-udp ADDR PORT SECONDS TOKEN READYFILE
  *                                    answer each datagram with "TOKEN@peer";
  *                                    "ok peers=PEER:ok|ENAME,..."
- *   ask-tcp [-s SRC] ADDR PORT TOKEN send TOKEN, half-close, "ok REPLY"
- *   ask-udp [-s SRC] [-c] [-m] ADDR PORT TOKEN
+ *   ask-tcp [-s SRC [-p SPORT]] ADDR PORT TOKEN
+ *                                    send TOKEN, half-close, "ok REPLY"
+ *   ask-udp [-s SRC [-p SPORT]] [-c] [-m] ADDR PORT TOKEN
  *                                    send TOKEN (-c connected, -m with a
  *                                    cmsg), "ok REPLY" or err ETIMEDOUT
  *   echo READYFILE ADDR PORT         TCP+UDP echo server (until killed)
@@ -1431,20 +1432,22 @@ static int do_serve(int tcp, const char *addr, const char *port, const char *sec
 	return 0;
 }
 
-/* ask-tcp / ask-udp: [-s SRC] [-c] [-m] ADDR PORT TOKEN */
+/* ask-tcp / ask-udp: [-s SRC [-p SPORT]] [-c] [-m] ADDR PORT TOKEN */
 static int do_ask(int tcp, int argc, char **argv)
 {
 	char reply[512] = "", cbuf[CMSG_SPACE(sizeof(int))], detail[600];
 	struct iovec iov;
 	struct msghdr msg = { 0 };
 	struct target t, src;
-	const char *srcaddr = NULL;
+	const char *srcaddr = NULL, *srcport = "0";
 	int i = 2, connected = 0, cmsg = 0, fd, r;
 	ssize_t n;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-s") && i + 1 < argc)
 			srcaddr = argv[++i];
+		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			srcport = argv[++i];
 		else if (!strcmp(argv[i], "-c"))
 			connected = 1;
 		else if (!strcmp(argv[i], "-m"))
@@ -1453,7 +1456,7 @@ static int do_ask(int tcp, int argc, char **argv)
 			return usage();
 	}
 	if (argc - i != 3 || parse_target(argv[i], argv[i + 1], &t) < 0 ||
-	    (srcaddr && (parse_target(srcaddr, "0", &src) < 0 || src.family != t.family)))
+	    (srcaddr && (parse_target(srcaddr, srcport, &src) < 0 || src.family != t.family)))
 		return usage();
 	fd = socket(t.family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -250,7 +250,8 @@ check_control() {	# TOKEN
 
 TESTS=(
 	t_rt_tcp t_rt_tcp_fastopen t_rt_udp t_rt_udp_connected_cmsg
-	t_rt_v4mapped t_rt_nat64 t_rt_special_addresses t_rt_broadcast
+	t_rt_v4mapped t_rt_nat64 t_rt_special_addresses t_rt_loopback_reply_port
+	t_rt_broadcast
 	t_rt_forged_source t_rt_multicast_join t_rt_host_addresses
 	t_rt_listener_presence
 	t_rt_raw_socket t_rt_ping_socket t_rt_udplite t_rt_sctp

@@ -225,6 +225,37 @@ EOF
 	nowhere "$d1" "$d2" "$d3" "$d4" "$d5" "$d6" "$d7" "$d8" "$d9" "$d10" "$d11" "$d12"
 }
 
+# A reply's source port is no pass. The backstop lets a packet go from
+# loopback to loopback when its source port is allowed (a server of the
+# attempt answering a client the policy let in). A UDP socket bound to that
+# port and connected elsewhere on loopback sends with no hook judging the
+# send (a connected send has no address; a UDP connect sends nothing), so
+# its datagrams looked like such replies and reached any loopback port.
+# TCP from the same source port is judged at connect().
+t_rt_loopback_reply_port() {
+	local c o4 o6 d4 d6 dt lp=8097
+	c=$(tk ctl) o4=$(tk out) o6=$(tk out) d4=$(tk d) d6=$(tk d) dt=$(tk d)
+	steps out <<EOF
+from4 $R ask-udp -s 127.0.0.1 -p $lp -c 127.0.0.1 $WORLD_LO_PORT $o4
+from6 $R ask-udp -s ::1 -p $lp -c ::1 $WORLD_LO_PORT $o6
+EOF
+	run_out out
+	arrived "$o4" "$WORLD_LO_LOG"
+	arrived "$o6" "$WORLD_LO_LOG"
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+from4 $R ask-udp -s 127.0.0.1 -p $lp -c 127.0.0.1 $WORLD_LO_PORT $d4
+from6 $R ask-udp -s ::1 -p $lp -c ::1 $WORLD_LO_PORT $d6
+tcp4 $R ask-tcp -s 127.0.0.1 -p $lp 127.0.0.1 $WORLD_LO_PORT $dt
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow "127.0.0.1:$lp" --allow "[::1]:$lp"
+	check_control "$c"
+	expect from4 "$DROPPED sendmsg"
+	expect from6 "$DROPPED sendmsg"
+	expect tcp4 "$REFUSED connect"
+	nowhere "$d4" "$d6" "$dt"
+}
+
 # Broadcast and multicast: a shared medium is not an allowed destination.
 t_rt_broadcast() {
 	local c o d1 d2 d3 d4
