@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * attempt/attempt.c - making an attempt and taking it down: its record,
+ * cgroup, pins, logs, DNS proxy and programs, in order; each step fails
+ * closed with one line naming the step, the error and the fix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "attempt/attempt.h"
+#include "attempt/cgroup.h"
+#include "attempt/gc.h"
+#include "attempt/options.h"
+#include "attempt/preflight.h"
+#include "attempt/state.h"
+#include "attempt/user.h"
+#include "dns/decision.h"
+#include "dns/proxy.h"
+#include "enforce/allow.h"
+#include "enforce/hostaddr.h"
+#include "enforce/loader.h"
+#include "enforce/programs.h"
+#include "enforce/unix_filter.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "lib/trust.h"
+#include "lib/util.h"
+#include "observe/events.h"
+#include "policy/spec.h"
+#include "requests/log.h"
+#include "requests/store.h"
+
+#define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
+{
+	char mnt[PATH_MAX], self[PATH_MAX];
+	int r;
+
+	if (o->cgroup_parent) {
+		if (strlen(o->cgroup_parent) >= len)
+			return -ENAMETOOLONG;
+		strcpy(ret, o->cgroup_parent);
+		return 0;
+	}
+	r = cgroup2_mount(mnt, sizeof(mnt));
+	if (r < 0)
+		return r;
+	r = cgroup2_self(self, sizeof(self));
+	if (r < 0)
+		return r;
+	/* Our cgroup "/" is the mount itself: avoid "//egret". */
+	if ((size_t)snprintf(ret, len, "%s%s/egret", mnt,
+			     strcmp(self, "/") ? self : "") >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Are we in a network namespace `ip netns` named (/run/netns/NAME)? What
+ * `ip netns exec` does, remounting /sys, is then the likely cause. */
+static bool in_named_netns(void)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/run/netns");
+	struct stat self, st;
+	struct dirent *de;
+
+	if (!d || stat("/proc/self/ns/net", &self) < 0)
+		return false;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 &&
+		    st.st_dev == self.st_dev && st.st_ino == self.st_ino)
+			return true;
+	return false;
+}
+
+/* The proxy's decisions go to the event log and, for refused lookups,
+ * to the request log (which decides what is a request). */
+static void on_dns_decision(void *ctx, const struct dns_decision *d)
+{
+	struct attempt *a = ctx;
+
+	events_dns(&a->ev, d);
+	if (a->requests_on)
+		request_log_lookup(&a->requests, d);
+}
+
+/* BPF's denials, as the event log reads them, go to the request log. */
+static void on_bpf_denial(void *ctx, const struct egret_event *e, const char *name)
+{
+	struct attempt *a = ctx;
+
+	if (a->requests_on)
+		request_log_event(&a->requests, e, name);
+}
+
+/*
+ * The errno refused connects fail with (docs/CLIENTS.md): the operator's,
+ * or the default where this kernel lets the programs choose it. An errno
+ * asked for that this kernel cannot give is refused, not silently EPERM.
+ */
+static int pick_deny_errno(const struct run_opts *o)
+{
+	int can = loader_can_set_errno();
+
+	if (can < 0)
+		return log_error_errno(can, "probe the kernel's BPF helpers (%s)", PRIV_HINT);
+	if (o->deny_errno && o->deny_errno != EPERM && !can) {
+		log_error("--deny-errno %s: this kernel can only refuse with EPERM (bpf_set_retval needs Linux 5.18)",
+			  run_deny_errno_name(o->deny_errno));
+		return -EOPNOTSUPP;
+	}
+	if (o->deny_errno)
+		return o->deny_errno;
+	if (!can)
+		log_info("this kernel cannot choose the errno of a refused connect (bpf_set_retval, Linux 5.18): EPERM");
+	return can ? RUN_DEFAULT_DENY_ERRNO : EPERM;
+}
+
+/*
+ * Steps that make the attempt, in order; each logs its own one-line
+ * failure, and attempt_close() undoes whatever they reached.
+ *
+ * COMMAND's uid is this attempt's alone: its lock held, no process of it
+ * running. After gc (a dead egret's attempt may have run as this uid),
+ * before anything is made.
+ */
+static int attempt_claim_uid(struct attempt *a, const struct run_opts *o,
+			     const struct launch_user *user)
+{
+	char err[320];
+	pid_t other = 0;
+	int r;
+
+
+	r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
+	if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
+		log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
+			  (int)other, (unsigned int)user->uid);
+		return -EPERM;
+	}
+	if (r < 0 && r != -EWOULDBLOCK)
+		return log_error_errno(r, "lock uid %u in %s", (unsigned int)user->uid,
+				       EGRET_UID_LOCK_DIR);
+	r = preflight_shared_uid(user->uid, err, sizeof(err));
+	if (r == -EEXIST && o->allow_shared_uid)
+		log_warn("warning: %s", err);
+	else if (r < 0) {
+		log_error("refusing to run COMMAND: %s", err);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The record first (whatever exists after it, gc can find), then the
+ * cgroup under the parent. */
+static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
+{
+	char parent[PATH_MAX];
+	int r;
+
+	r = resolve_cgroup_parent(o, parent, sizeof(parent));
+	if (r < 0 && in_named_netns())
+		return log_error_errno(r, "find cgroup v2 (`ip netns exec` remounts /sys without it; run egret through nsenter --net=/run/netns/NAME, which keeps it)");
+	if (r < 0)
+		return log_error_errno(r, "find cgroup v2 (is cgroup2 mounted?)");
+	r = cgroup_mkdir_parents(parent);
+	if (r == -EMEDIUMTYPE || r == -ENOTDIR || r == -ENOENT)
+		return log_error_errno(r, "cgroup parent %s: not a directory on the cgroup2 mount (fix --cgroup-parent)",
+				       parent);
+	if (r < 0)
+		return log_error_errno(r, "create cgroup parent %s (%s)", parent, PRIV_HINT);
+
+	if (o->id)
+		strcpy(a->st.id, o->id);
+	else if ((r = attempt_id_random(a->st.id, sizeof(a->st.id))) < 0)
+		return log_error_errno(r, "generate attempt id");
+	if ((size_t)snprintf(a->st.cgroup, sizeof(a->st.cgroup), "%s/%s",
+			     parent, a->st.id) >= sizeof(a->st.cgroup))
+		return log_error_errno(-ENAMETOOLONG, "cgroup path");
+	snprintf(a->st.pins, sizeof(a->st.pins), EGRET_PIN_ROOT "/%s", a->st.id);
+	a->st.pid = getpid();
+	a->st.started = time(NULL);
+	snprintf(a->st.repo, sizeof(a->st.repo), "%s", o->repo ? o->repo : "");
+
+	/* The record comes first: whatever exists after it, gc can find. */
+	r = state_create(&a->st, &a->state_fd);
+	if (r == -EEXIST)
+		return log_error_errno(r, "attempt id '%s' is in use (pick another --id)", a->st.id);
+	if (r < 0)
+		return log_error_errno(r, "create record in %s (%s)", EGRET_RUN_DIR, PRIV_HINT);
+
+	if (mkdir(a->st.cgroup, 0755) < 0)
+		return log_error_errno(-errno, "create cgroup %s%s", a->st.cgroup,
+				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
+	a->cgroup_made = true;
+	a->cgroup_fd = open(a->st.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->cgroup_fd < 0)
+		return log_error_errno(-errno, "open cgroup %s", a->st.cgroup);
+
+	return 0;
+}
+
+static int attempt_make_pins(struct attempt *a)
+{
+	int r;
+
+	r = bpffs_ensure();
+	if (r < 0)
+		return log_error_errno(r, "mount bpffs at %s (%s)", EGRET_BPFFS, PRIV_HINT);
+	r = private_dir_ensure(EGRET_PIN_ROOT);
+	if (r < 0)
+		return log_error_errno(r, "prepare %s (must be a directory owned by egret's uid)",
+				       EGRET_PIN_ROOT);
+	if (mkdir(a->st.pins, 0700) < 0)
+		return log_error_errno(-errno, "create pin directory %s%s", a->st.pins,
+				       errno == EEXIST ? " (a stale attempt? run egret gc)" : "");
+	a->pins_made = true;
+
+	return 0;
+}
+
+/* The event log, and the request log when the attempt has a repo. */
+static int attempt_open_logs(struct attempt *a, const struct run_opts *o)
+{
+	int r;
+
+	r = events_open(&a->ev, o->log_file, a->st.id, o->audit);
+	if (r < 0)
+		return log_error_errno(r, "open --log %s", o->log_file);
+	if (o->repo) {
+		const char *dir = o->state_dir ? o->state_dir : REQUESTS_DEFAULT_DIR;
+
+		r = request_store_prepare(dir);
+		if (r < 0)
+			return log_error_errno(r, "prepare state directory %s (must be a directory owned by egret's uid; fix or give --state-dir)",
+					       dir);
+		r = request_log_open(&a->requests, dir, o->repo, a->st.id,
+				     a->st.cgroup);
+		if (r < 0)
+			return log_error_errno(r, "request log");
+		a->requests_on = true;
+	}
+	a->ev.on_denial = on_bpf_denial;
+	a->ev.denial_ctx = a;
+
+	return 0;
+}
+
+/* The DNS proxy, the programs and their maps, attached and pinned. */
+static int attempt_enforce(struct attempt *a, const struct run_opts *o,
+			   int *ret_deny_errno)
+{
+	const struct allow_spec *bad = NULL;
+	const char *step = NULL;
+	struct allow_maps maps;
+	uint64_t t1;
+	int r, deny_errno;
+
+	/* The proxy's port is baked into the programs: bind it first. */
+	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
+		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
+		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
+		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
+		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
+	if (r < 0)
+		return log_error_errno(r, "%s", step);
+
+	deny_errno = pick_deny_errno(o);
+	if (deny_errno < 0)
+		return deny_errno;
+	t1 = mono_us();
+	r = programs_get(&a->ld, &(struct loader_opts){
+		.max_entries = (__u32)o->max_entries,
+		.max_cidrs = (__u32)o->max_cidrs,
+		.dns_port = dns_proxy_port(a->dns),
+		.dns_ip6_loopback = dns_proxy_ip6_loopback(a->dns),
+		.log_allowed = o->log_allowed, .audit = o->audit,
+		.no_spare = o->no_spare,
+		.deny_errno = deny_errno == EPERM ? 0 : deny_errno }, &step);
+	a->load_us = mono_us() - t1;
+	if (r < 0)
+		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
+				       step, PRIV_HINT);
+	/* The host's addresses: sources allowed, destinations special. */
+	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
+	if (r < 0)
+		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
+				       r == -ENOSPC ? ": more than egret keeps" : "");
+	maps = loader_allow_maps(&a->ld);
+	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
+	if (r < 0) {
+		char text[128] = "?";
+
+		spec_format(bad, text, sizeof(text));
+		return log_error_errno(r, "write allow entry %s%s", text,
+				       r == -ENOSPC ? " (more than 8 port rules for one address, or map full: raise --max-entries/--max-cidrs)" : "");
+	}
+	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins, &step);
+	if (r < 0)
+		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
+				       step, a->st.cgroup, PRIV_HINT);
+	if (o->unix_filter) {
+		r = unix_filter_attach(&a->unix_filter, &(struct unix_filter_opts){
+			.names = o->unix_names, .nnames = o->nunix_names,
+			.events_fd = loader_events_fd(&a->ld),
+			.counters_fd = loader_counters_fd(&a->ld),
+			.audit = o->audit, .log_allowed = o->log_allowed,
+			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins }, &step);
+		if (r < 0)
+			return log_error_errno(r, "%s (-v shows libbpf's detail)",
+					       step);
+	}
+	*ret_deny_errno = deny_errno;
+	return 0;
+}
+
+int attempt_open(struct attempt *a, const struct run_opts *o,
+		 const struct launch_user *user)
+{
+	uint64_t t0 = mono_us();
+	int r, deny_errno = 0;
+
+	/* Without privilege, gc cannot even read the records; the next step
+	 * says what is missing in one line. */
+	r = gc_stale_attempts();
+	if (r < 0 && r != -EACCES && r != -EPERM)
+		log_warn("gc: some stale attempts could not be removed; continuing");
+	r = user->set ? attempt_claim_uid(a, o, user) : 0;
+	if (r == 0)
+		r = attempt_make_cgroup(a, o);
+	if (r == 0)
+		r = attempt_make_pins(a);
+	if (r == 0)
+		r = attempt_open_logs(a, o);
+	if (r == 0)
+		r = attempt_enforce(a, o, &deny_errno);
+	if (r < 0)
+		return r;
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF load %.1f ms, %s)",
+		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
+		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),
+		 (double)(mono_us() - t0) / 1000, (double)a->load_us / 1000,
+		 a->ld.from_spare ? "programs loaded in advance" : "loaded now");
+	return 0;
+}
+
+void attempt_init(struct attempt *a)
+{
+	*a = (struct attempt){ .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
+			       .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
+			       .requests = { .timer = { .fd = -1 } } };
+	loader_init(&a->ld);
+	unix_filter_init(&a->unix_filter);
+}
+
+int attempt_close(struct attempt *a)
+{
+	int r = 0;
+
+	if (a->cgroup_fd >= 0)
+		close(a->cgroup_fd);
+	if (a->cgroup_made || a->pins_made)
+		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
+				     a->pins_made ? a->st.pins : "");
+	dns_proxy_close(a->dns);
+	a->dns = NULL;
+	request_log_close(&a->requests);
+	events_close(&a->ev);
+	hostaddr_close(&a->host);
+	unix_filter_close(&a->unix_filter);
+	loader_destroy(&a->ld);
+	/* Keep the record if anything stayed behind, so gc retries. */
+	if (r == 0 && a->state_fd >= 0)
+		r = state_remove(a->st.id);
+	if (a->state_fd >= 0)
+		close(a->state_fd);
+	if (a->uid_lock_fd >= 0)
+		close(a->uid_lock_fd);
+	return r;
+}

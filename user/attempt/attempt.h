@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * attempt/attempt.h - one attempt: everything it owns, made by
+ * attempt_open() and torn down in reverse by attempt_close(). `egret run`
+ * makes one per process; egretd will hold many.
+ */
+#ifndef EGRET_ATTEMPT_ATTEMPT_H
+#define EGRET_ATTEMPT_ATTEMPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "attempt/launch.h"
+#include "attempt/options.h"
+#include "attempt/state.h"
+#include "dns/proxy.h"
+#include "enforce/hostaddr.h"
+#include "enforce/loader.h"
+#include "enforce/unix_filter.h"
+#include "observe/events.h"
+#include "requests/log.h"
+
+/* Everything an attempt owns, torn down in reverse by attempt_close(). */
+
+struct attempt {
+	struct attempt_state st;
+	int state_fd;
+	int uid_lock_fd;		/* COMMAND's uid is this attempt's */
+	int cgroup_fd;
+	bool cgroup_made;
+	bool pins_made;
+	struct loader ld;
+	struct dns_proxy *dns;
+	struct events ev;
+	struct hostaddr host;		/* the host maps, kept current */
+	struct unix_filter unix_filter;	/* named abstract sockets, if needed */
+	struct request_log requests;	/* only with --repo */
+	bool requests_on;
+	uint64_t load_us;		/* BPF load and verification */
+};
+
+/* Fds -1 and nothing made: what attempt_close() accepts at any point. */
+void attempt_init(struct attempt *a);
+
+/* Make the attempt for @o (COMMAND to run as @user): after it, COMMAND
+ * may start in a->cgroup_fd. Logs its own one-line failure; the caller
+ * calls attempt_close() either way. */
+int attempt_open(struct attempt *a, const struct run_opts *o,
+		 const struct launch_user *user);
+
+/* Undo attempt_open(), whatever it reached. <0 if something stays (the
+ * record is then kept, so gc retries). */
+int attempt_close(struct attempt *a);
+
+#endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * attempt/supervise.c - the attempt while COMMAND runs: one epoll loop for
+ * the child's pidfd, signals, the expiry sweep, the terminal, the DNS
+ * proxy, the host's addresses, events, requests and approvals.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "attempt/attempt.h"
+#include "attempt/launch.h"
+#include "attempt/options.h"
+#include "attempt/supervise.h"
+#include "attempt/terminal.h"
+#include "attempt/watch.h"
+#include "dns/proxy.h"
+#include "enforce/allow.h"
+#include "enforce/hostaddr.h"
+#include "enforce/loader.h"
+#include "lib/log.h"
+#include "lib/loop.h"
+#include "lib/util.h"
+#include "observe/events.h"
+#include "requests/log.h"
+
+/* What the loop watches while COMMAND runs, besides the DNS proxy. */
+struct supervisor {
+	struct loop loop;
+	struct loop_source child;	/* pidfd */
+	struct loop_source signals;	/* signalfd */
+	struct loop_source sweep;	/* timerfd */
+	struct approvals_watch approvals;
+	struct allow_maps maps;
+	struct terminal *term;
+	int status;
+};
+
+static void on_child(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, child);
+	siginfo_t info = {};
+
+	(void)events;
+	if (waitid(P_PIDFD, (id_t)src->fd, &info, WEXITED | WNOHANG) < 0) {
+		loop_stop(&sv->loop, -errno);
+		return;
+	}
+	if (!info.si_pid)
+		return;
+	sv->status = launch_exit_code(info.si_code, info.si_status);
+	loop_stop(&sv->loop, 0);
+}
+
+/* A terminal's signal goes to the process group in its foreground: the
+ * pty's, or COMMAND's own (it leads its session). */
+static void signal_group(struct supervisor *sv, int sig)
+{
+	kill(-terminal_signal_group(sv->term), sig);
+}
+
+/* Stop until SIGCONT, as a shell's job: SIGTSTP is blocked (signalfd), so
+ * raise it with its default action and let it through once. */
+static void suspend_self(void)
+{
+	sigset_t tstp;
+
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);	/* stopped here */
+	sigprocmask(SIG_BLOCK, &tstp, NULL);
+}
+
+/*
+ * COMMAND stopped (Ctrl-Z in its pty, or forwarded from egret's
+ * terminal): if egret is a job in a terminal's foreground, it stops too,
+ * so the shell gets the terminal back, and `fg` resumes both. Without job
+ * control (a miner's pipes) COMMAND's stop is its own business.
+ */
+static void on_child_stopped(struct supervisor *sv)
+{
+	siginfo_t info = {};
+
+	if (waitid(P_PIDFD, (id_t)sv->child.fd, &info, WSTOPPED | WNOHANG) < 0 ||
+	    !info.si_pid || info.si_code != CLD_STOPPED ||
+	    !terminal_job_control(sv->term))
+		return;
+	terminal_suspend(sv->term);
+	suspend_self();
+	terminal_resume(sv->term);
+	signal_group(sv, SIGCONT);
+	syscall(SYS_pidfd_send_signal, sv->child.fd, SIGCONT, NULL, 0);
+}
+
+/*
+ * COMMAND is in a session of its own, so the terminal's signals reach
+ * egret alone: Ctrl-C, Ctrl-\, Ctrl-Z and hangups (si_code SI_KERNEL)
+ * are passed to COMMAND's foreground process group, as the terminal would
+ * have; a window size change resizes COMMAND's pty; SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT someone sent egret go to COMMAND itself.
+ */
+static void on_signal(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, signals);
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(src->fd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = (int)si.ssi_signo;
+
+		switch (sig) {
+		case SIGCHLD:
+			on_child_stopped(sv);
+			break;
+		case SIGWINCH:
+			terminal_resize(sv->term);
+			break;
+		case SIGCONT:
+			terminal_resume(sv->term);
+			signal_group(sv, SIGCONT);
+			break;
+		case SIGTSTP:
+			terminal_stop_group(sv->term);
+			break;
+		default:
+			if (si.ssi_code == SI_KERNEL)
+				signal_group(sv, sig);
+			else
+				syscall(SYS_pidfd_send_signal, sv->child.fd, sig,
+					NULL, 0);
+		}
+	}
+}
+
+/* Free the space of expired learned entries (BPF denies them already). */
+static void on_sweep(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, sweep);
+	uint64_t ticks;
+	int n;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	n = allow_sweep(&sv->maps, allow_now_ns());
+	if (n > 0)
+		log_debug("sweep: removed %d expired entries", n);
+}
+
+/* Serve DNS and wait for COMMAND. Returns its exit code or -errno. */
+int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
+	      int pidfd, int sigfd, struct terminal *term)
+{
+	struct supervisor sv = { .status = -EIO, .term = term,
+				 .approvals = { .timer = { .fd = -1 } } };
+	_cleanup_close_ int sweep_fd = -1;
+	uint64_t sweep_ms;
+	int r;
+
+	r = loop_init(&sv.loop);
+	if (r < 0)
+		return r;
+	sv.maps = loader_allow_maps(&a->ld);
+	sv.child = (struct loop_source){ .fd = pidfd, .fn = on_child };
+	sv.signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
+	sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	sv.sweep = (struct loop_source){ .fd = sweep_fd, .fn = on_sweep };
+	/* Sweep about as often as entries can expire, within 1 s to 30 s. */
+	sweep_ms = o->dns_min_ttl < 1 ? 1000 :
+		   o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
+
+	if (sweep_fd < 0 || (r = timerfd_arm_ms(sweep_fd, sweep_ms, true)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
+	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
+	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
+	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||
+	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
+			      loader_counters_fd(&a->ld), dns_proxy_names(a->dns))) < 0 ||
+	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
+	    (o->approvals_path[0] &&
+	     (r = approvals_watch_start(&sv.approvals, &sv.loop, o->approvals_path,
+					o->repo, &o->approvals_stamp, &o->policy,
+					a->dns, &sv.maps)) < 0)) {
+		r = r < 0 ? r : -errno;
+		goto out;
+	}
+	r = loop_run(&sv.loop);
+	if (r == 0)
+		r = sv.status;
+	/* What COMMAND left in its pty, then the terminal as we found it,
+	 * before egret prints anything more. */
+	terminal_drain(term);
+	terminal_suspend(term);
+	events_drain(&a->ev);
+	if (!o->quiet)
+		events_summary(&a->ev, stderr);
+out:
+	terminal_drain(term);
+	/* The proxy's sources belong to this loop: detach them now. */
+	dns_proxy_close(a->dns);
+	a->dns = NULL;
+	approvals_watch_free(&sv.approvals);
+	hostaddr_close(&a->host);
+	request_log_detach(&a->requests);
+	loop_close(&sv.loop);
+	return r;
+}
