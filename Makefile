@@ -176,10 +176,11 @@ sanitize: deps
 # bounded: FUZZ_SECONDS of mutation per target from its committed seed
 # corpus (or FUZZ_RUNS executions each). Every module is built instrumented
 # into one archive; each target links only what it reaches. Targets: the
-# DNS wire parser, the request store, approvals, the policy parser.
+# DNS wire parser, the request store, approvals, the policy parser, the
+# egret run <-> egretd messages.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
-FUZZ_TARGETS := dns requests approvals policy
+FUZZ_TARGETS := dns requests approvals policy wire
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
@@ -207,8 +208,9 @@ fuzz: deps
 		echo "== fuzz_$$t"; \
 		rm -rf $(OUT)/fuzz-corpus/$$t && mkdir -p $(OUT)/fuzz-corpus/$$t && \
 		cp tests/fuzz/corpus/$$t/* $(OUT)/fuzz-corpus/$$t/ && \
+		case $$t in wire) len=65536 ;; *) len=4096 ;; esac; \
 		$(OUT)/fuzz_$$t $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_SECONDS)) \
-			-max_len=4096 -print_final_stats=1 $(OUT)/fuzz-corpus/$$t || exit 1; \
+			-max_len=$$len -print_final_stats=1 $(OUT)/fuzz-corpus/$$t || exit 1; \
 	done
 
 include tests/bpf/bpf.mk
