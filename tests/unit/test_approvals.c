@@ -113,6 +113,11 @@ static void test_refused(void **state)
 	approvals_free(&a);
 	assert_int_equal(parse(&a, "version: 2\nrepo: o/a\n", "o/a", &d), -EINVAL);
 	approvals_free(&a);
+	/* A key twice: YAML would keep the last, a reader the first. */
+	assert_int_equal(parse(&a, "version: 1\nrepo: o/a\napprovals:\n"
+			       "  - host: a.example\n    host: b.example\n", "o/a", &d), -EINVAL);
+	assert_true(diag_has(&d, "t.yaml:5:5: duplicate key 'host' (first at line 4)"));
+	approvals_free(&a);
 }
 
 /* What approvals_save writes, approvals_load reads back the same; hostile

@@ -231,6 +231,23 @@ static void every_problem_reported(void **state)
 	assert_diag(f, 3, 9, "host bits");
 }
 
+/* A key given twice is refused, not decided by YAML's "last one wins":
+ * a reader of the file would take the first. */
+static void duplicate_keys_refused(void **state)
+{
+	struct fixture *f = *state;
+
+	parse_fails(f, "loopback: false\n"
+		       "hosts: [a.example]\n"
+		       "loopback: true\n", 3, 1,
+		    "duplicate key 'loopback' (first at line 1)");
+	parse_fails(f, "repos:\n"
+		       "  octo/app:\n"
+		       "    hosts: [a.example]\n"
+		       "    hosts: [b.example]\n", 4, 5,
+		    "duplicate key 'hosts' (first at line 3)");
+}
+
 static void catalog_names_and_hints(void **state)
 {
 	struct fixture *f = *state;
@@ -545,6 +562,7 @@ int main(void)
 		T(loopback),
 		T(empty_allows_nothing),
 		T(every_problem_reported),
+		T(duplicate_keys_refused),
 		T(catalog_names_and_hints),
 		T(bad_values),
 		T(repos_validation),

@@ -506,6 +506,10 @@ int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
 	d->file = doc->file;
 	if (yaml_load_text(&ydoc, text, len, d) < 0)
 		return -EINVAL;
+	if (yaml_refuse_duplicate_keys(&ydoc, d) < 0) {
+		yaml_document_delete(&ydoc);
+		return -EINVAL;
+	}
 	ps.doc = &ydoc;
 	root = yaml_document_get_root_node(&ydoc);
 	r = 0;

@@ -159,3 +159,31 @@ int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
 	*ret_n = n;
 	return 0;
 }
+
+int yaml_refuse_duplicate_keys(yaml_document_t *doc, struct diag *d)
+{
+	int r = 0;
+
+	for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++) {
+		yaml_node_pair_t *a, *b;
+
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		for (a = n->data.mapping.pairs.start; a < n->data.mapping.pairs.top; a++) {
+			const char *ka = yaml_scalar(yaml_node(doc, a->key));
+
+			for (b = a + 1; ka && b < n->data.mapping.pairs.top; b++) {
+				yaml_node_t *kb = yaml_node(doc, b->key);
+				const char *s = yaml_scalar(kb);
+
+				if (!s || strcmp(ka, s))
+					continue;
+				diag_add(d, kb, "duplicate key '%s' (first at line %zu)", s,
+					 yaml_node(doc, a->key)->start_mark.line + 1);
+				r = -EINVAL;
+				break;
+			}
+		}
+	}
+	return r;
+}

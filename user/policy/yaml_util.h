@@ -36,6 +36,11 @@ int yaml_load_text(yaml_document_t *doc, const char *text, size_t len,
 const char *closest_word(const char *word, const char *const *candidates,
 			 size_t n);
 
+/* Every key given twice in a mapping, each at its position: YAML would
+ * let the last one win, and a policy must not mean less than it shows.
+ * 0, or -EINVAL. */
+int yaml_refuse_duplicate_keys(yaml_document_t *doc, struct diag *d);
+
 /* A `ports:` value: a list, a number, "LO-HI,..." or "any" (*@ret_any). */
 int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
 		      struct port_range *ret, unsigned int *ret_n, bool *ret_any);

@@ -289,7 +289,9 @@ int approvals_parse(struct approvals *a, const char *text, size_t len,
 	d->file = file;
 	if (yaml_load_text(&doc, text, len, d) < 0)
 		return -EINVAL;
-	r = parse_root(&doc, a, repo, d);
+	r = yaml_refuse_duplicate_keys(&doc, d);
+	if (r == 0)
+		r = parse_root(&doc, a, repo, d);
 	yaml_document_delete(&doc);
 	return r < 0 || d->n ? -EINVAL : 0;
 }
