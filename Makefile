@@ -58,7 +58,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps test sanitize unit integration redteam clients demo bench bench-clients vmlinux helpers fuzz clean
 
-all: $(OUT)/egret
+all: $(OUT)/egret $(OUT)/egretd
 
 $(OUT) $(OUT)/tests $(OUT)/helpers:
 	$(Q)mkdir -p $@
@@ -103,6 +103,10 @@ $(OUT)/user/policy/embedded.o: user/policy/embedded.S user/policy/catalog.yaml \
 $(OUT)/egret: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+
+# egretd is egret started by that name (cmd/daemon.c).
+$(OUT)/egretd: $(OUT)/egret
+	$(Q)ln -sf egret $@
 
 # Unit tests link every module but main; cmocka supplies main().
 $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
@@ -177,10 +181,10 @@ sanitize: deps
 # corpus (or FUZZ_RUNS executions each). Every module is built instrumented
 # into one archive; each target links only what it reaches. Targets: the
 # DNS wire parser, the request store, approvals, the policy parser, the
-# egret run <-> egretd messages.
+# egret run <-> egretd messages, egretd's configuration.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
-FUZZ_TARGETS := dns requests approvals policy wire
+FUZZ_TARGETS := dns requests approvals policy wire daemon_config
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))

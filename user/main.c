@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/check.h"
+#include "cmd/daemon.h"
 #include "cmd/gc.h"
 #include "cmd/requests.h"
 #include "cmd/run.h"
@@ -60,6 +61,10 @@ int main(int argc, char **argv)
 	size_t i;
 
 	log_setup_libbpf();
+	/* One binary: started as egretd, it is the daemon. */
+	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
+				"egretd"))
+		return cmd_daemon(argc, argv);
 	if (argc < 2) {
 		cmd_help(0, NULL);
 		return 2;

@@ -92,6 +92,10 @@ assert_eq() {	# WANT GOT WHAT
 	[ "$1" = "$2" ] || fail "$3: want '$1', got '$2'"
 }
 
+assert_contains() {	# NEEDLE HAYSTACK WHAT
+	[[ $2 == *"$1"* ]] || fail "$3: want '$1' in '$2'"
+}
+
 assert_exists() {	# PATH WHAT
 	[ -e "$1" ] || fail "$2: $1 does not exist"
 }

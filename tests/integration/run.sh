@@ -201,6 +201,8 @@ policy_path() {
 . "$HERE/tmux.sh"
 # shellcheck source=tests/integration/test_terminal.sh
 . "$HERE/test_terminal.sh"
+# shellcheck source=tests/integration/test_egretd.sh
+. "$HERE/test_egretd.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -236,6 +238,8 @@ TESTS=(
 	t_spare_taken t_spare_tampered
 	# test_terminal.sh
 	t_terminal_pty t_terminal_job_control t_terminal_forced_pty
+	# test_egretd.sh
+	t_egretd_attempt t_egretd_refusals t_egretd_inside_attempt
 )
 
 # === main ====================================================================

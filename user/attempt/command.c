@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * cmd/run.c - `egret run`: the command line made into one attempt's
+ * attempt/command.c - `egret run`'s options made into one attempt's
  * settings (options, policy, user, the checks before anything is made),
- * then attempt/run.c runs it.
+ * then attempt/run.c runs it. Run as root by `egret run` itself, or by
+ * egretd for an unprivileged caller, with options egretd writes.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,13 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attempt/command.h"
 #include "attempt/effective.h"
 #include "attempt/landlock.h"
 #include "attempt/launch.h"
 #include "attempt/options.h"
 #include "attempt/preflight.h"
 #include "attempt/run.h"
-#include "cmd/run.h"
 #include "enforce/unix_filter.h"
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -150,7 +151,7 @@ static int plan_confinement(struct run_opts *o, struct landlock_plan *landlock)
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+int attempt_command(int argc, char **argv, struct attempt_control *control)
 {
 	_cleanup_(run_opts_free) struct run_opts o = {};
 	struct landlock_plan landlock;
@@ -170,5 +171,5 @@ int cmd_run(int argc, char **argv)
 	if (choose_user(&o, &user) < 0 || check_start(&o, &user) < 0 ||
 	    plan_confinement(&o, &landlock) < 0)
 		return EXIT_SETUP;
-	return attempt_run(&o, &user, &landlock);
+	return attempt_run(&o, &user, &landlock, control);
 }

@@ -11,14 +11,6 @@
 #include "policy/load.h"
 #include "requests/approvals.h"
 
-static void log_diags(const struct diag *d)
-{
-	for (int i = 0; i < d->n; i++)
-		log_error("%s", d->msg[i]);
-	if (d->dropped)
-		log_error("%s: %d more problems not shown", d->file, d->dropped);
-}
-
 /* Problems go to @d, named by the approvals file. */
 static int load_approvals(const struct effective_in *in, struct policy *out,
 			  struct diag *d)
@@ -82,7 +74,7 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 	if (r < 0 && d.n == 0)
 		diag_say(&d, "%s", strerror(-r));
 	if (r < 0)
-		log_diags(&d);
+		diag_log(&d);
 	policy_doc_free(&doc);
 	return r < 0 ? -EINVAL : 0;
 }

@@ -20,8 +20,11 @@
 #include "lib/util.h"
 
 /* Daemons whose API socket grants root: a container they start for
- * COMMAND would run outside the attempt's cgroup. */
+ * COMMAND would run outside the attempt's cgroup. egretd's (its default
+ * path, daemon/config.h) is one too: it refuses callers inside an
+ * attempt, and COMMAND should never get as far as asking. */
 static const char *const daemon_sockets[] = {
+	"/run/egretd/egret.sock",
 	"/run/docker.sock",
 	"/var/run/docker.sock",
 	"/run/containerd/containerd.sock",

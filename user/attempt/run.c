@@ -90,7 +90,8 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 }
 
 int attempt_run(const struct run_opts *o, const struct launch_user *user,
-		const struct landlock_plan *landlock)
+		const struct landlock_plan *landlock,
+		struct attempt_control *control)
 {
 	struct attempt a;
 	struct terminal term;
@@ -121,7 +122,7 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	/* COMMAND runs: leave the next attempt programs loaded in advance. */
 	if (!o->no_spare)
 		spare_make_async((__u32)o->max_entries, (__u32)o->max_cidrs);
-	status = supervise(&a, o, pid, pidfd, sigfd, &term);
+	status = supervise(&a, o, pid, pidfd, sigfd, &term, control);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;

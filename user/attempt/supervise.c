@@ -157,7 +157,8 @@ static void on_sweep(struct loop_source *src, uint32_t events)
 
 /* Serve DNS and wait for COMMAND. Returns its exit code or -errno. */
 int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
-	      int pidfd, int sigfd, struct terminal *term)
+	      int pidfd, int sigfd, struct terminal *term,
+	      struct attempt_control *control)
 {
 	struct supervisor sv = { .status = -EIO, .term = term,
 				 .approvals = { .timer = { .fd = -1 } } };
@@ -181,6 +182,8 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
+	    (control && (control->child_pidfd = pidfd, control->loop = &sv.loop,
+			 r = loop_watch(&sv.loop, &control->src, EPOLLIN)) < 0) ||
 	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
 	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||

@@ -9,11 +9,25 @@
 
 #include "attempt/attempt.h"
 #include "attempt/terminal.h"
+#include "lib/loop.h"
+
+/*
+ * A channel from whoever asked for the attempt (egretd's client), watched
+ * by the same loop: @src is the caller's (fd and handler); supervise()
+ * fills @child_pidfd before watching it, so that the handler can signal
+ * COMMAND, and @loop, so that it can end the attempt.
+ */
+struct attempt_control {
+	struct loop_source src;
+	int child_pidfd;
+	struct loop *loop;
+};
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the
- * signals of @sigfd, until COMMAND (@pid, @pidfd) exits. Returns its exit
- * status, or -errno. */
+ * signals of @sigfd, and @control if not NULL, until COMMAND (@pid,
+ * @pidfd) exits. Returns its exit status, or -errno. */
 int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
-	      int pidfd, int sigfd, struct terminal *term);
+	      int pidfd, int sigfd, struct terminal *term,
+	      struct attempt_control *control);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "lib/diag.h"
+#include "lib/log.h"
 
 void diag_vat(struct diag *d, size_t line, size_t col, const char *fmt, va_list ap)
 {
@@ -27,4 +28,12 @@ void diag_say(struct diag *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_vat(d, 0, 0, fmt, ap);
 	va_end(ap);
+}
+
+void diag_log(const struct diag *d)
+{
+	for (int i = 0; i < d->n; i++)
+		log_error("%s", d->msg[i]);
+	if (d->dropped)
+		log_error("%s: %d more problems not shown", d->file, d->dropped);
 }

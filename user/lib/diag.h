@@ -25,6 +25,9 @@ struct diag {
 void diag_vat(struct diag *d, size_t line, size_t col, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
 
+/* Every problem recorded, one error line each. */
+void diag_log(const struct diag *d);
+
 /* Record a problem of the file as a whole. */
 void diag_say(struct diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

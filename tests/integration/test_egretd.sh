@@ -1,0 +1,124 @@
+# shellcheck shell=bash
+# test_egretd.sh - egretd: an unprivileged caller's `egret run` goes
+# through the root daemon (docs/EGRETD.md). Sourced by run.sh.
+#
+# egretd runs in the client namespace, as the caller does (a caller in
+# other namespaces is refused for now: its own test will come with the
+# support). The caller is $TEST_USER, never root; attempts get uids of
+# the configured range, never the caller's.
+
+EGRETD_UIDS=60100-60199
+
+# egretd_start [CALLER_YAML]: egretd with a config of its own and its
+# socket in a root directory the caller can traverse. Sets EGRETD_SOCK,
+# EGRETD_PID.
+egretd_start() {
+	local dir="/run/egretd-test-$$" caller=${1:-"  - user: $TEST_USER
+    repos: [octo/app]
+    allow: true"}
+	# The config where egretd trusts it: a root directory (TDIR is 1777,
+	# which the trust check refuses for the file's own directory). COMMAND
+	# starts in TDIR, where its caller is, and can use it (1777).
+	mkdir -p "$dir" && chmod 755 "$dir"
+	EGRETD_SOCK="$dir/egret.sock"
+	cat >"$dir/egretd.yaml" <<CONF
+version: 1
+socket:
+  path: $EGRETD_SOCK
+  group: $TEST_GID
+attempts:
+  uids: $EGRETD_UIDS
+callers:
+$caller
+CONF
+	chmod 644 "$dir/egretd.yaml"
+	"${WORLD_IN_CLIENT[@]}" "$(dirname "$EGRET")/egretd" --config "$dir/egretd.yaml" \
+		>"$TDIR/egretd.log" 2>&1 &
+	EGRETD_PID=$!
+	wait_for_file "$EGRETD_SOCK" 10
+}
+
+egretd_stop() {
+	kill -TERM "$EGRETD_PID" 2>/dev/null
+	wait "$EGRETD_PID" 2>/dev/null
+	rm -rf "$(dirname "$EGRETD_SOCK")"
+}
+
+# via ARGS...: `egret run ARGS` as the caller ($TEST_USER, no root, no
+# capabilities), in the client ns; sets RC, OUT, ERR as attempt does.
+via() {
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" "$@" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$?
+	OUT=$(cat "$TDIR/out")
+	ERR=$(cat "$TDIR/err")
+}
+
+# Through egretd an attempt is one: allowed flows arrive, denied ones are
+# refused with nothing at the far side, COMMAND runs as a uid of the range
+# on the caller's stdout, its exit status is the caller's, and the caller
+# itself stays unrestricted.
+t_egretd_attempt() {
+	local ok deny out uid
+	egretd_start
+	ok=$(token ok) deny=$(token deny) out=$(token out)
+	via --allow 203.0.113.10:80 -- "$P" tcp 203.0.113.10 80 "$ok"
+	assert_eq 0 "$RC" "an allowed flow through egretd $(said)"
+	assert_eq ok "$OUT" "what COMMAND printed, on the caller's stdout"
+	world_sink_wait "$ok" "$WORLD_LOG" || fail "the allowed flow never reached the world"
+	via --allow 203.0.113.10:80 -- "$P" tcp 203.0.113.11 80 "$deny"
+	assert_eq 1 "$RC" "a denied flow through egretd $(said)"
+	assert_eq "$REFUSED" "$OUT" "a denied flow's error"
+	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
+		fail "barrier to 203.0.113.11 did not arrive"
+	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied, yet the world got $deny"
+	via --allow 203.0.113.10:80 -- sh -c 'id -u; exit 7'
+	assert_eq 7 "$RC" "COMMAND's exit status through egretd $(said)"
+	uid=$OUT
+	[ "$uid" -ge 60100 ] && [ "$uid" -le 60199 ] ||
+		fail "COMMAND's uid through egretd: want one of $EGRETD_UIDS, got '$uid'"
+	[ "$uid" != "$TEST_UID" ] || fail "COMMAND runs as its caller's uid $uid"
+	assert_eq ok "$(world_exec_client "${AS_TEST_USER[@]}" "$P" tcp 203.0.113.11 80 "$out")" \
+		"the caller itself, outside any attempt"
+	egretd_stop
+}
+
+# Refused, each with one line and 125, COMMAND never run: a uid the config
+# does not name, a repository the caller may not select, --allow from a
+# caller without allow, anything egretd decides itself.
+t_egretd_refusals() {
+	local m="$TDIR/marker" cmd=(sh -c 'touch "$1"' sh "$TDIR/marker")
+	egretd_start "  - user: $TEST_USER
+    repos: [octo/app]"
+	via -- "${cmd[@]}"
+	[ "$RC" = 0 ] && [ -e "$m" ] || fail "control: COMMAND did not run through egretd $(said)"
+	rm -f "$m"
+	via --repo octo/other -- "${cmd[@]}"
+	assert_refused "a repository the caller may not select" "$m"
+	assert_contains "callers.repos" "$ERR" "why octo/other was refused"
+	via --allow 203.0.113.11:80 -- "${cmd[@]}"
+	assert_refused "--allow from a caller without allow" "$m"
+	via --policy /tmp/p.yaml -- "${cmd[@]}"
+	assert_refused "--policy through egretd" "$m"
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" setpriv --reuid=65534 --regid=65534 \
+		--groups="$TEST_GID" sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- "${cmd[@]}" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	assert_refused "uid 65534, not in the config" "$m"
+	assert_contains "may not launch" "$ERR" "why uid 65534 was refused"
+	egretd_stop
+}
+
+# An attempt can never use egretd: a caller inside one (here an egret run
+# attempt of the same uid, which the config does name) is refused.
+t_egretd_inside_attempt() {
+	local m="$TDIR/marker"
+	egretd_start
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- \
+		"$EGRET" run --via "$EGRETD_SOCK" -- sh -c 'touch "$1"' sh "$m"
+	assert_eq 125 "$RC" "egret run through egretd from inside an attempt $(said)"
+	assert_contains "inside an attempt" "$ERR" "why the attempt's request was refused"
+	assert_absent "$m" "COMMAND of a request from inside an attempt"
+	egretd_stop
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * attempt/command.h - `egret run [options] -- COMMAND` as root: the whole
+ * attempt, from its options to COMMAND's exit status.
+ */
+#ifndef EGRET_ATTEMPT_COMMAND_H
+#define EGRET_ATTEMPT_COMMAND_H
+
+#include "attempt/supervise.h"
+
+/* @argv as `egret run` takes it (argv[0] "run"). Returns the exit status
+ * egret run ends with (COMMAND's, or EXIT_SETUP/EXIT_POLICY after one
+ * line saying why). @control: egretd's client, or NULL. */
+int attempt_command(int argc, char **argv, struct attempt_control *control);
+
+#endif

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "attempt/environ.h"
+#include "cmd/client.h"
+#include "daemon/config.h"
+#include "daemon/wire.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "lib/util.h"
+
+extern char **environ;
+
+const char *client_socket(int argc, char **argv)
+{
+	const char *env = getenv("EGRET_SOCKET");
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--via") && i + 1 < argc)
+			return argv[i + 1];
+	if (geteuid() == 0)
+		return NULL;
+	return env && *env ? env : DAEMON_SOCKET_DEFAULT;
+}
+
+/*
+ * The options that mean something through egretd. Everything else (the
+ * policy file, state, log, user, cgroup, ids) is egretd's to decide, so
+ * asking for it is refused, never ignored.
+ */
+static int request_from_args(int argc, char **argv, struct wire_msg *m,
+			     char *cwd, size_t cwdlen)
+{
+	enum { OPT_REPO = 256, OPT_ALLOW, OPT_AUDIT, OPT_PTY, OPT_CHDIR, OPT_VIA };
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "audit", no_argument, NULL, OPT_AUDIT },
+		{ "pty", no_argument, NULL, OPT_PTY },
+		{ "chdir", required_argument, NULL, OPT_CHDIR },
+		{ "via", required_argument, NULL, OPT_VIA },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct wire_run *run = &m->run;
+	const char *chdir_to = NULL;
+	int c;
+
+	m->type = WIRE_RUN;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_REPO:
+			run->repo = optarg;
+			break;
+		case OPT_ALLOW:
+			if (run->nallow == WIRE_ALLOW_MAX) {
+				log_error("--allow: at most %d through egretd", WIRE_ALLOW_MAX);
+				return -E2BIG;
+			}
+			run->allow[run->nallow++] = optarg;
+			break;
+		case OPT_AUDIT:
+			run->audit = true;
+			break;
+		case OPT_PTY:
+			run->pty = true;
+			break;
+		case OPT_CHDIR:
+			chdir_to = optarg;
+			break;
+		case OPT_VIA:
+			break;
+		default:
+			log_error("%s: not an option egret run takes through egretd (egretd decides the rest; docs/EGRETD.md)",
+				  argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc || !argv[optind][0]) {
+		log_error("no COMMAND given (egret run [options] -- COMMAND [ARGS...])");
+		return -EINVAL;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (run->argc == WIRE_ARGV_MAX) {
+			log_error("COMMAND: more than %d arguments through egretd", WIRE_ARGV_MAX);
+			return -E2BIG;
+		}
+		run->argv[run->argc++] = argv[i];
+	}
+	/* The caller's environment, as egret run would start from it; egretd
+	 * filters it the same way. */
+	for (char **e = environ; *e && run->envc < WIRE_ENV_MAX; e++)
+		if (environ_assignment_valid(*e, true))
+			run->env[run->envc++] = *e;
+	if (chdir_to && chdir_to[0] == '/')
+		snprintf(cwd, cwdlen, "%s", chdir_to);
+	else if (!getcwd(cwd, cwdlen))
+		return log_error_errno(-errno, "the current directory");
+	else if (chdir_to &&
+		 path_fmt(cwd + strlen(cwd), cwdlen - strlen(cwd), "/%s", chdir_to) < 0)
+		return log_error_errno(-ENAMETOOLONG, "--chdir %s", chdir_to);
+	run->cwd = cwd;
+	return 0;
+}
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The request, with our stdin, stdout and stderr beside it. */
+static int send_request(int fd, const uint8_t *buf, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u = {};
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	const int fds[3] = { 0, 1, 2 };
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	return sendmsg(fd, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+static int send_signal(int fd, int sig)
+{
+	static struct wire_msg m;
+	uint8_t buf[64];
+	char err[128];
+	int n;
+
+	m.type = WIRE_SIGNAL;
+	m.signal.signo = (uint32_t)sig;
+	n = wire_encode(&m, buf, sizeof(buf), err, sizeof(err));
+	if (n < 0)
+		return n;
+	return send(fd, buf, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -errno;
+}
+
+/* Until EXIT: egretd's messages, and our signals forwarded. */
+static int wait_exit(int fd, int sigfd)
+{
+	_cleanup_free_ struct wire_msg *m = malloc(sizeof(*m));
+	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			       { .fd = sigfd, .events = POLLIN } };
+	char err[256];
+
+	if (!m || !buf)
+		return log_error_errno(-ENOMEM, "egretd's answer");
+	for (;;) {
+		struct signalfd_siginfo si;
+		ssize_t n;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return log_error_errno(-errno, "wait for egretd");
+		if ((p[1].revents & POLLIN) &&
+		    read(sigfd, &si, sizeof(si)) == sizeof(si))
+			send_signal(fd, (int)si.ssi_signo);
+		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = recv(fd, buf, WIRE_MAX, 0);
+		if (n <= 0) {
+			log_error("egretd closed the connection before the attempt ended");
+			return -EPIPE;
+		}
+		if (wire_decode(buf, (size_t)n, m, err, sizeof(err)) < 0) {
+			log_error("egretd's answer: %s", err);
+			return -EBADMSG;
+		}
+		if (m->type == WIRE_ERROR)
+			log_error("%s", m->error.text);
+		else if (m->type == WIRE_EXIT)
+			return (int)m->exit.status;
+	}
+}
+
+int client_run(const char *socket, int argc, char **argv)
+{
+	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
+	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
+	_cleanup_close_ int fd = -1, sigfd = -1;
+	char cwd[PATH_MAX], err[256];
+	sigset_t mask;
+	int n, r;
+
+	if (!m || !buf)
+		return EXIT_SETUP;
+	if (request_from_args(argc, argv, m, cwd, sizeof(cwd)) < 0)
+		return EXIT_SETUP;
+	n = wire_encode(m, buf, WIRE_MAX, err, sizeof(err));
+	if (n < 0) {
+		log_error("the request for egretd: %s", err);
+		return EXIT_SETUP;
+	}
+	fd = connect_to(socket);
+	if (fd < 0) {
+		log_error_errno(fd, "connect to egretd at %s (is it running? without root, egret run goes through egretd)",
+				socket);
+		return EXIT_SETUP;
+	}
+	/* Signals for COMMAND: taken here and sent on, as egret run does. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		log_error_errno(-errno, "signalfd");
+		return EXIT_SETUP;
+	}
+	r = send_request(fd, buf, (size_t)n);
+	if (r < 0) {
+		log_error_errno(r, "send the request to egretd");
+		return EXIT_SETUP;
+	}
+	r = wait_exit(fd, sigfd);
+	return r < 0 ? EXIT_SETUP : r;
+}

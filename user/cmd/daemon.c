@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cmd/daemon.c - egretd: the root service that runs attempts for callers
+ * without root (docs/EGRETD.md). The same binary as egret, started by the
+ * name egretd.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/daemon.h"
+#include "daemon/config.h"
+#include "daemon/server.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+
+static void daemon_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: egretd [--config FILE] [--check-config] [-v]\n"
+		"\n"
+		"Run attempts for callers without root: `egret run` of a caller the\n"
+		"configuration names connects to egretd's socket; egretd checks who\n"
+		"it is (the kernel's word) and what it may ask for, and runs the\n"
+		"attempt as egret run does as root, COMMAND on the caller's stdin,\n"
+		"stdout and stderr.\n"
+		"\n"
+		"  --config FILE    egretd's configuration (default " DAEMON_CONFIG_PATH ")\n"
+		"  --check-config   validate it, print a summary, exit (0 valid, 2 not)\n"
+		"  -v, --verbose    more detail in egretd's log\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Socket activation (systemd's LISTEN_FDS) is used when given. See\n"
+		"docs/EGRETD.md for the file and the deployment.\n");
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = DAEMON_CONFIG_PATH;
+	struct diag d = { .file = NULL };
+	struct daemon_config cfg;
+	bool check = false;
+	int c, r, fd;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'v':
+			if (log_get_level() < LOG_DEBUG)
+				log_set_level(log_get_level() + 1);
+			break;
+		case 'h':
+			daemon_usage(stdout);
+			return 0;
+		default:
+			daemon_usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		log_error("egretd takes no arguments ('%s')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	d.file = path;
+	r = daemon_config_load(path, &cfg, &d);
+	if (r < 0) {
+		if (d.n)
+			diag_log(&d);
+		else
+			log_error_errno(r, "egretd: configuration %s", path);
+		return EXIT_POLICY;
+	}
+	if (check) {
+		printf("%s: valid; socket %s, %zu caller(s), attempts as uids %u-%u, at most %u at once\n",
+		       path, cfg.socket_path, cfg.ncallers, (unsigned int)cfg.uid_first,
+		       (unsigned int)cfg.uid_last, cfg.max);
+		daemon_config_free(&cfg);
+		return 0;
+	}
+	if (geteuid() != 0) {
+		log_error("egretd must run as root: it makes cgroups, loads BPF and starts COMMAND as other uids");
+		daemon_config_free(&cfg);
+		return EXIT_SETUP;
+	}
+	fd = daemon_listen(&cfg);
+	if (fd < 0) {
+		log_error_errno(fd, "egretd: listen on %s", cfg.socket_path);
+		daemon_config_free(&cfg);
+		return EXIT_SETUP;
+	}
+	r = daemon_serve(&cfg, fd);
+	close(fd);
+	daemon_config_free(&cfg);
+	return r < 0 ? EXIT_SETUP : 0;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * daemon/config.h - egretd's own configuration (docs/EGRETD.md): where it
+ * listens and for whom, the uids attempts run as, and what each caller may
+ * ask for. Root's file, read like the policy (lib/trust.h) and parsed as
+ * strictly (every problem a "FILE:LINE:COL: message" in a struct diag).
+ *
+ * Authorization in egretd comes from here alone: a request names a repo,
+ * --allow entries, --audit; daemon_config_caller() and the caller entry it
+ * returns say whether this caller may. Whom the kernel says the caller is
+ * (uid, cgroup) is egretd's to find out; the config only matches it.
+ */
+#ifndef EGRET_DAEMON_CONFIG_H
+#define EGRET_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/diag.h"
+#include "lib/names.h"
+
+#define DAEMON_CONFIG_PATH	"/etc/egret/egretd.yaml"
+#define DAEMON_CONFIG_MAX_SIZE	(64 * 1024)
+
+#define DAEMON_SOCKET_DEFAULT	"/run/egretd/egret.sock"
+#define DAEMON_SOCKET_PATH_MAX	108	/* sizeof(sun_path), NUL included */
+
+#define DAEMON_UID_FIRST_DEFAULT 200000
+#define DAEMON_UID_LAST_DEFAULT	200999
+#define DAEMON_UIDS_MAX		65536	/* uids in attempts.uids */
+#define DAEMON_UID_MAX		4294967294U	/* uids and gids: -1 means "none" */
+
+#define DAEMON_MAX_DEFAULT	16	/* attempts at once */
+#define DAEMON_MAX_LIMIT	1024
+
+#define DAEMON_CALLERS_MAX	256
+#define DAEMON_REPOS_MAX	64	/* repo patterns of one caller */
+#define DAEMON_CGROUP_MAX	4096	/* a cgroup prefix, NUL included */
+
+/* Who may launch, and with what. */
+struct daemon_caller {
+	uid_t uid;
+	/*
+	 * NULL: any cgroup. Otherwise absolute, without a trailing '/' (but
+	 * "/" itself): the caller's cgroup must be it or below it; with
+	 * cgroup_literal ("PREFIX*" in the file) its path must start with it.
+	 */
+	char *cgroup;
+	bool cgroup_literal;
+	/* Patterns: OWNER/NAME, OWNER then a "/" and a "*" (any repo of
+	 * OWNER), or "*" (any); none: only attempts without --repo. */
+	char (*repos)[POLICY_REPO_MAX];
+	size_t nrepos;
+	bool allow;		/* may add --allow entries */
+	bool audit;		/* may use --audit */
+	unsigned int max;	/* its attempts at once, <= daemon_config.max */
+};
+
+struct daemon_config {
+	char socket_path[DAEMON_SOCKET_PATH_MAX];
+	gid_t socket_gid;	/* the socket is 0660 root:socket_gid */
+	uid_t uid_first, uid_last;	/* attempts' uids, 0 never among them */
+	unsigned int max;	/* attempts at once, over all callers */
+	struct daemon_caller *callers;	/* one entry per uid */
+	size_t ncallers;
+};
+
+/*
+ * Parse @text (@len bytes, named @name in messages) into *@ret, which is
+ * written only on success. Users and groups are resolved now (getpwnam,
+ * getgrnam), so an unknown one is an error at its position. -EINVAL with
+ * every problem in @d; -ENOMEM.
+ */
+int daemon_config_parse(const char *text, size_t len, const char *name,
+			struct daemon_config *ret, struct diag *d);
+
+/* Read @path with trusted_file_read() (root's, not group/world-writable,
+ * nor its directories), then parse it. -ENOENT when absent; -EPERM. */
+int daemon_config_load(const char *path, struct daemon_config *ret,
+		       struct diag *d);
+
+void daemon_config_free(struct daemon_config *c);
+
+/*
+ * The entry of caller @uid if its cgroup prefix admits @cgroup (the
+ * caller's cgroup as seen from the host's cgroup root; NULL: unknown, which
+ * only an entry without a prefix admits). NULL: refused. A @cgroup with an
+ * empty, "." or ".." component is refused, whatever the entry says.
+ */
+const struct daemon_caller *daemon_config_caller(const struct daemon_config *c,
+						 uid_t uid, const char *cgroup);
+
+/* May @k select @repo's policy section (--repo, OWNER/NAME; compared
+ * case-insensitively like the policy's repos:)? NULL (no --repo): yes. */
+bool daemon_caller_may_repo(const struct daemon_caller *k, const char *repo);
+
+/* The first @len bytes of @path are absolute, with no empty, "." or ".."
+ * component and no control character ("/" is). A cgroup to compare. */
+bool daemon_cgroup_path_clean(const char *path, size_t len);
+
+/* A repos: pattern: "OWNER/NAME", OWNER and "/" and "*" (OWNER as in
+ * an OWNER/NAME), or "*". */
+bool daemon_repo_pattern_valid(const char *pattern);
+
+#endif

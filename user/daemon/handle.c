@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "attempt/command.h"
+#include "daemon/handle.h"
+#include "daemon/peer.h"
+#include "daemon/wire.h"
+#include "lib/exit.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "lib/util.h"
+
+extern char **environ;
+
+/* At most: "run", --user, --repo, --chdir, --audit, --pty, the --allows,
+ * "--", COMMAND's words, NULL. */
+#define SYNTH_ARGV_MAX	(8 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
+
+static int send_msg(int conn, struct wire_msg *m)
+{
+	uint8_t buf[WIRE_HEADER_LEN + WIRE_FIELD_HEADER_LEN + WIRE_TEXT_MAX];
+	char err[128];
+	int n = wire_encode(m, buf, sizeof(buf), err, sizeof(err));
+
+	if (n < 0)
+		return n;
+	return send(conn, buf, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -errno;
+}
+
+static int send_exit(int conn, int status)
+{
+	static struct wire_msg m;
+
+	m.type = WIRE_EXIT;
+	m.exit.status = (uint32_t)status;
+	return send_msg(conn, &m);
+}
+
+/*
+ * Wait for the caller to hang up before closing: a unix socket closed
+ * with the caller's request still unread resets the connection, and the
+ * caller would read ECONNRESET instead of the answer queued for it.
+ * Bounded: a caller that never hangs up costs a second.
+ */
+static void linger_close(int conn)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	char sink[512];
+
+	shutdown(conn, SHUT_WR);
+	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (recv(conn, sink, sizeof(sink), 0) > 0)
+		;
+	close(conn);
+}
+
+/* One line for the caller (as egret run would print it) and for our log;
+ * then EXIT_SETUP. Bytes the wire does not carry become '?'. */
+static int refuse(int conn, const char *fmt, ...)
+{
+	static struct wire_msg m;
+	char text[WIRE_TEXT_MAX + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	for (char *c = text; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	log_info("refused: %s", text);
+	m.type = WIRE_ERROR;
+	m.error.text = text;
+	send_msg(conn, &m);
+	send_exit(conn, EXIT_SETUP);
+	linger_close(conn);
+	return EXIT_SETUP;
+}
+
+/* The request and the three fds beside it (stdin, stdout, stderr), which
+ * land in @fds. A request cut short, or other fds, is refused. */
+static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
+			char *err, size_t errlen)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = WIRE_MAX };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	int nfds = 0, r;
+	ssize_t n;
+
+	n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (nfds < 3)
+				fds[nfds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		snprintf(err, errlen, "the request was cut short");
+		return -EMSGSIZE;
+	}
+	r = wire_decode(buf, (size_t)n, m, err, errlen);
+	if (r == 0 && m->type != WIRE_RUN) {
+		snprintf(err, errlen, "want a RUN request, got %s",
+			 wire_type_name(m->type));
+		r = -EBADMSG;
+	}
+	if (r == 0 && nfds != 3) {
+		snprintf(err, errlen, "want stdin, stdout and stderr beside the request, got %d fds",
+			 nfds);
+		r = -EBADMSG;
+	}
+	return r;
+}
+
+/* A uid of the range no live attempt holds (egret's uid locks say): the
+ * attempt takes the lock itself, so two requests racing for one uid make
+ * the second refuse rather than share it. */
+static int pick_uid(const struct daemon_config *cfg, uid_t caller, uid_t *ret)
+{
+	for (uid_t u = cfg->uid_first; u <= cfg->uid_last && u != 0; u++) {
+		char path[64];
+		_cleanup_close_ int fd = -1;
+
+		snprintf(path, sizeof(path), EGRET_UID_LOCK_DIR "/uid-%u", (unsigned int)u);
+		if (u == caller)
+			continue;	/* the attempt's uid is never its caller's */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 && errno == ENOENT) {
+			*ret = u;
+			return 0;
+		}
+		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0) {
+			*ret = u;
+			return 0;
+		}
+		if (u == cfg->uid_last)
+			break;
+	}
+	return -EBUSY;
+}
+
+/* Is this caller allowed this request? NULL, or why not. */
+static const char *judge(const struct daemon_caller *k, const struct wire_run *run)
+{
+	if (!daemon_caller_may_repo(k, run->repo))
+		return "the repository is not one this caller may select (egretd.yaml: callers.repos)";
+	if (run->nallow && !k->allow)
+		return "this caller may not add --allow entries (egretd.yaml: callers.allow)";
+	if (run->audit && !k->audit)
+		return "this caller may not use --audit (egretd.yaml: callers.audit)";
+	return NULL;
+}
+
+/* The options egret run takes, written by egretd: the request's strings
+ * are only ever option values ("--repo=...") or COMMAND's words after
+ * "--", never options of their own. */
+static int synth_argv(const struct wire_run *run, uid_t uid, char **argv,
+		      char *user, size_t ulen)
+{
+	static char bufs[3][PATH_MAX + 16];
+	int n = 0;
+
+	snprintf(user, ulen, "--user=%u", (unsigned int)uid);
+	argv[n++] = "run";
+	argv[n++] = user;
+	if (run->repo) {
+		snprintf(bufs[0], sizeof(bufs[0]), "--repo=%s", run->repo);
+		argv[n++] = bufs[0];
+	}
+	snprintf(bufs[1], sizeof(bufs[1]), "--chdir=%s", run->cwd);
+	argv[n++] = bufs[1];
+	if (run->audit)
+		argv[n++] = "--audit";
+	if (run->pty)
+		argv[n++] = "--pty";
+	for (size_t i = 0; i < run->nallow; i++) {
+		char *a = malloc(strlen(run->allow[i]) + sizeof("--allow="));
+
+		if (!a)
+			return -ENOMEM;
+		sprintf(a, "--allow=%s", run->allow[i]);
+		argv[n++] = a;
+	}
+	argv[n++] = "--";
+	for (size_t i = 0; i < run->argc; i++)
+		argv[n++] = run->argv[i];
+	argv[n] = NULL;
+	return n;
+}
+
+struct client_control {
+	struct attempt_control ctl;
+	struct wire_msg *m;
+	uint8_t *buf;
+};
+
+/* A SIGNAL from the caller goes to COMMAND; the caller gone (its
+ * connection closed) ends the attempt: nobody would hear how it ended. */
+static void on_client(struct loop_source *src, uint32_t events)
+{
+	struct client_control *cc = container_of(src, struct client_control, ctl.src);
+	char err[128];
+	ssize_t n = recv(src->fd, cc->buf, WIRE_MAX, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0 || (events & (EPOLLHUP | EPOLLERR))) {
+		log_info("the caller went away: ending the attempt");
+		syscall(SYS_pidfd_send_signal, cc->ctl.child_pidfd, SIGKILL, NULL, 0);
+		loop_unwatch(cc->ctl.loop, src);
+		return;
+	}
+	if (wire_decode(cc->buf, (size_t)n, cc->m, err, sizeof(err)) == 0 &&
+	    cc->m->type == WIRE_SIGNAL)
+		syscall(SYS_pidfd_send_signal, cc->ctl.child_pidfd,
+			(int)cc->m->signal.signo, NULL, 0);
+	else
+		log_warn("the caller sent something other than a SIGNAL: ignored");
+}
+
+int daemon_handle(const struct daemon_config *cfg, int conn)
+{
+	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
+	_cleanup_free_ struct wire_msg *ctl_msg = calloc(1, sizeof(*ctl_msg));
+	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX), *ctl_buf = malloc(WIRE_MAX);
+	_cleanup_free_ char **argv = calloc(SYNTH_ARGV_MAX, sizeof(char *));
+	const struct daemon_caller *k;
+	struct daemon_peer peer;
+	struct client_control cc;
+	int fds[3] = { -1, -1, -1 }, argc, r, status;
+	char err[256], user[32];
+	const char *why;
+	uid_t uid;
+
+	if (!m || !ctl_msg || !buf || !ctl_buf || !argv)
+		return refuse(conn, "egretd: out of memory");
+	r = daemon_peer_read(conn, &peer);
+	if (r < 0)
+		return refuse(conn, "egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
+			      strerror(-r));
+	k = daemon_config_caller(cfg, peer.uid, peer.cgroup);
+	if (!k)
+		return refuse(conn, "egretd: uid %u (cgroup %s) may not launch attempts (egretd.yaml: callers)",
+			      (unsigned int)peer.uid, peer.cgroup);
+	r = daemon_cgroup_in_attempt(peer.cgroup);
+	if (r != 0)
+		return refuse(conn, r > 0 ? "egretd: the caller runs inside an attempt, which can never start another" :
+					    "egretd: cannot tell whether the caller runs inside an attempt (%s)",
+			      strerror(-r));
+	if (!peer.same_namespaces)
+		return refuse(conn, "egretd: the caller is in other namespaces than egretd's; starting attempts there is not built yet (docs/EGRETD.md)");
+	r = read_request(conn, buf, m, fds, err, sizeof(err));
+	if (r < 0)
+		return refuse(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
+	why = judge(k, &m->run);
+	if (why)
+		return refuse(conn, "egretd: refused: %s", why);
+	if (pick_uid(cfg, peer.uid, &uid) < 0)
+		return refuse(conn, "egretd: every uid of attempts.uids is in use");
+	argc = synth_argv(&m->run, uid, argv, user, sizeof(user));
+	if (argc < 0)
+		return refuse(conn, "egretd: out of memory");
+	log_info("uid %u (pid %d): attempt as uid %u: %s", (unsigned int)peer.uid,
+		 (int)peer.pid, (unsigned int)uid, m->run.argv[0]);
+
+	/* From here the attempt is egret run's, in this process: its messages
+	 * go to the caller's stderr, COMMAND gets the caller's fds, and
+	 * egret run's environment rules start from the caller's. */
+	for (int i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			return refuse(conn, "egretd: take the caller's fds: %s", strerror(errno));
+	for (int i = 0; i < 3; i++)
+		if (fds[i] > 2)
+			close(fds[i]);
+	environ = m->run.env;
+	cc = (struct client_control){ .m = ctl_msg, .buf = ctl_buf,
+		.ctl = { .src = { .fd = conn, .fn = on_client }, .child_pidfd = -1 } };
+	status = attempt_command(argc, argv, &cc.ctl);
+	send_exit(conn, status);
+	daemon_peer_close(&peer);
+	return status;
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon/handle.h"
+#include "daemon/server.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#define SD_LISTEN_FDS_START	3
+
+/* systemd's socket activation (sd_listen_fds(3)), without libsystemd:
+ * exactly one fd, meant for this process. */
+static int activated_fd(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
+	int fd = SD_LISTEN_FDS_START, type;
+	socklen_t len = sizeof(type);
+
+	if (!pid || !n || atol(pid) != (long)getpid())
+		return -ENOENT;
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (strcmp(n, "1"))
+		return -EINVAL;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET)
+		return -EPROTOTYPE;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* The socket's directory is root's and 0755; a stale socket goes, but
+ * nothing that is not a socket is ever removed. */
+static int prepare_path(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return -EINVAL;
+	*slash = '\0';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		if (unlink(path) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int daemon_listen(const struct daemon_config *cfg)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = activated_fd(), r;
+
+	if (fd != -ENOENT)
+		return fd;
+	r = prepare_path(cfg->socket_path);
+	if (r < 0)
+		return r;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", cfg->socket_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Made 0600 (umask), then opened to the group: never wider. */
+	umask(0177);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
+	    chmod(cfg->socket_path, 0660) < 0 || listen(fd, 64) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	umask(0022);
+	return fd;
+}
+
+/* The children are the attempts: reap those that ended, count the rest. */
+static void reap(unsigned int *live)
+{
+	int status;
+
+	while (*live && waitpid(-1, &status, WNOHANG) > 0)
+		(*live)--;
+}
+
+static void serve_one(const struct daemon_config *cfg, int listen_fd, int conn,
+		      const sigset_t *old)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(listen_fd);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		_exit(daemon_handle(cfg, conn));
+	}
+	if (pid < 0)
+		log_error_errno(-errno, "fork for a connection");
+	close(conn);
+}
+
+int daemon_serve(const struct daemon_config *cfg, int fd)
+{
+	_cleanup_close_ int sigfd = -1;
+	unsigned int live = 0;
+	sigset_t mask, old;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0)
+		return -errno;
+	log_info("egretd: listening on %s for %zu caller(s), attempts as uids %u-%u, at most %u at once",
+		 cfg->socket_path, cfg->ncallers, (unsigned int)cfg->uid_first,
+		 (unsigned int)cfg->uid_last, cfg->max);
+	for (;;) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = sigfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+		int conn;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return -errno;
+		while (read(sigfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo != SIGCHLD) {
+				/* The attempts are processes of their own: they
+				 * run on, each to its end. */
+				log_info("egretd: signal %u: no new attempts; %u running stay",
+					 si.ssi_signo, live);
+				return 0;
+			}
+		reap(&live);
+		if (!(p[0].revents & POLLIN))
+			continue;
+		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		if (conn < 0)
+			continue;
+		if (live >= cfg->max) {
+			/* Said to the caller by the handler's refusal path would
+			 * need a process; one line in our log, and the caller
+			 * sees the connection close. */
+			log_warn("egretd: %u attempts running, the limit: connection refused", live);
+			close(conn);
+			continue;
+		}
+		serve_one(cfg, fd, conn, &old);
+		live++;
+	}
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * daemon/server.h - egretd's socket and its accept loop: one process per
+ * connection (daemon/handle.h), so that each attempt is supervised on its
+ * own and outlives a restart of the loop that accepted it.
+ */
+#ifndef EGRET_DAEMON_SERVER_H
+#define EGRET_DAEMON_SERVER_H
+
+#include "daemon/config.h"
+
+/*
+ * The listening socket: the one systemd passed (LISTEN_FDS, socket
+ * activation), else @cfg's path, made 0660 root:socket_gid in a directory
+ * 0755 of root's. Returns the fd or -errno.
+ */
+int daemon_listen(const struct daemon_config *cfg);
+
+/* Accept on @fd until SIGTERM or SIGINT; 0, or -errno. */
+int daemon_serve(const struct daemon_config *cfg, int fd);
+
+#endif
