@@ -127,7 +127,7 @@ unit: $(UNIT_TESTS)
 	@failed=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || failed=1; done; \
 	[ $$failed -eq 0 ] || { echo "unit tests failed" >&2; exit 1; }
 
-integration: $(OUT)/egret helpers
+integration: $(OUT)/egret $(OUT)/egretd helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		tests/integration/run.sh
 

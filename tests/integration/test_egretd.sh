@@ -122,3 +122,64 @@ t_egretd_inside_attempt() {
 	assert_absent "$m" "COMMAND of a request from inside an attempt"
 	egretd_stop
 }
+
+# Limits: a caller at its callers.max is refused with one line while its
+# attempt runs, and served again once that attempt ended.
+t_egretd_limits() {
+	local m="$TDIR/marker" cpid
+	egretd_start "  - user: $TEST_USER
+    max: 1"
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- sh -c 'touch "$1/first"; sleep 3' sh "$TDIR" \
+		>"$TDIR/first.out" 2>&1 &
+	cpid=$!
+	wait_for_file "$TDIR/first" 15
+	via -- sh -c 'touch "$1"' sh "$m"
+	assert_refused "a second attempt over callers.max 1" "$m"
+	assert_contains "callers.max" "$ERR" "why the second attempt was refused"
+	reap "$cpid" 20
+	assert_eq 0 "$REAPED" "the first attempt, through to its end $(cat "$TDIR/first.out")"
+	via -- sh -c 'touch "$1"' sh "$m"
+	[ "$RC" = 0 ] && [ -e "$m" ] || fail "after the first attempt ended, a new one $(said)"
+	egretd_stop
+}
+
+# egretd's accept loop killed with SIGKILL mid-attempt: the attempt is a
+# process of its own and goes on enforcing to its end - a denied flow
+# after the kill is still refused, the allowed one arrives, the caller
+# gets COMMAND's status - and nothing is left behind.
+t_egretd_kill9() {
+	local script ok deny cpid
+	ok=$(token ok) deny=$(token deny)
+	egretd_start
+	script=$(write_script k9.sh <<'SH'
+d=$1 P=$2
+touch "$d/started"
+i=0; while [ ! -e "$d/go" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+"$P" tcp 203.0.113.11 80 "$4" >"$d/denied" 2>/dev/null
+"$P" tcp 203.0.113.10 80 "$3" >"$d/allowed" 2>/dev/null
+exit 3
+SH
+)
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" --allow 203.0.113.10:80 -- \
+		sh "$script" "$TDIR" "$P" "$ok" "$deny" >"$TDIR/k9.out" 2>&1 &
+	cpid=$!
+	wait_for_file "$TDIR/started" 15
+	kill -KILL "$EGRETD_PID"
+	wait "$EGRETD_PID" 2>/dev/null
+	touch "$TDIR/go"
+	reap "$cpid" 20
+	assert_eq 3 "$REAPED" "the caller's status after egretd was killed $(cat "$TDIR/k9.out")"
+	assert_eq "$REFUSED" "$(cat "$TDIR/denied")" "a denied flow after egretd was killed"
+	assert_eq ok "$(cat "$TDIR/allowed")" "an allowed flow after egretd was killed"
+	world_sink_wait "$ok" "$WORLD_LOG" || fail "the allowed flow never reached the world"
+	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
+		fail "barrier to 203.0.113.11 did not arrive"
+	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied after the kill, yet the world got $deny"
+	wait_until 10 test -z "$(ls "$STATE_ROOT" 2>/dev/null | grep -v '^\.')" ||
+		fail "records left after the attempt: $(ls "$STATE_ROOT")"
+	rm -rf "$(dirname "$EGRETD_SOCK")"
+}

@@ -143,6 +143,11 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 /* A uid of the range no live attempt holds (egret's uid locks say): the
  * attempt takes the lock itself, so two requests racing for one uid make
  * the second refuse rather than share it. */
+int daemon_refuse(int conn, const char *text)
+{
+	return refuse(conn, "%s", text);
+}
+
 static int pick_uid(const struct daemon_config *cfg, uid_t caller, uid_t *ret)
 {
 	for (uid_t u = cfg->uid_first; u <= cfg->uid_last && u != 0; u++) {

@@ -14,4 +14,8 @@
  * attempt's, or EXIT_SETUP). The caller hears the same in an EXIT. */
 int daemon_handle(const struct daemon_config *cfg, int conn);
 
+/* Refuse connection @conn with the one line @text (an ERROR, then EXIT
+ * 125) and close it; EXIT_SETUP. */
+int daemon_refuse(int conn, const char *text);
+
 #endif

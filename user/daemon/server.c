@@ -95,34 +95,108 @@ int daemon_listen(const struct daemon_config *cfg)
 	return fd;
 }
 
-/* The children are the attempts: reap those that ended, count the rest. */
-static void reap(unsigned int *live)
-{
-	int status;
+/* The attempts running: one process each, and whose (the caller's uid,
+ * as SO_PEERCRED says), for the limits. */
+#define REFUSING_MAX	64	/* refusals waiting for their caller to hang up */
 
-	while (*live && waitpid(-1, &status, WNOHANG) > 0)
-		(*live)--;
+struct attempts {
+	struct {
+		pid_t pid;
+		uid_t uid;
+	} run[DAEMON_MAX_LIMIT];
+	unsigned int n;
+	pid_t refusing[REFUSING_MAX];
+	unsigned int nrefusing;
+};
+
+/* Reap every child that ended, and forget it. */
+static void reap(struct attempts *at)
+{
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+		unsigned int i;
+
+		for (i = 0; i < at->n && at->run[i].pid != pid; i++)
+			;
+		if (i < at->n) {
+			at->run[i] = at->run[--at->n];
+			continue;
+		}
+		for (i = 0; i < at->nrefusing && at->refusing[i] != pid; i++)
+			;
+		if (i < at->nrefusing)
+			at->refusing[i] = at->refusing[--at->nrefusing];
+	}
 }
 
-static void serve_one(const struct daemon_config *cfg, int listen_fd, int conn,
-		      const sigset_t *old)
+static unsigned int running_as(const struct attempts *at, uid_t uid)
 {
-	pid_t pid = fork();
+	unsigned int n = 0;
 
+	for (unsigned int i = 0; i < at->n; i++)
+		n += at->run[i].uid == uid;
+	return n;
+}
+
+/* Over a limit? The refusal to send, or NULL. The caller's own entry
+ * (and its cgroup) is the handler's to check: here only its uid counts. */
+static const char *over_limit(const struct daemon_config *cfg,
+			      const struct attempts *at, uid_t uid, char *buf,
+			      size_t len)
+{
+	if (at->n >= cfg->max) {
+		snprintf(buf, len, "egretd: %u attempts run, its limit (egretd.yaml: attempts.max); try again later",
+			 at->n);
+		return buf;
+	}
+	for (size_t i = 0; i < cfg->ncallers; i++)
+		if (cfg->callers[i].uid == uid &&
+		    running_as(at, uid) >= cfg->callers[i].max) {
+			snprintf(buf, len, "egretd: uid %u runs %u attempts, its limit (egretd.yaml: callers.max)",
+				 (unsigned int)uid, running_as(at, uid));
+			return buf;
+		}
+	return NULL;
+}
+
+static void serve_one(const struct daemon_config *cfg, struct attempts *at,
+		      int listen_fd, int conn, const sigset_t *old)
+{
+	struct ucred cred = { .uid = (uid_t)-1 };
+	socklen_t clen = sizeof(cred);
+	const char *why;
+	char buf[160];
+	pid_t pid;
+
+	getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen);
+	why = over_limit(cfg, at, cred.uid, buf, sizeof(buf));
+	if (why && at->nrefusing == REFUSING_MAX) {
+		/* A flood: the callers see the connection close, unanswered. */
+		close(conn);
+		return;
+	}
+	/* A process even for a refusal: it waits for the caller to hang up,
+	 * which the accept loop must not. */
+	pid = fork();
 	if (pid == 0) {
 		close(listen_fd);
 		sigprocmask(SIG_SETMASK, old, NULL);
-		_exit(daemon_handle(cfg, conn));
+		_exit(why ? daemon_refuse(conn, why) : daemon_handle(cfg, conn));
 	}
 	if (pid < 0)
 		log_error_errno(-errno, "fork for a connection");
+	else if (why)
+		at->refusing[at->nrefusing++] = pid;
+	else
+		at->run[at->n++] = (typeof(at->run[0])){ .pid = pid, .uid = cred.uid };
 	close(conn);
 }
 
 int daemon_serve(const struct daemon_config *cfg, int fd)
 {
+	static struct attempts at;
 	_cleanup_close_ int sigfd = -1;
-	unsigned int live = 0;
 	sigset_t mask, old;
 
 	sigemptyset(&mask);
@@ -149,24 +223,14 @@ int daemon_serve(const struct daemon_config *cfg, int fd)
 				/* The attempts are processes of their own: they
 				 * run on, each to its end. */
 				log_info("egretd: signal %u: no new attempts; %u running stay",
-					 si.ssi_signo, live);
+					 si.ssi_signo, at.n);
 				return 0;
 			}
-		reap(&live);
+		reap(&at);
 		if (!(p[0].revents & POLLIN))
 			continue;
 		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		if (conn < 0)
-			continue;
-		if (live >= cfg->max) {
-			/* Said to the caller by the handler's refusal path would
-			 * need a process; one line in our log, and the caller
-			 * sees the connection close. */
-			log_warn("egretd: %u attempts running, the limit: connection refused", live);
-			close(conn);
-			continue;
-		}
-		serve_one(cfg, fd, conn, &old);
-		live++;
+		if (conn >= 0)
+			serve_one(cfg, &at, fd, conn, &old);
 	}
 }
