@@ -32,7 +32,9 @@ callers:
 $caller
 CONF
 	chmod 644 "$dir/egretd.yaml"
-	"${WORLD_IN_CLIENT[@]}" "$(dirname "$EGRET")/egretd" --config "$dir/egretd.yaml" \
+	# A variable of egretd's own, which no COMMAND may see.
+	"${WORLD_IN_CLIENT[@]}" env EGRETD_T_OWN=egretd-own \
+		"$(dirname "$EGRET")/egretd" --config "$dir/egretd.yaml" \
 		>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
 	wait_for_file "$EGRETD_SOCK" 10
@@ -73,9 +75,12 @@ t_egretd_attempt() {
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
 		fail "barrier to 203.0.113.11 did not arrive"
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied, yet the world got $deny"
-	via --allow 203.0.113.10:80 -- sh -c 'id -u; exit 7'
+	EGRET_T_KEEP=from-caller via --allow 203.0.113.10:80 -- \
+		sh -c 'id -u; echo "${EGRET_T_KEEP-unset}|${EGRETD_T_OWN-unset}"; exit 7'
 	assert_eq 7 "$RC" "COMMAND's exit status through egretd $(said)"
-	uid=$OUT
+	assert_eq "from-caller|unset" "$(echo "$OUT" | sed -n 2p)" \
+		"COMMAND's environment: the caller's, never egretd's"
+	uid=$(echo "$OUT" | head -n 1)
 	[ "$uid" -ge 60100 ] && [ "$uid" -le 60199 ] ||
 		fail "COMMAND's uid through egretd: want one of $EGRETD_UIDS, got '$uid'"
 	[ "$uid" != "$TEST_UID" ] || fail "COMMAND runs as its caller's uid $uid"

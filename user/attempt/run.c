@@ -49,7 +49,7 @@ static int signals_take(sigset_t *ret_old)
 static int start_command(struct attempt *a, const struct run_opts *o,
 			 const struct launch_user *user,
 			 const struct landlock_plan *landlock, struct terminal *term,
-			 pid_t *ret_pid, int *ret_pidfd)
+			 char *const *from_env, pid_t *ret_pid, int *ret_pidfd)
 {
 	struct launch_error lerr = {};
 	struct launch launch;
@@ -61,7 +61,7 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
 		return EXIT_SETUP;
 	}
-	r = environ_build(environ, user, &o->env, term->pty, &envp);
+	r = environ_build(from_env, user, &o->env, term->pty, &envp);
 	if (r < 0) {
 		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
 		return EXIT_SETUP;
@@ -115,7 +115,11 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	if (o->builtin_policy)
 		log_info("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
 			 POLICY_DEFAULT_PATH);
-	status = start_command(&a, o, user, landlock, &term, &pid, &pidfd);
+	/* COMMAND's environment starts from egret's own, or from egretd's
+	 * caller's: never the other way round. */
+	status = start_command(&a, o, user, landlock, &term,
+			       control && control->env ? control->env : environ,
+			       &pid, &pidfd);
 	if (status != 0)
 		goto out;
 

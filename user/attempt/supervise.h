@@ -21,6 +21,9 @@ struct attempt_control {
 	struct loop_source src;
 	int child_pidfd;
 	struct loop *loop;
+	/* COMMAND's environment starts from this one (NULL-terminated), not
+	 * from this process's: egretd's caller's stays out of egretd. */
+	char *const *env;
 };
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the

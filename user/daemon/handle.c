@@ -20,8 +20,6 @@
 #include "lib/paths.h"
 #include "lib/util.h"
 
-extern char **environ;
-
 /* At most: "run", --user, --repo, --chdir, --audit, --pty, the --allows,
  * "--", COMMAND's words, NULL. */
 #define SYNTH_ARGV_MAX	(8 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
@@ -297,17 +295,19 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 		 (int)peer.pid, (unsigned int)uid, m->run.argv[0]);
 
 	/* From here the attempt is egret run's, in this process: its messages
-	 * go to the caller's stderr, COMMAND gets the caller's fds, and
-	 * egret run's environment rules start from the caller's. */
+	 * go to the caller's stderr and COMMAND gets the caller's fds. Its
+	 * environment is built from the caller's (control.env); egretd's own
+	 * environment stays egretd's: nothing of the caller's reaches getenv()
+	 * here (c-ares, libbpf and libc read some). */
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			return refuse(conn, "egretd: take the caller's fds: %s", strerror(errno));
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
-	environ = m->run.env;
 	cc = (struct client_control){ .m = ctl_msg, .buf = ctl_buf,
-		.ctl = { .src = { .fd = conn, .fn = on_client }, .child_pidfd = -1 } };
+		.ctl = { .src = { .fd = conn, .fn = on_client }, .child_pidfd = -1,
+			 .env = m->run.env } };
 	status = attempt_command(argc, argv, &cc.ctl);
 	send_exit(conn, status);
 	daemon_peer_close(&peer);
