@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A value parser's refusal: the reason into @err (@errlen bytes; NULL or
+ * 0: none wanted), and -EINVAL. */
+int errbuf_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Append @item to the comma-separated list in @csv (@size bytes);
  * -E2BIG, with @csv unchanged, if it does not fit. */
 int csv_append(char *csv, size_t size, const char *item);

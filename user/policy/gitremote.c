@@ -5,14 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/text.h"
 #include "policy/gitremote.h"
 #include "policy/host.h"
-
-static int fail(char *err, size_t errlen, const char *msg, const char *arg)
-{
-	snprintf(err, errlen, msg, arg);
-	return -EINVAL;
-}
 
 static const struct {
 	const char *prefix;
@@ -39,13 +34,13 @@ static int parse_authority(char *auth, bool port_allowed, struct git_remote *r,
 		char *close = strchr(auth, ']');
 
 		if (!close)
-			return fail(err, errlen, "missing ']' in '%s'", auth);
+			return errbuf_fail(err, errlen, "missing ']' in '%s'", auth);
 		*close = '\0';
 		host = auth + 1;
 		if (close[1] == ':')
 			port = close + 2;
 		else if (close[1])
-			return fail(err, errlen, "junk after ']' in '%s'", auth);
+			return errbuf_fail(err, errlen, "junk after ']' in '%s'", auth);
 	} else if ((port = strchr(auth, ':'))) {
 		*port++ = '\0';
 	}
@@ -54,10 +49,10 @@ static int parse_authority(char *auth, bool port_allowed, struct git_remote *r,
 		unsigned long v;
 
 		if (!port_allowed)
-			return fail(err, errlen, "unexpected port in '%s'", auth);
+			return errbuf_fail(err, errlen, "unexpected port in '%s'", auth);
 		v = strtoul(port, &end, 10);
 		if (!*port || *end || v == 0 || v > 65535)
-			return fail(err, errlen, "bad port '%s'", port);
+			return errbuf_fail(err, errlen, "bad port '%s'", port);
 		r->port = (uint16_t)v;
 	}
 	if (inet_pton(AF_INET, host, bin) == 1 || inet_pton(AF_INET6, host, bin) == 1) {
@@ -66,7 +61,7 @@ static int parse_authority(char *auth, bool port_allowed, struct git_remote *r,
 		return 0;
 	}
 	if (host_name_parse(host, &rule, err, errlen) < 0 || rule.wildcard)
-		return fail(err, errlen, "'%s' is not a valid host", host);
+		return errbuf_fail(err, errlen, "'%s' is not a valid host", host);
 	strcpy(r->host, rule.name);
 	return 0;
 }
@@ -80,7 +75,7 @@ int git_remote_parse(const char *url, struct git_remote *ret, char *err,
 	int rc;
 
 	if (strlen(url) >= sizeof(buf))
-		return fail(err, errlen, "git remote too long%s", "");
+		return errbuf_fail(err, errlen, "git remote too long%s", "");
 	strcpy(buf, url);
 	for (i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
 		size_t n = strlen(schemes[i].prefix);
@@ -112,9 +107,9 @@ int git_remote_parse(const char *url, struct git_remote *ret, char *err,
 		if ((helper && (!bracket || helper < strchr(buf, '['))) ||
 		    strstr(buf, "://") || !colon || (slash && slash < colon) ||
 		    colon == buf)
-			return fail(err, errlen,
-				    "'%s' is not a network git remote (want https://, ssh://, git:// or user@host:path)",
-				    url);
+			return errbuf_fail(err, errlen,
+					   "'%s' is not a network git remote (want https://, ssh://, git:// or user@host:path)",
+					   url);
 		*colon = '\0';
 		at = strrchr(buf, '@');
 		r.scheme = "ssh";

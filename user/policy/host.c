@@ -3,14 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/text.h"
 #include "policy/host.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, const char *arg)
-{
-	if (err && errlen)
-		snprintf(err, errlen, fmt, arg);
-	return -EINVAL;
-}
 
 bool host_text_is_name(const char *text)
 {
@@ -47,32 +41,32 @@ int host_name_parse(const char *text, struct host_rule *ret, char *err,
 		name = text + 2;
 	}
 	if (dns_name_normalize(name, rule.name, sizeof(rule.name)) < 0)
-		return fail(err, errlen, "'%s' is not a valid hostname", text);
+		return errbuf_fail(err, errlen, "'%s' is not a valid hostname", text);
 	for (i = 0; rule.name[i]; i++) {
 		char c = rule.name[i];
 
 		if (c == '.') {
 			if (label == 0)
-				return fail(err, errlen, "empty label in '%s'", text);
+				return errbuf_fail(err, errlen, "empty label in '%s'", text);
 			label = 0;
 			labels++;
 			continue;
 		}
 		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		      c == '-' || c == '_'))
-			return fail(err, errlen,
-				    "'%s': hostnames use letters, digits, '-' and '_' ('*.' only as a prefix)",
-				    text);
+			return errbuf_fail(err, errlen,
+					   "'%s': hostnames use letters, digits, '-' and '_' ('*.' only as a prefix)",
+					   text);
 		if (++label > 63)
-			return fail(err, errlen, "label longer than 63 in '%s'", text);
+			return errbuf_fail(err, errlen, "label longer than 63 in '%s'", text);
 	}
 	if (label == 0)
-		return fail(err, errlen, "empty label in '%s'", text);
+		return errbuf_fail(err, errlen, "empty label in '%s'", text);
 	/* "*.com" would allow a whole top-level domain. */
 	if (rule.wildcard && labels < 2)
-		return fail(err, errlen,
-			    "'%s': a wildcard needs at least two labels after '*.'",
-			    text);
+		return errbuf_fail(err, errlen,
+				   "'%s': a wildcard needs at least two labels after '*.'",
+				   text);
 	*ret = rule;
 	return 0;
 }
@@ -87,7 +81,7 @@ int host_rule_parse(const char *text, struct host_rule *ret, char *err,
 	int r;
 
 	if (n >= sizeof(name))
-		return fail(err, errlen, "hostname too long%s", "");
+		return errbuf_fail(err, errlen, "hostname too long%s", "");
 	memcpy(name, text, n);
 	name[n] = '\0';
 	r = host_name_parse(name, &rule, err, errlen);

@@ -12,13 +12,6 @@
 
 #define MAX_SPEC_LEN 256
 
-static int fail(char *err, size_t errlen, const char *fmt, const char *arg)
-{
-	if (err && errlen)
-		snprintf(err, errlen, fmt, arg);
-	return -EINVAL;
-}
-
 static int parse_u16(const char *s, const char *end, __u16 *ret)
 {
 	unsigned long v = 0;
@@ -44,7 +37,7 @@ int ports_parse(const char *text, struct port_range *ret, unsigned int max,
 	unsigned int n = 0;
 
 	if (!*text)
-		return fail(err, errlen, "empty port list%s", "");
+		return errbuf_fail(err, errlen, "empty port list%s", "");
 	for (;;) {
 		const char *end = strchr(item, ',');
 		const char *dash;
@@ -55,12 +48,12 @@ int ports_parse(const char *text, struct port_range *ret, unsigned int max,
 		dash = memchr(item, '-', (size_t)(end - item));
 		if (parse_u16(item, dash ? dash : end, &range.lo) < 0 ||
 		    parse_u16(dash ? dash + 1 : item, end, &range.hi) < 0)
-			return fail(err, errlen,
-				    "bad port in '%s' (want 1-65535 or LO-HI)",
-				    text);
+			return errbuf_fail(err, errlen,
+					   "bad port in '%s' (want 1-65535 or LO-HI)",
+					   text);
 		if (range.lo > range.hi)
-			return fail(err, errlen, "port range backwards in '%s'",
-				    text);
+			return errbuf_fail(err, errlen, "port range backwards in '%s'",
+					   text);
 		if (n == max) {
 			if (err && errlen)
 				snprintf(err, errlen,
@@ -164,8 +157,8 @@ static int parse_prefix(char *text, struct allow_spec *spec, char *err,
 	else if (inet_pton(AF_INET6, text, spec->addr) == 1)
 		spec->family = AF_INET6;
 	else
-		return fail(err, errlen,
-			    "'%s' is not an IPv4 or IPv6 address", text);
+		return errbuf_fail(err, errlen,
+				   "'%s' is not an IPv4 or IPv6 address", text);
 
 	bits = spec->family == AF_INET ? 32 : 128;
 	spec->prefixlen = bits;
@@ -177,17 +170,17 @@ static int parse_prefix(char *text, struct allow_spec *spec, char *err,
 		len = strtol(slash + 1, &end, 10);
 		if (slash[1] < '0' || slash[1] > '9' || errno || *end ||
 		    len < 0 || (unsigned long)len > bits)
-			return fail(err, errlen, "bad prefix length '/%s'",
-				    slash + 1);
+			return errbuf_fail(err, errlen, "bad prefix length '/%s'",
+					   slash + 1);
 		spec->prefixlen = (unsigned int)len;
 	}
 
 	/* The kernel routes ::ffff:a.b.c.d as IPv4; keep it in the v4 maps. */
 	if (spec->family == AF_INET6 && egret_is_v4mapped(spec->addr)) {
 		if (spec->prefixlen < 96)
-			return fail(err, errlen,
-				    "prefix '%s' mixes IPv6 and IPv4-mapped space; list IPv4 ranges as IPv4",
-				    text);
+			return errbuf_fail(err, errlen,
+					   "prefix '%s' mixes IPv6 and IPv4-mapped space; list IPv4 ranges as IPv4",
+					   text);
 		spec->family = AF_INET;
 		spec->addr[0] = spec->addr[3];
 		spec->prefixlen -= 96;
@@ -195,9 +188,9 @@ static int parse_prefix(char *text, struct allow_spec *spec, char *err,
 	if (spec->family == AF_INET)
 		spec->addr[1] = spec->addr[2] = spec->addr[3] = 0;
 	if (!host_bits_clear(spec))
-		return fail(err, errlen,
-			    "'%s' has host bits set below its prefix length",
-			    text);
+		return errbuf_fail(err, errlen,
+				   "'%s' has host bits set below its prefix length",
+				   text);
 	return 0;
 }
 
@@ -243,23 +236,23 @@ int allow_spec_parse(const char *text, struct allow_spec *ret, char *err,
 	int r;
 
 	if (strlen(text) >= sizeof(buf))
-		return fail(err, errlen, "allow spec too long%s", "");
+		return errbuf_fail(err, errlen, "allow spec too long%s", "");
 	strcpy(buf, text);
 
 	r = split_addr_tail(buf, &addr, &ports);
 	if (r == -1)
-		return fail(err, errlen, "missing ']' in '%s'", text);
+		return errbuf_fail(err, errlen, "missing ']' in '%s'", text);
 	if (r == -2)
-		return fail(err, errlen, "expected ':PORTS' after ']' in '%s'", text);
+		return errbuf_fail(err, errlen, "expected ':PORTS' after ']' in '%s'", text);
 
 	r = parse_prefix(addr, &spec, err, errlen);
 	if (r < 0)
 		return r;
 	if (buf[0] == '[' && spec.family == AF_INET &&
 	    !strchr(addr, ':'))
-		return fail(err, errlen,
-			    "brackets are for IPv6; write IPv4 as ADDR:PORTS in '%s'",
-			    text);
+		return errbuf_fail(err, errlen,
+				   "brackets are for IPv6; write IPv4 as ADDR:PORTS in '%s'",
+				   text);
 	if (ports) {
 		r = ports_parse(ports, spec.ports, EGRET_PORT_SLOTS, err,
 				errlen);
@@ -314,23 +307,23 @@ int endpoint_parse(const char *text, unsigned int default_port, char *canon,
 	int family, n;
 
 	if (strlen(text) >= sizeof(buf))
-		return fail(err, errlen, "too long%s", "");
+		return errbuf_fail(err, errlen, "too long%s", "");
 	strcpy(buf, text);
 	if (split_addr_tail(buf, &host, &port) < 0)
-		return fail(err, errlen, "want [V6ADDR] or [V6ADDR]:PORT, not '%s'", text);
+		return errbuf_fail(err, errlen, "want [V6ADDR] or [V6ADDR]:PORT, not '%s'", text);
 	if (inet_pton(AF_INET, host, addr) == 1)
 		family = AF_INET;
 	else if (inet_pton(AF_INET6, host, addr) == 1)
 		family = AF_INET6;
 	else
-		return fail(err, errlen, "'%s' is not an IPv4 or IPv6 address", host);
+		return errbuf_fail(err, errlen, "'%s' is not an IPv4 or IPv6 address", host);
 	if (port && parse_u16(port, port + strlen(port), &portnum) < 0)
-		return fail(err, errlen, "bad port '%s'", port);
+		return errbuf_fail(err, errlen, "bad port '%s'", port);
 	inet_ntop(family, addr, addr_text, sizeof(addr_text));
 	n = snprintf(canon, len, family == AF_INET ? "%s:%u" : "[%s]:%u",
 		     addr_text, portnum);
 	if (n < 0 || (size_t)n >= len)
-		return fail(err, errlen, "too long%s", "");
+		return errbuf_fail(err, errlen, "too long%s", "");
 	return 0;
 }
 
