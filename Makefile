@@ -22,7 +22,7 @@ CFLAGS     ?= -O2 -g
 
 # Say what is missing, once, instead of dying on <bpf/bpf.h>. The goals that
 # install the dependencies themselves (tools/install-deps.sh) skip this.
-SELF_INSTALLING := deps clean vmlinux test demo bench bench-clients fuzz sanitize
+SELF_INSTALLING := deps clean vmlinux test demo bench bench-clients bench-egretd fuzz sanitize
 ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 MISSING := $(shell for t in pkg-config $(CLANG) $(BPFTOOL); do \
 		command -v $$t >/dev/null 2>&1 || echo $$t; done; \
@@ -56,7 +56,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test sanitize unit integration redteam clients demo bench bench-clients vmlinux helpers fuzz clean
+.PHONY: all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -157,6 +157,11 @@ bench-clients: deps
 	@$(MAKE) --no-print-directory all helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		CLIENTS_BUILD=$(abspath $(OUT)/clients) tests/clients/run.sh --time-to-failure
+
+# A burst of 100 attempts through egretd (BENCHMARKS.md); about a minute.
+bench-egretd: deps
+	@$(MAKE) --no-print-directory all
+	@tests/bench/egretd.sh
 
 # Benchmarks (BENCHMARKS.md): never part of `make test`; about 8 minutes.
 bench:

@@ -188,3 +188,25 @@ SH
 		fail "records left after the attempt: $(ls "$STATE_ROOT")"
 	rm -rf "$(dirname "$EGRETD_SOCK")"
 }
+
+# Callers at once get one uid each: egretd takes the uid's lock when it
+# chooses it, so two handlers racing never pick the same one (and refuse).
+t_egretd_concurrent() {
+	local i pids=() uids
+	egretd_start
+	for i in 1 2 3 4 5; do
+		timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+			sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+			"$EGRET" run --via "$EGRETD_SOCK" -- \
+			sh -c 'id -u >"$1/uid.$2"; sleep 1' sh "$TDIR" "$i" \
+			>"$TDIR/c.$i.out" 2>&1 &
+		pids+=($!)
+	done
+	for i in 1 2 3 4 5; do
+		reap "${pids[$((i - 1))]}" 30
+		assert_eq 0 "$REAPED" "concurrent caller $i: $(cat "$TDIR/c.$i.out")"
+	done
+	uids=$(cat "$TDIR"/uid.* | sort -u | wc -l)
+	assert_eq 5 "$uids" "distinct attempt uids of 5 concurrent callers ($(cat "$TDIR"/uid.* | tr '\n' ' '))"
+	egretd_stop
+}

@@ -142,10 +142,9 @@ static int attempt_claim_uid(struct attempt *a, const struct run_opts *o,
 {
 	char err[320];
 	pid_t other = 0;
-	int r;
+	int r = a->uid_lock_fd >= 0 ? 0 :	/* held already (egretd) */
+		preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
 
-
-	r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
 	if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
 		log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
 			  (int)other, (unsigned int)user->uid);

@@ -102,6 +102,10 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	int r;
 
 	attempt_init(&a);
+	if (control && control->uid_lock_fd >= 0) {
+		a.uid_lock_fd = control->uid_lock_fd;
+		control->uid_lock_fd = -1;
+	}
 	terminal_init(&term);
 	sigfd = signals_take(&old);
 	if (sigfd < 0) {

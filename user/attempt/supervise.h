@@ -24,6 +24,9 @@ struct attempt_control {
 	/* COMMAND's environment starts from this one (NULL-terminated), not
 	 * from this process's: egretd's caller's stays out of egretd. */
 	char *const *env;
+	/* The lock of COMMAND's uid (preflight_uid_lock), taken by whoever
+	 * chose the uid, or -1; the attempt takes it over. */
+	int uid_lock_fd;
 };
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the

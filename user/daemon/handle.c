@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "attempt/command.h"
+#include "attempt/preflight.h"
 #include "daemon/handle.h"
 #include "daemon/peer.h"
 #include "daemon/wire.h"
@@ -138,32 +138,29 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 	return r;
 }
 
-/* A uid of the range no live attempt holds (egret's uid locks say): the
- * attempt takes the lock itself, so two requests racing for one uid make
- * the second refuse rather than share it. */
 int daemon_refuse(int conn, const char *text)
 {
 	return refuse(conn, "%s", text);
 }
 
-static int pick_uid(const struct daemon_config *cfg, uid_t caller, uid_t *ret)
+/* A uid of the range no live attempt holds, its lock taken (and kept in
+ * *@ret_lock for the attempt): two requests at once never get one uid. */
+static int pick_uid(const struct daemon_config *cfg, uid_t caller, uid_t *ret,
+		    int *ret_lock)
 {
 	for (uid_t u = cfg->uid_first; u <= cfg->uid_last && u != 0; u++) {
-		char path[64];
-		_cleanup_close_ int fd = -1;
+		pid_t other;
+		int r;
 
-		snprintf(path, sizeof(path), EGRET_UID_LOCK_DIR "/uid-%u", (unsigned int)u);
 		if (u == caller)
 			continue;	/* the attempt's uid is never its caller's */
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0 && errno == ENOENT) {
+		r = preflight_uid_lock(u, ret_lock, &other);
+		if (r == 0) {
 			*ret = u;
 			return 0;
 		}
-		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0) {
-			*ret = u;
-			return 0;
-		}
+		if (r != -EWOULDBLOCK)
+			return r;
 		if (u == cfg->uid_last)
 			break;
 	}
@@ -258,10 +255,10 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	const struct daemon_caller *k;
 	struct daemon_peer peer;
 	struct client_control cc;
-	int fds[3] = { -1, -1, -1 }, argc, r, status;
+	int fds[3] = { -1, -1, -1 }, lock_fd = -1, argc, r, status;
 	char err[256], user[32];
 	const char *why;
-	uid_t uid;
+	uid_t uid = 0;
 
 	if (!m || !ctl_msg || !buf || !ctl_buf || !argv)
 		return refuse(conn, "egretd: out of memory");
@@ -286,8 +283,10 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	why = judge(k, &m->run);
 	if (why)
 		return refuse(conn, "egretd: refused: %s", why);
-	if (pick_uid(cfg, peer.uid, &uid) < 0)
-		return refuse(conn, "egretd: every uid of attempts.uids is in use");
+	r = pick_uid(cfg, peer.uid, &uid, &lock_fd);
+	if (r < 0)
+		return refuse(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
+						  "egretd: lock an attempt uid: %s", strerror(-r));
 	argc = synth_argv(&m->run, uid, argv, user, sizeof(user));
 	if (argc < 0)
 		return refuse(conn, "egretd: out of memory");
@@ -307,7 +306,7 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 			close(fds[i]);
 	cc = (struct client_control){ .m = ctl_msg, .buf = ctl_buf,
 		.ctl = { .src = { .fd = conn, .fn = on_client }, .child_pidfd = -1,
-			 .env = m->run.env } };
+			 .env = m->run.env, .uid_lock_fd = lock_fd } };
 	status = attempt_command(argc, argv, &cc.ctl);
 	send_exit(conn, status);
 	daemon_peer_close(&peer);

@@ -1,0 +1,93 @@
+#!/bin/bash
+# egretd.sh - a burst through egretd (make bench-egretd; never in make test).
+#
+# BURST callers (default 100) at once, each `egret run --via SOCK -- CMD` as
+# the unprivileged test user, against one egretd: does every attempt start
+# and exit 0, how long from each caller's start to its COMMAND running, how
+# long until all are done, and what the attempts' processes hold in memory
+# while all of them run. Root only; everything happens in a network
+# namespace of its own with only loopback (no traffic leaves it).
+#
+# Env: BURST (100), BENCH_USER (egret-test). Output: a markdown table.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+EGRET=$ROOT/build/egret
+BURST=${BURST:-100}
+USER_=${BENCH_USER:-egret-test}
+[ "$(id -u)" = 0 ] || { echo "egretd.sh: root only" >&2; exit 1; }
+UID_=$(id -u "$USER_") GID_=$(id -g "$USER_") || exit 1
+D=/run/egretd-bench-$$
+W=$(mktemp -d /tmp/egretd-bench.XXXXXX)
+chmod 1777 "$W"
+mkdir -m 755 "$D" || exit 1
+trap 'cat "$W/egretd.err" >&2 2>/dev/null; rm -rf "$D" "$W"' EXIT
+
+cat >"$D/egretd.yaml" <<CONF
+version: 1
+socket:
+  path: $D/egret.sock
+  group: $GID_
+attempts:
+  uids: 61000-62023
+  max: 1024
+callers:
+  - user: $USER_
+CONF
+chmod 644 "$D/egretd.yaml"
+
+# One namespace for egretd and its callers (egretd serves callers in its
+# own namespaces), with loopback only.
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare --net bash -s "$EGRET" "$D" "$W" "$BURST" "$UID_" "$GID_" <<'INNER'
+EGRET=$1 D=$2 W=$3 BURST=$4 U=$5 G=$6
+ip link set lo up
+"$(dirname "$EGRET")/egretd" --config "$D/egretd.yaml" 2>"$W/egretd.err" &
+EPID=$!
+for _ in $(seq 100); do [ -S "$D/egret.sock" ] && break; sleep 0.05; done
+# Each COMMAND stamps when it runs, then waits for the others so that all
+# are alive together when memory is read.
+for i in $(seq "$BURST"); do
+	(
+		t0=$(date +%s%N)
+		cd "$W" && setpriv --reuid="$U" --regid="$G" --clear-groups \
+			"$EGRET" run --via "$D/egret.sock" -- \
+			sh -c 'date +%s%N >"$1/run.$2"; i=0; while [ ! -e "$1/go" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' \
+			sh "$W" "$i" >/dev/null 2>"$W/err.$i"
+		echo "$? $t0" >"$W/rc.$i"
+	) &
+done
+start=$(date +%s%N)
+for _ in $(seq 600); do
+	[ "$(ls "$W" | grep -c '^run\.')" -ge "$BURST" ] && break
+	[ "$(ls "$W" | grep -c '^rc\.')" -ge "$BURST" ] && break
+	sleep 0.1
+done
+all_running=$(date +%s%N)
+# Memory while every attempt runs: egretd's processes (the accept loop and
+# one per attempt), their resident set; the attempts' maps are kernel memory.
+rss=0 n=0
+for p in $(pgrep -P "$EPID") "$EPID"; do
+	r=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+	[ -n "$r" ] && rss=$((rss + r)) n=$((n + 1))
+done
+touch "$W/go"
+wait $(jobs -p | grep -v "^$EPID$") 2>/dev/null
+done_at=$(date +%s%N)
+kill "$EPID"; wait "$EPID" 2>/dev/null
+ok=0; lat=()
+for i in $(seq "$BURST"); do
+	read -r rc t0 <"$W/rc.$i" 2>/dev/null || continue
+	[ "$rc" = 0 ] && ok=$((ok + 1))
+	[ -e "$W/run.$i" ] && lat+=($(( ($(cat "$W/run.$i") - t0) / 1000000 )))
+done
+sorted=$(printf '%s\n' "${lat[@]}" | sort -n)
+pct() { echo "$sorted" | awk -v p="$1" '{ a[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print a[i] }'; }
+echo "| through egretd, $BURST at once | value |"
+echo "|---|---|"
+echo "| attempts that ran COMMAND and exited 0 | $ok of $BURST |"
+echo "| caller start to COMMAND running, ms: p50 / p90 / max | $(pct 0.5) / $(pct 0.9) / $(pct 1) |"
+echo "| all $BURST COMMANDs running, ms after the first caller started | $(( (all_running - start) / 1000000 )) |"
+echo "| egretd's processes while all run: count, resident KiB total, per attempt | $n, $rss, $(( rss / (n > 1 ? n - 1 : 1) )) |"
+echo "| all exited, ms after the first caller started (each COMMAND waits until all run) | $(( (done_at - start) / 1000000 )) |"
+grep -h . "$W"/err.* 2>/dev/null | sort | uniq -c | sort -rn | head -5 | sed 's/^/  stderr: /'
+INNER
