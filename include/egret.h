@@ -200,7 +200,8 @@ enum egret_addr_class {
 };
 
 /* Default map sizes; `egret run --max-entries` overrides the exact maps
- * (and egret_names, twice that), `--max-cidrs` the tries. */
+ * (and egret_names, EGRET_NAMES_PER_ENTRY times that), `--max-cidrs`
+ * the tries. */
 #define EGRET_DEFAULT_MAX_ENTRIES	65536
 /* egret_names holds a name for each address of egret_allow4 and
  * egret_allow6: this many times their max_entries. */

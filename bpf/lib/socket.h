@@ -23,9 +23,6 @@
 #include "lib/events.h"
 #include "lib/allow.h"
 
-#define SOCK_STREAM	1
-#define SOCK_DGRAM	2
-
 #define SOL_SOCKET_	1
 #define SOL_IP_		0
 #define SOL_IPV6_	41

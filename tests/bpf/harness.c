@@ -274,12 +274,6 @@ __u32 bpft_egress(struct bpft *t, const struct pkt *p)
 	return opts.retval;
 }
 
-const struct egret_event *bpft_event(struct bpft *t)
-{
-	assert_int_equal(t->nevents, 1);
-	return &t->events[0];
-}
-
 __u64 bpft_counter(struct bpft *t, __u32 index)
 {
 	int ncpus = libbpf_num_possible_cpus();

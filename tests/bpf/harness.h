@@ -71,9 +71,6 @@ void bpft_host(struct bpft *t, const char *prefix, __u32 flags);
  * kernel refuses the run), the events it queued in t->events. */
 __u32 bpft_egress(struct bpft *t, const struct pkt *p);
 
-/* The one event the last run queued (fails the test unless exactly one). */
-const struct egret_event *bpft_event(struct bpft *t);
-
 /* The per-CPU counter @index (EGRET_COUNTER()), summed over CPUs. */
 __u64 bpft_counter(struct bpft *t, __u32 index);
 

@@ -357,9 +357,11 @@ static void audit_lets_through(void **state)
 	assert_int_equal(t->nevents, 1);
 	assert_int_equal(t->events[0].verdict, EGRET_VERDICT_WOULD_DENY);
 	assert_int_equal(t->events[0].reason, EGRET_REASON_NO_ENTRY);
-	/* Malformed and forged packets alike. */
+	/* A forged source alike: let through, said. */
 	pkt_tcp4(&p, "198.51.100.99", 40000, "203.0.113.11", 443);
 	assert_int_equal(bpft_egress(t, &p), BPFT_PASS);
+	assert_int_equal(t->nevents, 1);
+	assert_int_equal(t->events[0].verdict, EGRET_VERDICT_WOULD_DENY);
 	assert_int_equal(t->events[0].reason, EGRET_REASON_SOURCE);
 	assert_int_equal(bpft_counter(t, would), before + 2);
 }

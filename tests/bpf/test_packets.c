@@ -307,12 +307,15 @@ static void ip6_fragments(void **state)
 	expect_drop(t, &p, EGRET_REASON_PORT);
 	assert_int_equal(t->events[0].port, 80);
 
-	/* A later fragment: judged by its address, any live rule. */
+	/* A later fragment: judged by its address, any live rule. The
+	 * bytes where a UDP header's port would be say 80 (refused above):
+	 * read as ports, they would drop it. */
 	pkt_init(&p, PKT_ETH_IP6);
 	pkt_ip6(&p, BPFT_HOST6, DST6);
 	pkt_ip6_frag(&p, 100, 0);
 	pkt_proto(&p, PKT_UDP, 0);
 	pkt_payload(&p, 16, 0);
+	p.buf[p.len - 13] = 80;
 	pkt_done(&p);
 	expect_pass(t, &p);
 

@@ -112,6 +112,14 @@ t_egretd_refusals() {
 	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
 	assert_refused "uid 65534, not in the config" "$m"
 	assert_contains "may not launch" "$ERR" "why uid 65534 was refused"
+	# A caller that connects and sends nothing holds no slot for long:
+	# egretd answers with a refusal after 5 s.
+	OUT=$(timeout 20 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+print(s.recv(4096)[16:].decode("ascii", "replace"))' "$EGRETD_SOCK" 2>&1)
+	assert_contains "no request within 5 s" "$OUT" "an idle caller's answer"
 	egretd_stop
 }
 

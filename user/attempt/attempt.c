@@ -27,6 +27,7 @@
 #include "enforce/programs.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
+#include "lib/loop.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
 #include "lib/util.h"
@@ -36,14 +37,6 @@
 #include "requests/store.h"
 
 #define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
 {

@@ -178,12 +178,15 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	sweep_ms = o->dns_min_ttl < 1 ? 1000 :
 		   o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
 
+	if (control) {
+		control->child_pidfd = pidfd;
+		control->loop = &sv.loop;
+	}
 	if (sweep_fd < 0 || (r = timerfd_arm_ms(sweep_fd, sweep_ms, true)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
-	    (control && (control->child_pidfd = pidfd, control->loop = &sv.loop,
-			 r = loop_watch(&sv.loop, &control->src, EPOLLIN)) < 0) ||
+	    (control && (r = loop_watch(&sv.loop, &control->src, EPOLLIN)) < 0) ||
 	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
 	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||

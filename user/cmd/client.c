@@ -27,9 +27,15 @@ const char *client_socket(int argc, char **argv)
 {
 	const char *env = getenv("EGRET_SOCKET");
 
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+	/* Options end at "--" or at the first word that is not one (COMMAND,
+	 * whose own --via is its business). request_from_args() refuses a
+	 * --via this did not see (an abbreviation): never a silent default. */
+	for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--via") && i + 1 < argc)
 			return argv[i + 1];
+		if (!strncmp(argv[i], "--via=", 6))
+			return argv[i] + 6;
+	}
 	if (geteuid() == 0)
 		return NULL;
 	return env && *env ? env : DAEMON_SOCKET_DEFAULT;
@@ -40,8 +46,8 @@ const char *client_socket(int argc, char **argv)
  * policy file, state, log, user, cgroup, ids) is egretd's to decide, so
  * asking for it is refused, never ignored.
  */
-static int request_from_args(int argc, char **argv, struct wire_msg *m,
-			     char *cwd, size_t cwdlen)
+static int request_from_args(const char *socket, int argc, char **argv,
+			     struct wire_msg *m, char *cwd, size_t cwdlen)
 {
 	enum { OPT_REPO = 256, OPT_ALLOW, OPT_AUDIT, OPT_PTY, OPT_CHDIR, OPT_VIA };
 	static const struct option opts[] = {
@@ -82,6 +88,10 @@ static int request_from_args(int argc, char **argv, struct wire_msg *m,
 			chdir_to = optarg;
 			break;
 		case OPT_VIA:
+			if (strcmp(optarg, socket)) {
+				log_error("--via %s: give it once, spelled out (--via SOCKET)", optarg);
+				return -EINVAL;
+			}
 			break;
 		default:
 			log_error("%s: not an option egret run takes through egretd (egretd decides the rest; docs/EGRETD.md)",
@@ -102,9 +112,16 @@ static int request_from_args(int argc, char **argv, struct wire_msg *m,
 	}
 	/* The caller's environment, as egret run would start from it; egretd
 	 * filters it the same way. */
-	for (char **e = environ; *e && run->envc < WIRE_ENV_MAX; e++)
-		if (environ_assignment_valid(*e, true))
-			run->env[run->envc++] = *e;
+	for (char **e = environ; *e; e++) {
+		if (!environ_assignment_valid(*e, true))
+			continue;
+		if (run->envc == WIRE_ENV_MAX) {
+			log_error("the environment: more than %d variables through egretd",
+				  WIRE_ENV_MAX);
+			return -E2BIG;
+		}
+		run->env[run->envc++] = *e;
+	}
 	if (chdir_to && chdir_to[0] == '/')
 		snprintf(cwd, cwdlen, "%s", chdir_to);
 	else if (!getcwd(cwd, cwdlen))
@@ -220,7 +237,7 @@ int client_run(const char *socket, int argc, char **argv)
 
 	if (!m || !buf)
 		return EXIT_SETUP;
-	if (request_from_args(argc, argv, m, cwd, sizeof(cwd)) < 0)
+	if (request_from_args(socket, argc, argv, m, cwd, sizeof(cwd)) < 0)
 		return EXIT_SETUP;
 	n = wire_encode(m, buf, WIRE_MAX, err, sizeof(err));
 	if (n < 0) {

@@ -4,6 +4,7 @@
  * without root (docs/EGRETD.md). The same binary as egret, started by the
  * name egretd.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -74,6 +75,13 @@ int cmd_daemon(int argc, char **argv)
 		log_error("egretd takes no arguments ('%s')", argv[optind]);
 		return EXIT_USAGE;
 	}
+	/* fds 0-2 taken: a caller's fd received later must never land there
+	 * (the handler dup2()s the caller's three onto them). */
+	for (int i = 0; i < 3; i++)
+		if (fcntl(i, F_GETFD) < 0 && open("/dev/null", O_RDWR) != i) {
+			log_error("egretd: cannot open /dev/null on fd %d", i);
+			return EXIT_SETUP;
+		}
 	d.file = path;
 	r = daemon_config_load(path, &cfg, &d);
 	if (r < 0) {

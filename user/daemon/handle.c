@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,12 +20,19 @@
 #include "daemon/wire.h"
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/loop.h"
 #include "lib/paths.h"
+#include "lib/text.h"
 #include "lib/util.h"
 
 /* At most: "run", --user, --repo, --chdir, --audit, --pty, the --allows,
  * "--", COMMAND's words, NULL. */
-#define SYNTH_ARGV_MAX	(8 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
+#define SYNTH_ARGV_MAX	(7 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
+
+/* How long a caller has to send its request, and to hang up after the
+ * answer: a connection held open must not hold an attempt's slot. */
+#define REQUEST_TIMEOUT_S	5
+#define LINGER_MS		1000
 
 static int send_msg(int conn, struct wire_msg *m)
 {
@@ -48,17 +58,22 @@ static int send_exit(int conn, int status)
  * Wait for the caller to hang up before closing: a unix socket closed
  * with the caller's request still unread resets the connection, and the
  * caller would read ECONNRESET instead of the answer queued for it.
- * Bounded: a caller that never hangs up costs a second.
+ * Bounded in all: a caller that never hangs up, or keeps sending, costs
+ * LINGER_MS at most.
  */
 static void linger_close(int conn)
 {
-	struct timeval tv = { .tv_sec = 1 };
+	uint64_t end = mono_us() / 1000 + LINGER_MS, now;
 	char sink[512];
 
 	shutdown(conn, SHUT_WR);
-	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (recv(conn, sink, sizeof(sink), 0) > 0)
-		;
+	while ((now = mono_us() / 1000) < end) {
+		struct pollfd p = { .fd = conn, .events = POLLIN };
+
+		if (poll(&p, 1, (int)(end - now)) <= 0 ||
+		    recv(conn, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
+	}
 	close(conn);
 }
 
@@ -67,16 +82,14 @@ static void linger_close(int conn)
 static int refuse(int conn, const char *fmt, ...)
 {
 	static struct wire_msg m;
-	char text[WIRE_TEXT_MAX + 1];
+	char raw[WIRE_TEXT_MAX + 1], text[WIRE_TEXT_MAX + 1];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	for (char *c = text; *c; c++)
-		if (*c < 0x20 || *c > 0x7e)
-			*c = '?';
-	log_info("refused: %s", text);
+	safe_text(raw, text, sizeof(text));
+	log_warn("refused: %s", text);
 	m.type = WIRE_ERROR;
 	m.error.text = text;
 	send_msg(conn, &m);
@@ -101,7 +114,13 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 	int nfds = 0, r;
 	ssize_t n;
 
+	setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO,
+		   &(struct timeval){ .tv_sec = REQUEST_TIMEOUT_S }, sizeof(struct timeval));
 	n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+	if (n < 0 && errno == EAGAIN) {
+		snprintf(err, errlen, "no request within %d s", REQUEST_TIMEOUT_S);
+		return -EBADMSG;
+	}
 	if (n < 0)
 		return -errno;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
@@ -143,26 +162,30 @@ int daemon_refuse(int conn, const char *text)
 	return refuse(conn, "%s", text);
 }
 
-/* A uid of the range no live attempt holds, its lock taken (and kept in
- * *@ret_lock for the attempt): two requests at once never get one uid. */
-static int pick_uid(const struct daemon_config *cfg, uid_t caller, uid_t *ret,
-		    int *ret_lock)
+/*
+ * A uid of the range no live attempt holds, its lock taken (and kept in
+ * *@ret_lock for the attempt): two requests at once never get one uid.
+ * A uid a process still runs as (a slow teardown, or a range that
+ * overlaps an account) is passed over, not refused. The config keeps 0
+ * and every caller's uid out of the range.
+ */
+static int pick_uid(const struct daemon_config *cfg, uid_t *ret, int *ret_lock)
 {
-	for (uid_t u = cfg->uid_first; u <= cfg->uid_last && u != 0; u++) {
+	for (uint64_t u = cfg->uid_first; u <= cfg->uid_last; u++) {
+		char why[320];
 		pid_t other;
-		int r;
+		int r = preflight_uid_lock((uid_t)u, ret_lock, &other);
 
-		if (u == caller)
-			continue;	/* the attempt's uid is never its caller's */
-		r = preflight_uid_lock(u, ret_lock, &other);
-		if (r == 0) {
-			*ret = u;
+		if (r == -EWOULDBLOCK)
+			continue;
+		if (r < 0)
+			return r;
+		if (preflight_shared_uid((uid_t)u, why, sizeof(why)) == 0) {
+			*ret = (uid_t)u;
 			return 0;
 		}
-		if (r != -EWOULDBLOCK)
-			return r;
-		if (u == cfg->uid_last)
-			break;
+		close(*ret_lock);
+		*ret_lock = -1;
 	}
 	return -EBUSY;
 }
@@ -182,33 +205,24 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
 /* The options egret run takes, written by egretd: the request's strings
  * are only ever option values ("--repo=...") or COMMAND's words after
  * "--", never options of their own. */
-static int synth_argv(const struct wire_run *run, uid_t uid, char **argv,
-		      char *user, size_t ulen)
+static int synth_argv(const struct wire_run *run, uid_t uid, char **argv)
 {
-	static char bufs[3][PATH_MAX + 16];
 	int n = 0;
 
-	snprintf(user, ulen, "--user=%u", (unsigned int)uid);
+	/* The strings live as long as this process: the attempt is its last
+	 * work. */
 	argv[n++] = "run";
-	argv[n++] = user;
-	if (run->repo) {
-		snprintf(bufs[0], sizeof(bufs[0]), "--repo=%s", run->repo);
-		argv[n++] = bufs[0];
-	}
-	snprintf(bufs[1], sizeof(bufs[1]), "--chdir=%s", run->cwd);
-	argv[n++] = bufs[1];
+	if (asprintf(&argv[n++], "--user=%u", (unsigned int)uid) < 0 ||
+	    (run->repo && asprintf(&argv[n++], "--repo=%s", run->repo) < 0) ||
+	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0)
+		return -ENOMEM;
 	if (run->audit)
 		argv[n++] = "--audit";
 	if (run->pty)
 		argv[n++] = "--pty";
-	for (size_t i = 0; i < run->nallow; i++) {
-		char *a = malloc(strlen(run->allow[i]) + sizeof("--allow="));
-
-		if (!a)
+	for (size_t i = 0; i < run->nallow; i++)
+		if (asprintf(&argv[n++], "--allow=%s", run->allow[i]) < 0)
 			return -ENOMEM;
-		sprintf(a, "--allow=%s", run->allow[i]);
-		argv[n++] = a;
-	}
 	argv[n++] = "--";
 	for (size_t i = 0; i < run->argc; i++)
 		argv[n++] = run->argv[i];
@@ -216,51 +230,53 @@ static int synth_argv(const struct wire_run *run, uid_t uid, char **argv,
 	return n;
 }
 
-struct client_control {
-	struct attempt_control ctl;
-	struct wire_msg *m;
-	uint8_t *buf;
-};
+/* The signals a caller may send on: those egret run itself forwards.
+ * Others (SIGSTOP above all) could leave the attempt stopped for good. */
+static bool signal_forwarded(uint32_t sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
 
 /* A SIGNAL from the caller goes to COMMAND; the caller gone (its
  * connection closed) ends the attempt: nobody would hear how it ended. */
 static void on_client(struct loop_source *src, uint32_t events)
 {
-	struct client_control *cc = container_of(src, struct client_control, ctl.src);
+	struct attempt_control *ctl = container_of(src, struct attempt_control, src);
+	static struct wire_msg m;
+	uint8_t buf[64];	/* a SIGNAL is 20 bytes; anything longer is not one */
 	char err[128];
-	ssize_t n = recv(src->fd, cc->buf, WIRE_MAX, MSG_DONTWAIT);
+	ssize_t n = recv(src->fd, buf, sizeof(buf), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0 || (events & (EPOLLHUP | EPOLLERR))) {
 		log_info("the caller went away: ending the attempt");
-		syscall(SYS_pidfd_send_signal, cc->ctl.child_pidfd, SIGKILL, NULL, 0);
-		loop_unwatch(cc->ctl.loop, src);
+		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, SIGKILL, NULL, 0);
+		loop_unwatch(ctl->loop, src);
 		return;
 	}
-	if (wire_decode(cc->buf, (size_t)n, cc->m, err, sizeof(err)) == 0 &&
-	    cc->m->type == WIRE_SIGNAL)
-		syscall(SYS_pidfd_send_signal, cc->ctl.child_pidfd,
-			(int)cc->m->signal.signo, NULL, 0);
+	if (wire_decode(buf, (size_t)n, &m, err, sizeof(err)) == 0 &&
+	    m.type == WIRE_SIGNAL && signal_forwarded(m.signal.signo))
+		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, (int)m.signal.signo,
+			NULL, 0);
 	else
-		log_warn("the caller sent something other than a SIGNAL: ignored");
+		log_warn("the caller sent something other than a SIGNAL egret run forwards: ignored");
 }
 
 int daemon_handle(const struct daemon_config *cfg, int conn)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
-	_cleanup_free_ struct wire_msg *ctl_msg = calloc(1, sizeof(*ctl_msg));
-	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX), *ctl_buf = malloc(WIRE_MAX);
+	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_free_ char **argv = calloc(SYNTH_ARGV_MAX, sizeof(char *));
 	const struct daemon_caller *k;
 	struct daemon_peer peer;
-	struct client_control cc;
+	struct attempt_control ctl;
 	int fds[3] = { -1, -1, -1 }, lock_fd = -1, argc, r, status;
-	char err[256], user[32];
+	char err[256], comm[64];
 	const char *why;
 	uid_t uid = 0;
 
-	if (!m || !ctl_msg || !buf || !ctl_buf || !argv)
+	if (!m || !buf || !argv)
 		return refuse(conn, "egretd: out of memory");
 	r = daemon_peer_read(conn, &peer);
 	if (r < 0)
@@ -283,15 +299,16 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	why = judge(k, &m->run);
 	if (why)
 		return refuse(conn, "egretd: refused: %s", why);
-	r = pick_uid(cfg, peer.uid, &uid, &lock_fd);
+	r = pick_uid(cfg, &uid, &lock_fd);
 	if (r < 0)
 		return refuse(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
 						  "egretd: lock an attempt uid: %s", strerror(-r));
-	argc = synth_argv(&m->run, uid, argv, user, sizeof(user));
+	argc = synth_argv(&m->run, uid, argv);
 	if (argc < 0)
 		return refuse(conn, "egretd: out of memory");
+	safe_text(m->run.argv[0], comm, sizeof(comm));
 	log_info("uid %u (pid %d): attempt as uid %u: %s", (unsigned int)peer.uid,
-		 (int)peer.pid, (unsigned int)uid, m->run.argv[0]);
+		 (int)peer.pid, (unsigned int)uid, comm);
 
 	/* From here the attempt is egret run's, in this process: its messages
 	 * go to the caller's stderr and COMMAND gets the caller's fds. Its
@@ -304,11 +321,13 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
-	cc = (struct client_control){ .m = ctl_msg, .buf = ctl_buf,
-		.ctl = { .src = { .fd = conn, .fn = on_client }, .child_pidfd = -1,
-			 .env = m->run.env, .uid_lock_fd = lock_fd } };
-	status = attempt_command(argc, argv, &cc.ctl);
-	send_exit(conn, status);
+	ctl = (struct attempt_control){ .src = { .fd = conn, .fn = on_client },
+		.child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd };
+	status = attempt_command(argc, argv, &ctl);
 	daemon_peer_close(&peer);
+	/* A SIGNAL still unread would reset the connection at close, and
+	 * the caller would read that instead of its EXIT. */
+	send_exit(conn, status);
+	linger_close(conn);
 	return status;
 }

@@ -28,8 +28,9 @@ static int pidfd_of(int fd, pid_t pid)
 		return pidfd;
 	if (errno != ENOPROTOOPT && errno != EINVAL)
 		return -errno;
-	/* Older kernels: the pid may have been reused since connect(); the
-	 * credentials are checked against the process below. */
+	/* Older kernels: the pid may have been reused since connect() by a
+	 * process of the same uid, which the checks below cannot tell from
+	 * the caller: egretd then trusts the pid as much as the uid. */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	return pidfd < 0 ? -errno : pidfd;
 }
@@ -52,20 +53,21 @@ static int read_cgroup(pid_t pid, char *ret, size_t len)
 	return cgroup2_self_parse(f, ret, len);
 }
 
-/* The uid the process has now, to compare with SO_PEERCRED's. */
+/* The effective uid the process has now (SO_PEERCRED's is the effective
+ * one at connect()). */
 static int read_uid(pid_t pid, uid_t *ret)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	char path[64], line[256];
-	unsigned int real;
+	unsigned int real, eff;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &real) == 1) {
-			*ret = real;
+		if (sscanf(line, "Uid: %u %u", &real, &eff) == 2) {
+			*ret = eff;
 			return 0;
 		}
 	return -EIO;
@@ -106,10 +108,9 @@ int daemon_peer_read(int fd, struct daemon_peer *ret)
 		return -ESRCH;
 	p.pid = cred.pid;
 	p.uid = cred.uid;
-	p.gid = cred.gid;
 	p.pidfd = pidfd_of(fd, cred.pid);
 	if (p.pidfd < 0)
-		return p.pidfd == -ESRCH ? -ESRCH : p.pidfd;
+		return p.pidfd;
 	r = read_cgroup(p.pid, p.cgroup, sizeof(p.cgroup));
 	if (r == 0)
 		r = read_uid(p.pid, &now);

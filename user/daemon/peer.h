@@ -16,7 +16,6 @@
 struct daemon_peer {
 	pid_t pid;
 	uid_t uid;
-	gid_t gid;
 	int pidfd;			/* the caller's process; -1 when closed */
 	char cgroup[PATH_MAX];		/* its cgroup v2 path, "/a/b", host view */
 	bool same_namespaces;		/* mnt, net, pid, uts, ipc, user, cgroup: egretd's */

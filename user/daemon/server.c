@@ -16,6 +16,7 @@
 #include "daemon/handle.h"
 #include "daemon/server.h"
 #include "lib/log.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 
 #define SD_LISTEN_FDS_START	3
@@ -41,24 +42,22 @@ static int activated_fd(void)
 	return fd;
 }
 
-/* The socket's directory is root's and 0755; a stale socket goes, but
- * nothing that is not a socket is ever removed. */
+/* The socket's directory is root's and not group/world-writable; a stale
+ * socket goes, but nothing that is not a socket is ever removed. */
 static int prepare_path(const char *path)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
 	struct stat st;
+	int r;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
 		return -EINVAL;
 	*slash = '\0';
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
+	r = trusted_dir_ensure(dir);
+	if (r < 0)
+		return r;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
 			return -EEXIST;
@@ -72,6 +71,7 @@ int daemon_listen(const struct daemon_config *cfg)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd = activated_fd(), r;
+	mode_t old;
 
 	if (fd != -ENOENT)
 		return fd;
@@ -83,15 +83,16 @@ int daemon_listen(const struct daemon_config *cfg)
 	if (fd < 0)
 		return -errno;
 	/* Made 0600 (umask), then opened to the group: never wider. */
-	umask(0177);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
-	    chmod(cfg->socket_path, 0660) < 0 || listen(fd, 64) < 0) {
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ? -errno : 0;
+	umask(old);
+	if (r == 0 && (chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
+		       chmod(cfg->socket_path, 0660) < 0 || listen(fd, 64) < 0))
 		r = -errno;
+	if (r < 0) {
 		close(fd);
 		return r;
 	}
-	umask(0022);
 	return fd;
 }
 
@@ -145,23 +146,34 @@ static const char *over_limit(const struct daemon_config *cfg,
 			      const struct attempts *at, uid_t uid, char *buf,
 			      size_t len)
 {
+	const struct daemon_caller *k = NULL;
+	unsigned int mine;
+
+	for (size_t i = 0; i < cfg->ncallers && !k; i++)
+		if (cfg->callers[i].uid == uid)
+			k = &cfg->callers[i];
+	if (!k) {
+		/* Refused now, before it can hold an attempt's slot. */
+		snprintf(buf, len, "egretd: uid %u may not launch attempts (egretd.yaml: callers)",
+			 (unsigned int)uid);
+		return buf;
+	}
 	if (at->n >= cfg->max) {
 		snprintf(buf, len, "egretd: %u attempts run, its limit (egretd.yaml: attempts.max); try again later",
 			 at->n);
 		return buf;
 	}
-	for (size_t i = 0; i < cfg->ncallers; i++)
-		if (cfg->callers[i].uid == uid &&
-		    running_as(at, uid) >= cfg->callers[i].max) {
-			snprintf(buf, len, "egretd: uid %u runs %u attempts, its limit (egretd.yaml: callers.max)",
-				 (unsigned int)uid, running_as(at, uid));
-			return buf;
-		}
+	mine = running_as(at, uid);
+	if (mine >= k->max) {
+		snprintf(buf, len, "egretd: uid %u runs %u attempts, its limit (egretd.yaml: callers.max)",
+			 (unsigned int)uid, mine);
+		return buf;
+	}
 	return NULL;
 }
 
 static void serve_one(const struct daemon_config *cfg, struct attempts *at,
-		      int listen_fd, int conn, const sigset_t *old)
+		      int listen_fd, int sigfd, int conn, const sigset_t *old)
 {
 	struct ucred cred = { .uid = (uid_t)-1 };
 	socklen_t clen = sizeof(cred);
@@ -181,10 +193,14 @@ static void serve_one(const struct daemon_config *cfg, struct attempts *at,
 	pid = fork();
 	if (pid == 0) {
 		close(listen_fd);
+		close(sigfd);
+		/* A session of its own: a terminal egretd was started from
+		 * sends its ^C to egretd, never to the attempts. */
+		setsid();
 		sigprocmask(SIG_SETMASK, old, NULL);
 		_exit(why ? daemon_refuse(conn, why) : daemon_handle(cfg, conn));
 	}
-	if (pid < 0)
+	if (pid < 0)	/* the caller sees its connection close: 125 */
 		log_error_errno(-errno, "fork for a connection");
 	else if (why)
 		at->refusing[at->nrefusing++] = pid;
@@ -202,6 +218,7 @@ int daemon_serve(const struct daemon_config *cfg, int fd)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -219,7 +236,9 @@ int daemon_serve(const struct daemon_config *cfg, int fd)
 		if (poll(p, 2, -1) < 0 && errno != EINTR)
 			return -errno;
 		while (read(sigfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo != SIGCHLD) {
+			if (si.ssi_signo == SIGHUP) {
+				log_info("egretd: SIGHUP: the configuration is read at start only; restart to change it");
+			} else if (si.ssi_signo != SIGCHLD) {
 				/* The attempts are processes of their own: they
 				 * run on, each to its end. */
 				log_info("egretd: signal %u: no new attempts; %u running stay",
@@ -231,6 +250,8 @@ int daemon_serve(const struct daemon_config *cfg, int fd)
 			continue;
 		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (conn >= 0)
-			serve_one(cfg, &at, fd, conn, &old);
+			serve_one(cfg, &at, fd, sigfd, conn, &old);
+		else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+			poll(NULL, 0, 100);	/* out of fds: not a busy loop */
 	}
 }

@@ -67,10 +67,7 @@ struct up_query {
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return mono_us() / 1000;
 }
 
 /* ---- c-ares in the loop ------------------------------------------- */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -111,4 +112,12 @@ int timerfd_arm_ms(int fd, uint64_t ms, bool periodic)
 	if (periodic)
 		its.it_interval = its.it_value;
 	return timerfd_settime(fd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }

@@ -53,4 +53,7 @@ void loop_stop(struct loop *l, int error);
 /* A timerfd armed relative to now; ms 0 disarms. */
 int timerfd_arm_ms(int fd, uint64_t ms, bool periodic);
 
+/* CLOCK_MONOTONIC, in µs: the clock of the loop's timers. */
+uint64_t mono_us(void);
+
 #endif
