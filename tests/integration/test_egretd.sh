@@ -1,11 +1,12 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2015,SC2016 # `A && B || fail` is meant (fail exits); $1 in single quotes is the inner shell's
 # test_egretd.sh - egretd: an unprivileged caller's `egret run` goes
 # through the root daemon (docs/EGRETD.md). Sourced by run.sh.
 #
-# egretd runs in the client namespace, as the caller does (a caller in
-# other namespaces is refused for now: its own test will come with the
-# support). The caller is $TEST_USER, never root; attempts get uids of
-# the configured range, never the caller's.
+# egretd runs in the client namespace, as the caller does, except in
+# t_egretd_container, where the caller is in a simulated container and
+# egretd in namespaces of its own. The caller is $TEST_USER, never root;
+# attempts get uids of the configured range, never the caller's.
 
 EGRETD_UIDS=60100-60199
 
@@ -32,8 +33,9 @@ callers:
 $caller
 CONF
 	chmod 644 "$dir/egretd.yaml"
-	# A variable of egretd's own, which no COMMAND may see.
-	"${WORLD_IN_CLIENT[@]}" env EGRETD_T_OWN=egretd-own \
+	# A variable of egretd's own, which no COMMAND may see. Its network
+	# namespace: the client's, or EGRETD_NS's.
+	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" env EGRETD_T_OWN=egretd-own \
 		"$(dirname "$EGRET")/egretd" --config "$dir/egretd.yaml" \
 		>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
@@ -112,6 +114,13 @@ t_egretd_refusals() {
 	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
 	assert_refused "uid 65534, not in the config" "$m"
 	assert_contains "may not launch" "$ERR" "why uid 65534 was refused"
+	# A caller in a user namespace of its own (unprivileged unshare).
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		unshare --user sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- "${cmd[@]}" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	assert_refused "a caller in a user namespace of its own" "$m"
+	assert_contains "user namespace" "$ERR" "why the user-namespace caller was refused"
 	# A caller that connects and sends nothing holds no slot for long:
 	# egretd answers with a refusal after 5 s.
 	OUT=$(timeout 20 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" /usr/bin/python3 -c '
@@ -192,7 +201,7 @@ SH
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
 		fail "barrier to 203.0.113.11 did not arrive"
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied after the kill, yet the world got $deny"
-	wait_until 10 test -z "$(ls "$STATE_ROOT" 2>/dev/null | grep -v '^\.')" ||
+	wait_until 10 test -z "$(find "$STATE_ROOT" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" ||
 		fail "records left after the attempt: $(ls "$STATE_ROOT")"
 	rm -rf "$(dirname "$EGRETD_SOCK")"
 }
@@ -216,5 +225,87 @@ t_egretd_concurrent() {
 	done
 	uids=$(cat "$TDIR"/uid.* | sort -u | wc -l)
 	assert_eq 5 "$uids" "distinct attempt uids of 5 concurrent callers ($(cat "$TDIR"/uid.* | tr '\n' ' '))"
+	egretd_stop
+}
+
+# A caller in a simulated container (its own mount, PID, UTS, IPC and
+# cgroup namespaces, the client's network namespace) and egretd in the
+# host's, but for an empty network namespace of its own (it can reach
+# nothing; its DNS proxy and upstream sockets must be made in the
+# caller's). COMMAND must run in every namespace of its caller, in a
+# child of the caller's cgroup; DNS goes to the upstream of the
+# container's /etc/resolv.conf (the host's names none in the world);
+# allowed and denied flows behave as they do outside.
+t_egretd_container() {
+	local ctr="$TDIR/ctr" cg="$CG2/$ID_PREFIX-ctr" inner cmd ok deny n rc
+	local EGRETD_NS=(unshare --net --)
+	ok=$(token ok) deny=$(token deny)
+	egretd_start
+	mkdir -p "$ctr" "$cg"
+	cmd=$(write_script ctr-cmd.sh <<'SH'
+d=$1 P=$2 ctr=$3
+for n in mnt net pid uts ipc cgroup; do readlink "/proc/self/ns/$n"; done >"$d/cmd.ns"
+cat "$ctr/marker" >"$d/cmd.marker" 2>&1
+hostname >"$d/cmd.hostname"
+cat /proc/self/cgroup >"$d/cmd.cgroup"
+touch "$d/cmd.started"
+i=0; while [ ! -e "$d/cmd.go" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+echo "allowed: $("$P" tcp-name github.com 80 "$4" 2>/dev/null)"
+echo "denied: $("$P" tcp 203.0.113.11 80 "$5" 2>/dev/null)"
+SH
+)
+	# The container's own view: a file only its mounts have, a resolver
+	# only its /etc/resolv.conf names, a hostname of its own. Then the
+	# caller, as $TEST_USER, not as the container's PID 1.
+	inner=$(write_script ctr-init.sh <<'SH'
+set -e
+ctr=$1 dns=$2; shift 2
+hostname egret-ctr
+mount -t tmpfs -o mode=755 tmpfs "$ctr"
+echo from-the-container >"$ctr/marker"
+echo "nameserver $dns" >"$ctr/resolv.conf"
+mount --bind "$ctr/resolv.conf" /etc/resolv.conf
+for n in mnt net pid uts ipc cgroup; do readlink "/proc/self/ns/$n"; done >"$ctr/../caller.ns"
+set +e
+"$@"
+echo $? >"$ctr/../caller.rc"
+SH
+)
+	"${WORLD_IN_CLIENT[@]}" sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
+		sh "$cg" unshare --mount --uts --ipc --pid --fork --mount-proc --cgroup \
+		sh "$inner" "$ctr" "$WORLD_DNS" \
+		"${AS_TEST_USER[@]}" sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" --allow github.com:80 -- \
+		sh "$cmd" "$TDIR" "$P" "$ctr" "$ok" "$deny" >"$TDIR/ctr.out" 2>&1 &
+	local cpid=$!
+	wait_for_file "$TDIR/cmd.started" 20 ||
+		fail "COMMAND never started in the container: $(cat "$TDIR/ctr.out" "$TDIR/egretd.log")"
+	# From the host: the attempt's cgroup is a child of the container's.
+	n=$(find "$cg" -mindepth 1 -maxdepth 1 -type d | wc -l)
+	assert_eq 1 "$n" "attempt cgroups under the container's cgroup $cg"
+	[ "$(find "$cg" -mindepth 1 -maxdepth 1 -type d -exec cat {}/cgroup.procs \; | grep -c .)" -ge 1 ] ||
+		fail "no process in the attempt's cgroup under $cg (COMMAND's shell)"
+	touch "$TDIR/cmd.go"
+	reap "$cpid" 30
+	rc=$(cat "$TDIR/caller.rc" 2>/dev/null)
+	assert_eq 0 "$rc" "the caller's status in the container $(cat "$TDIR/ctr.out")"
+	assert_eq "$(cat "$TDIR/caller.ns")" "$(cat "$TDIR/cmd.ns")" \
+		"COMMAND's namespaces (mnt net pid uts ipc cgroup) against its caller's"
+	[ "$(readlink /proc/"$EGRETD_PID"/ns/mnt)" != "$(sed -n 1p "$TDIR/cmd.ns")" ] &&
+		[ "$(readlink /proc/"$EGRETD_PID"/ns/net)" != "$(sed -n 2p "$TDIR/cmd.ns")" ] ||
+		fail "control: egretd shares the container's namespaces"
+	assert_eq from-the-container "$(cat "$TDIR/cmd.marker")" "a file only the container's mounts have"
+	assert_eq egret-ctr "$(cat "$TDIR/cmd.hostname")" "COMMAND's hostname"
+	[[ "$(grep '^0::' "$TDIR/cmd.cgroup")" =~ ^0::/[0-9a-f]+$ ]] ||
+		fail "COMMAND's cgroup v2, in the container's cgroup namespace: want a child of its root, got '$(cat "$TDIR/cmd.cgroup")'"
+	assert_contains "allowed: ok" "$(cat "$TDIR/ctr.out")" "an allowed name, resolved through the container's resolver"
+	assert_contains "denied: $REFUSED" "$(cat "$TDIR/ctr.out")" "a denied address from the container"
+	world_sink_wait "$ok" "$WORLD_LOG" || fail "the allowed flow never reached the world"
+	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
+		fail "barrier to 203.0.113.11 did not arrive"
+	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied, yet the world got $deny"
+	assert_eq 0 "$(find "$cg" -mindepth 1 -maxdepth 1 -type d | wc -l)" \
+		"attempt cgroups left under the container's"
+	rmdir "$cg"
 	egretd_stop
 }

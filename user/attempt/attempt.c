@@ -265,6 +265,7 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
 		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
+		.resolv_conf = o->resolv_conf,
 		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
 		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
 	if (r < 0)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "attempt/options.h"
 #include "attempt/preflight.h"
 #include "attempt/run.h"
+#include "attempt/world.h"
 #include "enforce/unix_filter.h"
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -63,7 +65,7 @@ static int check_places(const struct run_opts *o, const struct launch_user *user
 {
 	const char *home = o->env.home ? o->env.home : user->home[0] ? user->home : "/";
 	char cwd[PATH_MAX] = "?";
-	int bad = preflight_places(user, o->chdir, home);
+	int bad = preflight_places(user, o->world, o->chdir, home);
 
 	if (bad < 0)
 		return 0;
@@ -113,7 +115,7 @@ static int check_start(const struct run_opts *o, const struct launch_user *user)
 
 	if (preflight_std_fds(err, sizeof(err)) < 0 ||
 	    ((o->user || !o->allow_root) &&
-	     preflight_daemon_sockets(o->user ? user : NULL, err, sizeof(err)) < 0)) {
+	     preflight_daemon_sockets(o->user ? user : NULL, o->world, err, sizeof(err)) < 0)) {
 		log_error("refusing to run COMMAND: %s", err);
 		return -EPERM;
 	}
@@ -151,11 +153,40 @@ static int plan_confinement(struct run_opts *o, struct landlock_plan *landlock)
 	return 0;
 }
 
+/*
+ * Into the caller's world (world.h) before anything is made: its network
+ * namespace for the DNS proxy and the host addresses, and its resolver
+ * when the policy names none: its fd, to keep open while the attempt
+ * lasts, in *@ret_fd. 0, or -errno after one line.
+ */
+static int enter_world(struct run_opts *o, const struct attempt_world *w,
+		       char *resolv, size_t len, int *ret_fd)
+{
+	int r, fd;
+
+	o->world = w;
+	if (!world_foreign(w))
+		return 0;
+	r = world_enter_net(w);
+	if (r < 0)
+		return log_error_errno(r, "enter the caller's network namespace");
+	if (!(w->differ & CLONE_NEWNS) || o->upstreams_csv[0])
+		return 0;
+	fd = world_open_resolv_conf(w, resolv, len);
+	if (fd < 0)
+		return log_error_errno(fd, "read the caller's /etc/resolv.conf for its DNS upstreams (or name them in the policy: dns.upstreams)");
+	o->resolv_conf = resolv;
+	*ret_fd = fd;
+	return 0;
+}
+
 int attempt_command(int argc, char **argv, struct attempt_control *control)
 {
 	_cleanup_(run_opts_free) struct run_opts o = {};
+	_cleanup_close_ int resolv_fd = -1;
 	struct landlock_plan landlock;
 	struct launch_user user = {};
+	char resolv[32];
 	int r;
 
 	/* A reader of egret's output that went away (`egret run --pty ... |
@@ -168,6 +199,9 @@ int attempt_command(int argc, char **argv, struct attempt_control *control)
 	r = run_settle_policy(&o);
 	if (r < 0)
 		return r == -EINVAL ? EXIT_POLICY : EXIT_SETUP;
+	if (enter_world(&o, control ? control->world : NULL, resolv, sizeof(resolv),
+			&resolv_fd) < 0)
+		return EXIT_SETUP;
 	if (choose_user(&o, &user) < 0 || check_start(&o, &user) < 0 ||
 	    plan_confinement(&o, &landlock) < 0)
 		return EXIT_SETUP;

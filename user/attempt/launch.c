@@ -31,6 +31,7 @@ const char *launch_step_name(int step)
 {
 	static const char *const names[] = {
 		[LAUNCH_STEP_SIGNALS] = "reset signals",
+		[LAUNCH_STEP_WORLD] = "enter the caller's mount, UTS, IPC and cgroup namespaces",
 		[LAUNCH_STEP_SESSION] = "start a session of its own (and its terminal)",
 		[LAUNCH_STEP_SECUREBITS] = "lock securebits",
 		[LAUNCH_STEP_BOUNDING] = "drop capability bounding set",
@@ -178,6 +179,10 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		signal(sig, SIG_DFL);
 	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_SIGNALS, errno, 125);
+	/* While root: the caller's filesystem from here (world.h). */
+	r = world_enter_child(l->world);
+	if (r < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_WORLD, -r, 125);
 	/* Never egret's terminal: a session of its own, and its own pty
 	 * as its controlling terminal if it gets one (terminal.h). */
 	r = terminal_child_setup(l->terminal);
@@ -241,7 +246,7 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 	_cleanup_close_ int pidfd = -1;
 	struct launch_error e = {};
 	struct clone_args args = {};
-	int pipe_fds[2];
+	int pipe_fds[2], r;
 	ssize_t n;
 	pid_t pid;
 
@@ -253,10 +258,13 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 	args.pidfd = (__u64)(unsigned long)&pidfd;
 	args.exit_signal = SIGCHLD;
 	args.cgroup = (__u64)l->cgroup_fd;
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	/* COMMAND, and nothing else we fork, in the caller's PID namespace. */
+	r = world_pid_for_children(l->world, true);
+	pid = r < 0 ? -1 : (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	if (pid < 0) {
-		int err = -errno;
+		int err = r < 0 ? r : -errno;
 
+		world_pid_for_children(l->world, false);
 		close(pipe_fds[0]);
 		close(pipe_fds[1]);
 		return err;
@@ -267,10 +275,19 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 	}
 
 	close(pipe_fds[1]);
+	/* Back to our own: a later fork (a spare's maker) must not land in
+	 * the caller's. Failing that, COMMAND does not run. */
+	r = world_pid_for_children(l->world, false);
+	if (r < 0)
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	do
 		n = read(pipe_fds[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
 	close(pipe_fds[0]);
+	if (r < 0) {
+		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){}, WEXITED);
+		return r;
+	}
 	if (n == (ssize_t)sizeof(e)) {
 		siginfo_t info;
 

@@ -15,6 +15,7 @@
 
 #include "attempt/landlock.h"
 #include "attempt/user.h"
+#include "attempt/world.h"
 
 #define LAUNCH_MAX_KEEP_FDS 16
 
@@ -30,6 +31,7 @@ struct launch {
 	struct launch_user user;
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
 	int nkeep_fds;
+	const struct attempt_world *world;	/* NULL: ours (world.h) */
 };
 
 /* What stopped the child before exec, reported through a pipe. */
@@ -40,6 +42,7 @@ struct launch_error {
 
 enum launch_step {
 	LAUNCH_STEP_SIGNALS = 1,
+	LAUNCH_STEP_WORLD,
 	LAUNCH_STEP_SESSION,
 	LAUNCH_STEP_SECUREBITS,
 	LAUNCH_STEP_BOUNDING,

@@ -19,6 +19,8 @@
 /* What a refused connect() fails with unless --deny-errno says (docs/CLIENTS.md). */
 #define RUN_DEFAULT_DENY_ERRNO	ECONNREFUSED
 
+struct attempt_world;
+
 struct run_opts {
 	struct policy cli;		/* --allow entries */
 	struct policy policy;		/* effective: policy file + cli (run.c) */
@@ -57,6 +59,10 @@ struct run_opts {
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* --keep-fd, as given */
 	int nkeep_fds;
 	char **argv;
+	/* Not options: egretd sets them for a caller in namespaces of its
+	 * own (world.h). */
+	const struct attempt_world *world;	/* NULL: egret's own */
+	const char *resolv_conf;		/* NULL: /etc/resolv.conf */
 };
 
 /*

@@ -71,7 +71,8 @@ int preflight_std_fds(char *err, size_t errlen)
  * answer: owner, groups, mode and ACLs, and search permission on every
  * directory above. Returns the index of the first reachable socket, or -1.
  */
-static int first_reachable(const struct launch_user *user)
+static int first_reachable(const struct launch_user *user,
+			   const struct attempt_world *world)
 {
 	siginfo_t info = {};
 	pid_t pid = fork();
@@ -79,7 +80,8 @@ static int first_reachable(const struct launch_user *user)
 	if (pid < 0)
 		return -2;
 	if (pid == 0) {
-		if (setgroups((size_t)user->ngroups, user->groups) < 0 ||
+		if (world_enter_child(world) < 0 ||
+		    setgroups((size_t)user->ngroups, user->groups) < 0 ||
 		    setresgid(user->gid, user->gid, user->gid) < 0 ||
 		    setresuid(user->uid, user->uid, user->uid) < 0)
 			_exit(255);
@@ -98,13 +100,14 @@ static int first_reachable(const struct launch_user *user)
 	return info.si_status - 1;
 }
 
-int preflight_daemon_sockets(const struct launch_user *user, char *err,
+int preflight_daemon_sockets(const struct launch_user *user,
+			     const struct attempt_world *world, char *err,
 			     size_t errlen)
 {
 	int i = -1;
 
 	if (user) {
-		i = first_reachable(user);
+		i = first_reachable(user, world);
 		if (i == -2) {
 			snprintf(err, errlen, "cannot check which daemon sockets COMMAND's user reaches");
 			return -EPERM;
@@ -233,7 +236,8 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 	return 0;
 }
 
-int preflight_places(const struct launch_user *user, const char *dir,
+int preflight_places(const struct launch_user *user,
+		     const struct attempt_world *world, const char *dir,
 		     const char *home)
 {
 	siginfo_t info = {};
@@ -245,7 +249,8 @@ int preflight_places(const struct launch_user *user, const char *dir,
 		struct stat st;
 		int bad = 0;
 
-		if (setgroups((size_t)user->ngroups, user->groups) < 0 ||
+		if (world_enter_child(world) < 0 ||
+		    setgroups((size_t)user->ngroups, user->groups) < 0 ||
 		    setresgid(user->gid, user->gid, user->gid) < 0 ||
 		    setresuid(user->uid, user->uid, user->uid) < 0)
 			_exit(255);

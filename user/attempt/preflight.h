@@ -26,9 +26,11 @@ int preflight_std_fds(char *err, size_t errlen);
  * root-equivalent daemon sockets that exist on this host (docker,
  * containerd, podman, cri-o, buildkit, libvirt, LXD, Incus, microk8s)?
  * -EPERM naming it in @err. Asked of the kernel by a child that has become
- * @user, so groups, modes and ACLs count as they will for COMMAND.
+ * @user, in COMMAND's @world (NULL: ours), so groups, modes, ACLs and the
+ * mounts count as they will for COMMAND.
  */
-int preflight_daemon_sockets(const struct launch_user *user, char *err,
+int preflight_daemon_sockets(const struct launch_user *user,
+			     const struct attempt_world *world, char *err,
 			     size_t errlen);
 
 /*
@@ -54,11 +56,12 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid);
  * Where COMMAND starts (@dir, or egret's cwd for NULL) and its @home, as
  * @user sees them. Returns PLACES_* bits for what it cannot use: a start
  * directory it cannot search and read, a HOME that is no directory it can
- * write. Asked of the kernel by a child that has become @user; -errno if
- * that child could not run.
+ * write. Asked of the kernel by a child that has become @user, in @world
+ * (NULL: ours); -errno if that child could not run.
  */
 enum { PLACES_CWD = 1, PLACES_HOME = 2 };
-int preflight_places(const struct launch_user *user, const char *dir,
+int preflight_places(const struct launch_user *user,
+		     const struct attempt_world *world, const char *dir,
 		     const char *home);
 
 #endif

@@ -69,7 +69,8 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a->cgroup_fd,
 				  .terminal = term, .landlock = *landlock,
 				  .envp = envp, .chdir = o->chdir,
-				  .user = *user, .nkeep_fds = o->nkeep_fds };
+				  .user = *user, .nkeep_fds = o->nkeep_fds,
+				  .world = o->world };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
 	r = launch_spawn(&launch, ret_pid, ret_pidfd, &lerr);
 	free(envp);

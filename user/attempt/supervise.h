@@ -27,6 +27,8 @@ struct attempt_control {
 	/* The lock of COMMAND's uid (preflight_uid_lock), taken by whoever
 	 * chose the uid, or -1; the attempt takes it over. */
 	int uid_lock_fd;
+	/* The caller's namespaces, when they are not ours (world.h). */
+	const struct attempt_world *world;
 };
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the

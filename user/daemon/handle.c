@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "attempt/cgroup.h"
 #include "attempt/command.h"
 #include "attempt/preflight.h"
 #include "daemon/handle.h"
@@ -25,9 +28,9 @@
 #include "lib/text.h"
 #include "lib/util.h"
 
-/* At most: "run", --user, --repo, --chdir, --audit, --pty, the --allows,
- * "--", COMMAND's words, NULL. */
-#define SYNTH_ARGV_MAX	(7 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
+/* At most: "run", --user, --repo, --chdir, --cgroup-parent, --audit,
+ * --pty, the --allows, "--", COMMAND's words, NULL. */
+#define SYNTH_ARGV_MAX	(8 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
 
 /* How long a caller has to send its request, and to hang up after the
  * answer: a connection held open must not hold an attempt's slot. */
@@ -204,17 +207,25 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
 
 /* The options egret run takes, written by egretd: the request's strings
  * are only ever option values ("--repo=...") or COMMAND's words after
- * "--", never options of their own. */
-static int synth_argv(const struct wire_run *run, uid_t uid, char **argv)
+ * "--", never options of their own. The attempt's cgroup is a child of
+ * the caller's own, as the kernel names it (@cgroup: "/a/b"). */
+static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
+		      char **argv)
 {
-	int n = 0;
+	char mnt[PATH_MAX];
+	int n = 0, r;
 
+	r = cgroup2_mount(mnt, sizeof(mnt));
+	if (r < 0)
+		return r;
 	/* The strings live as long as this process: the attempt is its last
 	 * work. */
 	argv[n++] = "run";
 	if (asprintf(&argv[n++], "--user=%u", (unsigned int)uid) < 0 ||
 	    (run->repo && asprintf(&argv[n++], "--repo=%s", run->repo) < 0) ||
-	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0)
+	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0 ||
+	    asprintf(&argv[n++], "--cgroup-parent=%s%s", mnt,
+		     strcmp(cgroup, "/") ? cgroup : "") < 0)
 		return -ENOMEM;
 	if (run->audit)
 		argv[n++] = "--audit";
@@ -272,7 +283,7 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	struct daemon_peer peer;
 	struct attempt_control ctl;
 	int fds[3] = { -1, -1, -1 }, lock_fd = -1, argc, r, status;
-	char err[256], comm[64];
+	char err[256], comm[64], ns[64];
 	const char *why;
 	uid_t uid = 0;
 
@@ -291,8 +302,8 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 		return refuse(conn, r > 0 ? "egretd: the caller runs inside an attempt, which can never start another" :
 					    "egretd: cannot tell whether the caller runs inside an attempt (%s)",
 			      strerror(-r));
-	if (!peer.same_namespaces)
-		return refuse(conn, "egretd: the caller is in other namespaces than egretd's; starting attempts there is not built yet (docs/EGRETD.md)");
+	if (peer.world.differ & CLONE_NEWUSER)
+		return refuse(conn, "egretd: the caller runs in a user namespace of its own, where egretd cannot start attempts yet (docs/DEPLOYMENT.md)");
 	r = read_request(conn, buf, m, fds, err, sizeof(err));
 	if (r < 0)
 		return refuse(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
@@ -303,12 +314,15 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	if (r < 0)
 		return refuse(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
 						  "egretd: lock an attempt uid: %s", strerror(-r));
-	argc = synth_argv(&m->run, uid, argv);
+	argc = synth_argv(&m->run, uid, peer.cgroup, argv);
 	if (argc < 0)
-		return refuse(conn, "egretd: out of memory");
+		return refuse(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :
+			      "cannot find the cgroup2 mount");
 	safe_text(m->run.argv[0], comm, sizeof(comm));
-	log_info("uid %u (pid %d): attempt as uid %u: %s", (unsigned int)peer.uid,
-		 (int)peer.pid, (unsigned int)uid, comm);
+	log_info("uid %u (pid %d, namespaces not egretd's: %s): attempt as uid %u: %s",
+		 (unsigned int)peer.uid, (int)peer.pid,
+		 peer.world.differ ? world_names(peer.world.differ, ns, sizeof(ns)) : "none",
+		 (unsigned int)uid, comm);
 
 	/* From here the attempt is egret run's, in this process: its messages
 	 * go to the caller's stderr and COMMAND gets the caller's fds. Its
@@ -322,7 +336,8 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 		if (fds[i] > 2)
 			close(fds[i]);
 	ctl = (struct attempt_control){ .src = { .fd = conn, .fn = on_client },
-		.child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd };
+		.child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
+		.world = &peer.world };
 	status = attempt_command(argc, argv, &ctl);
 	daemon_peer_close(&peer);
 	/* A SIGNAL still unread would reset the connection at close, and

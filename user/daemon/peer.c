@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "attempt/cgroup.h"
+#include "attempt/world.h"
 #include "daemon/peer.h"
 #include "lib/paths.h"
 #include "lib/util.h"
@@ -73,27 +74,6 @@ static int read_uid(pid_t pid, uid_t *ret)
 	return -EIO;
 }
 
-static int same_namespaces(pid_t pid)
-{
-	static const char *const kinds[] = { "mnt", "net", "pid", "uts", "ipc",
-					     "user", "cgroup" };
-	char path[64];
-
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		struct stat mine, theirs;
-
-		snprintf(path, sizeof(path), "/proc/self/ns/%s", kinds[i]);
-		if (stat(path, &mine) < 0)
-			return -errno;
-		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, kinds[i]);
-		if (stat(path, &theirs) < 0)
-			return -errno;
-		if (mine.st_ino != theirs.st_ino || mine.st_dev != theirs.st_dev)
-			return 0;
-	}
-	return 1;
-}
-
 int daemon_peer_read(int fd, struct daemon_peer *ret)
 {
 	struct ucred cred;
@@ -116,10 +96,8 @@ int daemon_peer_read(int fd, struct daemon_peer *ret)
 		r = read_uid(p.pid, &now);
 	if (r == 0 && now != p.uid)
 		r = -EPERM;	/* not the process that connected, or it changed uid */
-	if (r == 0) {
-		r = same_namespaces(p.pid);
-		p.same_namespaces = r == 1;
-	}
+	if (r == 0)
+		r = world_read(&p.world, p.pidfd, p.pid);
 	/* Everything above was read by pid: it counts only if the pidfd's
 	 * process is still there (a pid is reused only after it died). */
 	if (r >= 0 && !peer_alive(&p))

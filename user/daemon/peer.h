@@ -13,12 +13,14 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "attempt/world.h"
+
 struct daemon_peer {
 	pid_t pid;
 	uid_t uid;
 	int pidfd;			/* the caller's process; -1 when closed */
 	char cgroup[PATH_MAX];		/* its cgroup v2 path, "/a/b", host view */
-	bool same_namespaces;		/* mnt, net, pid, uts, ipc, user, cgroup: egretd's */
+	struct attempt_world world;	/* its namespaces (pidfd above) */
 };
 
 /*

@@ -381,7 +381,7 @@ int dns_proxy_open(struct dns_proxy **ret, const struct dns_proxy_config *cfg,
 		r = listen_bind(p);
 	}
 	if (r == 0) {
-		r = dns_upstreams_open(&p->ups, cfg->upstreams_csv);
+		r = dns_upstreams_open(&p->ups, cfg->upstreams_csv, cfg->resolv_conf);
 		*ret_step = r == -EINVAL ? (cfg->upstreams_csv ?
 			"set the DNS upstreams (want ADDR[:PORT] or [V6]:PORT, at most 4)" :
 			"read the DNS upstreams from /etc/resolv.conf (none usable: give --dns-upstream)") :

@@ -28,6 +28,7 @@ struct dns_proxy_config {
 	const struct host_rule *rules;
 	size_t nrules;
 	const char *upstreams_csv;	/* "ADDR:PORT,[V6]:PORT" or NULL: resolv.conf */
+	const char *resolv_conf;	/* which resolv.conf; NULL: /etc/resolv.conf */
 	uint32_t min_ttl;		/* seconds */
 	/* --audit: names not allowed are answered too (and logged as
 	 * would-deny); their addresses are attributed, never learned. */

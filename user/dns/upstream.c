@@ -185,13 +185,14 @@ static int chan_init(struct dns_upstreams *ups, struct chan *c, int flags,
 }
 
 /* resolv.conf's servers, as c-ares reads them, into "ADDR:PORT" texts. */
-static int servers_from_resolv_conf(struct dns_upstreams *ups)
+static int servers_from_resolv_conf(struct dns_upstreams *ups, const char *path)
 {
+	struct ares_options opts = { .resolvconf_path = (char *)path };
 	struct ares_addr_port_node *list = NULL, *n;
 	ares_channel ch;
 	int r = 0;
 
-	if (ares_init(&ch) != ARES_SUCCESS)
+	if (ares_init_options(&ch, &opts, path ? ARES_OPT_RESOLVCONF : 0) != ARES_SUCCESS)
 		return -EIO;
 	if (ares_get_servers_ports(ch, &list) != ARES_SUCCESS)
 		r = -EIO;
@@ -226,7 +227,8 @@ static int servers_from_csv(struct dns_upstreams *ups, const char *csv)
 	return 0;
 }
 
-int dns_upstreams_open(struct dns_upstreams **ret, const char *csv)
+int dns_upstreams_open(struct dns_upstreams **ret, const char *csv,
+		       const char *resolv_conf)
 {
 	struct dns_upstreams *ups = calloc(1, sizeof(*ups));
 	int r;
@@ -235,11 +237,13 @@ int dns_upstreams_open(struct dns_upstreams **ret, const char *csv)
 	if (!ups)
 		return -ENOMEM;
 	ups->timer.fd = -1;
-	ups->origin = csv ? "--dns-upstream" : "/etc/resolv.conf";
+	ups->origin = csv ? "--dns-upstream" : resolv_conf ?
+		      "the caller's /etc/resolv.conf" : "/etc/resolv.conf";
 	r = ares_library_init(ARES_LIB_INIT_ALL) == ARES_SUCCESS ? 0 : -EIO;
 	ups->library = r == 0;
 	if (r == 0)
-		r = csv ? servers_from_csv(ups, csv) : servers_from_resolv_conf(ups);
+		r = csv ? servers_from_csv(ups, csv) :
+			    servers_from_resolv_conf(ups, resolv_conf);
 	if (r == 0 && ups->n == 0)
 		r = -EINVAL;
 	for (size_t i = 0; r == 0 && i < ups->n; i++) {

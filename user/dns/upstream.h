@@ -44,10 +44,12 @@ typedef void (*dns_upstream_done)(void *arg, enum dns_upstream_status status,
 				  const uint8_t *abuf, size_t alen);
 
 /*
- * Set up the upstreams of @csv ("ADDR:PORT,[V6]:PORT"), or resolv.conf's
- * when NULL. Returns 0, -EINVAL for a bad or empty list, -EIO or -ENOMEM.
+ * Set up the upstreams of @csv ("ADDR:PORT,[V6]:PORT"), or, when NULL,
+ * those of the resolv.conf at @resolv_conf (NULL: /etc/resolv.conf).
+ * Returns 0, -EINVAL for a bad or empty list, -EIO or -ENOMEM.
  */
-int dns_upstreams_open(struct dns_upstreams **ret, const char *csv);
+int dns_upstreams_open(struct dns_upstreams **ret, const char *csv,
+		       const char *resolv_conf);
 
 /*
  * Say now, in one line each, which upstream cannot be reached at all: no
