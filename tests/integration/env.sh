@@ -70,6 +70,12 @@ preflight_problem() {
 # removed: after a passing test there should be nothing to say.
 test_tidy() {
 	local pid cg d
+	# An egretd a failed test left running, wherever its namespace.
+	if [ -n "${EGRETD_PID:-}" ] && kill -0 "$EGRETD_PID" 2>/dev/null; then
+		echo "  tidy: killing egretd $EGRETD_PID"
+		kill -KILL "$EGRETD_PID"
+	fi
+	EGRETD_PID=
 	for pid in $(ip netns pids "$WORLD_CLIENT" 2>/dev/null); do
 		case " $WORLD_SINK_PIDS " in *" $pid "*) continue ;; esac
 		echo "  tidy: killing stray pid $pid ($(tr '\0' ' ' 2>/dev/null </proc/"$pid"/cmdline))"

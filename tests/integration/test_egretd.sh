@@ -42,9 +42,16 @@ CONF
 	wait_for_file "$EGRETD_SOCK" 10
 }
 
+# No attempt record is left (a function: wait_until runs it again and
+# again, where a $(...) argument would be read once).
+no_records() {
+	[ -z "$(find "$STATE_ROOT" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" ]
+}
+
 egretd_stop() {
 	kill -TERM "$EGRETD_PID" 2>/dev/null
 	wait "$EGRETD_PID" 2>/dev/null
+	EGRETD_PID=
 	rm -rf "$(dirname "$EGRETD_SOCK")"
 }
 
@@ -201,7 +208,7 @@ SH
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
 		fail "barrier to 203.0.113.11 did not arrive"
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied after the kill, yet the world got $deny"
-	wait_until 10 test -z "$(find "$STATE_ROOT" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" ||
+	wait_until 10 no_records ||
 		fail "records left after the attempt: $(ls "$STATE_ROOT")"
 	rm -rf "$(dirname "$EGRETD_SOCK")"
 }
@@ -307,5 +314,177 @@ SH
 	assert_eq 0 "$(find "$cg" -mindepth 1 -maxdepth 1 -type d | wc -l)" \
 		"attempt cgroups left under the container's"
 	rmdir "$cg"
+	egretd_stop
+}
+
+# egretd dies mid-attempt with every process it had (a unit's cgroup
+# killed), and comes back: while it is down the pinned programs still
+# refuse a denied address and DNS fails closed (nothing of it reaches the
+# world); the new egretd re-adopts the attempt (its DNS proxy on the same
+# port: an allowed name resolves again), the client reconnects by the
+# attempt's id and gets COMMAND's status, and nothing is left after.
+t_egretd_readopt() {
+	local script cpid kids before ok deny down up
+	ok=$(token ok) deny=$(token deny) down=$(token down) up=$(token up)
+	egretd_start
+	script=$(write_script ra.sh <<'SH'
+d=$1 P=$2
+wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; }
+echo "before: $("$P" tcp-name github.com 80 "$3" 4 2>/dev/null)" >"$d/ra.before"
+touch "$d/ra.started"
+wait_for "$d/ra.down"
+echo "down-denied: $("$P" tcp 203.0.113.11 80 "$4" 2>/dev/null)" >"$d/ra.down.out"
+echo "down-name: $("$P" tcp-name github.com 80 "$5" 4 2>/dev/null)" >>"$d/ra.down.out"
+touch "$d/ra.down.done"
+wait_for "$d/ra.up"
+i=0; r=
+while [ $i -lt 50 ]; do
+	r=$("$P" tcp-name github.com 80 "$6" 4 2>/dev/null) && break
+	sleep 0.2; i=$((i + 1))
+done
+echo "up-name: $r" >"$d/ra.up.out"
+echo "up-denied: $("$P" tcp 203.0.113.11 80 "$4-up" 2>/dev/null)" >>"$d/ra.up.out"
+exit 3
+SH
+)
+	# The caller's resolver is the world's: a mount namespace of its own
+	# with its own /etc/resolv.conf, as a container has.
+	echo "nameserver $WORLD_DNS" >"$TDIR/ra.resolv"
+	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" unshare --mount sh -c \
+		'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' sh "$TDIR/ra.resolv" \
+		"${AS_TEST_USER[@]}" sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" --allow github.com:80 -- \
+		sh "$script" "$TDIR" "$P" "$ok" "$deny" "$down" "$up" >"$TDIR/ra.out" 2>&1 &
+	cpid=$!
+	wait_for_file "$TDIR/ra.started" 20 || fail "COMMAND never started: $(cat "$TDIR/ra.out")"
+	assert_eq "before: ok" "$(cat "$TDIR/ra.before")" "an allowed name before egretd died"
+	# egretd and every process it has: the accept loop and the attempt's.
+	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
+	[ -n "$kids" ] || fail "control: egretd serves the attempt from no process of its own"
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL "$EGRETD_PID" $kids
+	wait "$EGRETD_PID" 2>/dev/null
+	before=$(world_dns_count github.com)
+	touch "$TDIR/ra.down"
+	wait_for_file "$TDIR/ra.down.done" 30 || fail "COMMAND's down phase never ended"
+	assert_eq "down-denied: $REFUSED" "$(sed -n 1p "$TDIR/ra.down.out")" \
+		"a denied address while egretd is down"
+	[[ "$(sed -n 2p "$TDIR/ra.down.out")" != "down-name: ok" ]] ||
+		fail "an allowed name resolved while egretd was down (DNS must fail closed)"
+	world_dns_barrier "$(token barrier)" || fail "DNS barrier did not arrive"
+	assert_eq "$before" "$(world_dns_count github.com)" \
+		"queries for github.com that reached the world while egretd was down"
+	egretd_start
+	touch "$TDIR/ra.up"
+	reap "$cpid" 60
+	assert_eq 3 "$REAPED" "the caller's status through a re-adopting egretd $(cat "$TDIR/ra.out" "$TDIR/egretd.log")"
+	assert_contains "reconnecting" "$(cat "$TDIR/ra.out")" "the client's word that it reconnected"
+	assert_eq "up-name: ok" "$(sed -n 1p "$TDIR/ra.up.out")" "an allowed name after re-adoption"
+	assert_eq "up-denied: $REFUSED" "$(sed -n 2p "$TDIR/ra.up.out")" "a denied address after re-adoption"
+	world_sink_wait "$up" "$WORLD_LOG" || fail "the allowed flow after re-adoption never reached the world"
+	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" ||
+		fail "barrier to 203.0.113.11 did not arrive"
+	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied while egretd was down, yet the world got $deny"
+	! world_sink_has "$down" "$WORLD_LOG" || fail "an allowed name's flow while DNS was down reached the world"
+	wait_until 10 no_records ||
+		fail "records left after the re-adopted attempt: $(ls "$STATE_ROOT")"
+	assert_eq "" "$(ls /run/egretd-attempts 2>/dev/null)" "egretd's files of the attempt left behind"
+	egretd_stop
+}
+
+# The caller's stdio and signals: COMMAND reads the caller's stdin and
+# writes its stderr; SIGTERM and SIGINT sent to the client reach COMMAND
+# (its traps run, its status is the caller's); a client killed outright
+# ends the attempt, and its cgroup and record go.
+t_egretd_signals_stdio() {
+	local cpid sig
+	egretd_start
+	OUT=$(printf 'hello\n' | timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- \
+		sh -c 'read -r x; echo "got:$x"; echo "to-stderr" >&2' 2>"$TDIR/err")
+	assert_eq "got:hello" "$OUT" "COMMAND read the caller's stdin, wrote its stdout"
+	assert_contains "to-stderr" "$(cat "$TDIR/err")" "COMMAND's stderr, the caller's"
+	for sig in TERM INT; do
+		rm -f "$TDIR/sig.ready" "$TDIR/sig.got"
+		"${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+			sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+			"$EGRET" run --via "$EGRETD_SOCK" -- sh -c \
+			'trap "echo $2 >\"$1/sig.got\"; exit 9" "$2"; touch "$1/sig.ready"
+			 i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done' \
+			sh "$TDIR" "$sig" >"$TDIR/sig.out" 2>&1 &
+		cpid=$!
+		wait_for_file "$TDIR/sig.ready" 20 || fail "COMMAND never started: $(cat "$TDIR/sig.out")"
+		kill -"$sig" "$cpid"
+		reap "$cpid" 20
+		assert_eq 9 "$REAPED" "the caller's status after SIG$sig $(cat "$TDIR/sig.out")"
+		assert_eq "$sig" "$(cat "$TDIR/sig.got" 2>/dev/null)" "what COMMAND's trap saw"
+	done
+	rm -f "$TDIR/sig.ready"
+	"${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- sh -c \
+		'touch "$1/sig.ready"; while :; do date +%s%N >"$1/sig.beat"; sleep 0.1; done' \
+		sh "$TDIR" >"$TDIR/sig.out" 2>&1 &
+	cpid=$!
+	wait_for_file "$TDIR/sig.ready" 20 || fail "COMMAND never started: $(cat "$TDIR/sig.out")"
+	kill -KILL "$cpid"
+	wait "$cpid" 2>/dev/null
+	wait_until 10 no_records ||
+		fail "the attempt of a killed client is still there: $(ls "$STATE_ROOT")"
+	local beat
+	beat=$(cat "$TDIR/sig.beat")
+	sleep 0.5
+	assert_eq "$beat" "$(cat "$TDIR/sig.beat")" "COMMAND's heartbeat after its client was killed"
+	egretd_stop
+}
+
+# While egretd is down, COMMAND takes the DNS proxy's port on loopback
+# (its redirected queries would reach its own server). The re-adopting
+# egretd must not move DNS elsewhere or run without it: it tears the
+# attempt down, and the client, back, gets 125.
+t_egretd_readopt_port_taken() {
+	local script cpid kids beat
+	egretd_start
+	script=$(write_script rp.sh <<'SH'
+d=$1
+touch "$d/rp.started"
+i=0; while [ ! -e "$d/rp.down" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# The port the programs redirect DNS to (an attempt can read it from
+# /proc/net/udp while the proxy runs; the test hands it over).
+exec python3 -c '
+import socket, sys, time
+port = int(open(sys.argv[1] + "/rp.down").read())
+t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+t.bind(("127.0.0.1", port))
+open(sys.argv[1] + "/rp.port", "w").write("%d\n" % port)
+while True:
+    open(sys.argv[1] + "/rp.beat", "w").write(str(time.time()))
+    time.sleep(0.1)
+' "$d"
+SH
+)
+	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- sh "$script" "$TDIR" >"$TDIR/rp.out" 2>&1 &
+	cpid=$!
+	wait_for_file "$TDIR/rp.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rp.out")"
+	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL "$EGRETD_PID" $kids
+	wait "$EGRETD_PID" 2>/dev/null
+	sed -n 's/^dns_port=//p' "$STATE_ROOT"/* >"$TDIR/rp.down.new"
+	mv "$TDIR/rp.down.new" "$TDIR/rp.down"
+	wait_for_file "$TDIR/rp.port" 20 ||
+		fail "control: COMMAND could not take the proxy's port: $(cat "$TDIR/rp.out")"
+	egretd_start
+	reap "$cpid" 60
+	assert_eq 125 "$REAPED" "the caller's status when the proxy's port was taken $(cat "$TDIR/rp.out")"
+	assert_contains "was taken while egretd was down" "$(cat "$TDIR/egretd.log")" \
+		"egretd's word on the taken port"
+	wait_until 10 no_records || fail "records left: $(ls "$STATE_ROOT")"
+	beat=$(cat "$TDIR/rp.beat")
+	sleep 0.5
+	assert_eq "$beat" "$(cat "$TDIR/rp.beat")" "COMMAND's heartbeat after the attempt was torn down"
 	egretd_stop
 }

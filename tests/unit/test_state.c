@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "attempt/state.h"
 
@@ -106,6 +108,33 @@ static void rejects_overlong_fields(void **state)
 	assert_true(parse_with("cgroup", cgroup, &st) < 0);
 }
 
+/* egretd's fields survive a write and a read (what a re-adopting egretd
+ * acts on), and a record rewritten shorter has nothing left over. */
+static void daemon_fields_round_trip(void **state)
+{
+	struct attempt_state st = { .id = "run1", .cgroup = "/sys/fs/cgroup/a/run1",
+				    .pins = "/sys/fs/bpf/egret/run1", .pid = 7,
+				    .started = 1700000000, .daemon = 1, .caller = 1000,
+				    .keeper = 4100, .command = 4101, .dns_port = 40053 };
+	struct attempt_state got;
+	int fd = memfd_create("record", 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(state_update(fd, &st), 0);
+	assert_int_equal(state_read_fd(fd, &got), 0);
+	assert_int_equal(got.daemon, 1);
+	assert_int_equal(got.caller, 1000);
+	assert_int_equal(got.keeper, 4100);
+	assert_int_equal(got.command, 4101);
+	assert_int_equal(got.dns_port, 40053);
+	st.daemon = 0;
+	assert_int_equal(state_update(fd, &st), 0);
+	assert_int_equal(state_read_fd(fd, &got), 0);
+	assert_int_equal(got.daemon, 0);
+	assert_int_equal(got.keeper, 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +143,7 @@ int main(void)
 		cmocka_unit_test(rejects_foreign_pins),
 		cmocka_unit_test(rejects_bad_cgroup),
 		cmocka_unit_test(rejects_overlong_fields),
+		cmocka_unit_test(daemon_fields_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

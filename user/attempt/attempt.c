@@ -251,6 +251,25 @@ static int attempt_open_logs(struct attempt *a, const struct run_opts *o)
 	return 0;
 }
 
+/* The DNS proxy, on @port or (0) any free one. */
+static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_t port)
+{
+	const char *step = NULL;
+	int r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
+		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
+		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
+		.resolv_conf = o->resolv_conf, .port = port,
+		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
+		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
+
+	if (r == -EADDRINUSE && port)
+		return log_error_errno(r, "%s: port %u, which the attempt's programs send DNS to, was taken while egretd was down",
+				       step, (unsigned int)port);
+	if (r < 0)
+		return log_error_errno(r, "%s", step);
+	return 0;
+}
+
 /* The DNS proxy, the programs and their maps, attached and pinned. */
 static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 			   int *ret_deny_errno)
@@ -262,14 +281,9 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	int r, deny_errno;
 
 	/* The proxy's port is baked into the programs: bind it first. */
-	r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
-		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
-		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
-		.resolv_conf = o->resolv_conf,
-		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
-		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
+	r = attempt_open_dns(a, o, 0);
 	if (r < 0)
-		return log_error_errno(r, "%s", step);
+		return r;
 
 	deny_errno = pick_deny_errno(o);
 	if (deny_errno < 0)
@@ -328,7 +342,7 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 
 	/* Without privilege, gc cannot even read the records; the next step
 	 * says what is missing in one line. */
-	r = gc_stale_attempts();
+	r = gc_stale_attempts(false);
 	if (r < 0 && r != -EACCES && r != -EPERM)
 		log_warn("gc: some stale attempts could not be removed; continuing");
 	r = user->set ? attempt_claim_uid(a, o, user) : 0;
@@ -350,9 +364,38 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 	return 0;
 }
 
+int attempt_reopen(struct attempt *a, const struct run_opts *o,
+		   const struct attempt_state *st, int state_fd)
+{
+	int r;
+
+	/* Ours from here: attempt_close() takes it down. */
+	a->st = *st;
+	a->state_fd = state_fd;
+	a->cgroup_made = a->pins_made = true;
+	a->cgroup_fd = open(st->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->cgroup_fd < 0)
+		return log_error_errno(-errno, "open cgroup %s", st->cgroup);
+	r = attempt_open_logs(a, o);
+	if (r == 0)
+		r = attempt_open_dns(a, o, (uint16_t)st->dns_port);
+	if (r < 0)
+		return r;
+	r = loader_open_pins(&a->ld, st->pins);
+	if (r < 0)
+		return log_error_errno(r, "open the pinned maps in %s", st->pins);
+	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
+	if (r < 0)
+		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)");
+	log_info("attempt %s: re-adopted: cgroup %s, DNS proxy on port %u again",
+		 st->id, st->cgroup, st->dns_port);
+	return 0;
+}
+
 void attempt_init(struct attempt *a)
 {
 	*a = (struct attempt){ .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
+			       .keeper_pidfd = -1, .exit_fd = -1,
 			       .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
 			       .requests = { .timer = { .fd = -1 } } };
 	loader_init(&a->ld);
@@ -365,6 +408,8 @@ int attempt_close(struct attempt *a)
 
 	if (a->cgroup_fd >= 0)
 		close(a->cgroup_fd);
+	if (a->keeper_pidfd >= 0)
+		close(a->keeper_pidfd);
 	if (a->cgroup_made || a->pins_made)
 		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
 				     a->pins_made ? a->st.pins : "");
@@ -375,6 +420,8 @@ int attempt_close(struct attempt *a)
 	hostaddr_close(&a->host);
 	unix_filter_close(&a->unix_filter);
 	loader_destroy(&a->ld);
+	if (a->exit_fd >= 0)
+		close(a->exit_fd);
 	/* Keep the record if anything stayed behind, so gc retries. */
 	if (r == 0 && a->state_fd >= 0)
 		r = state_remove(a->st.id);

@@ -37,6 +37,10 @@ struct attempt {
 	struct request_log requests;	/* only with --repo */
 	bool requests_on;
 	uint64_t load_us;		/* BPF load and verification */
+	/* egretd's attempts: COMMAND's keeper (keeper.h) and the file it
+	 * writes COMMAND's status to; -1 without. */
+	int keeper_pidfd;
+	int exit_fd;
 };
 
 /* Fds -1 and nothing made: what attempt_close() accepts at any point. */
@@ -47,6 +51,16 @@ void attempt_init(struct attempt *a);
  * calls attempt_close() either way. */
 int attempt_open(struct attempt *a, const struct run_opts *o,
 		 const struct launch_user *user);
+
+/*
+ * Take over the attempt of record @st (its lock held in @state_fd, which
+ * @a takes), whose egret died while COMMAND runs on: its cgroup and pins
+ * as they are, the DNS proxy on the port the programs send DNS to, the
+ * pinned maps for learning and events. Logs its one-line failure; the
+ * caller calls attempt_close() either way, which tears it down.
+ */
+int attempt_reopen(struct attempt *a, const struct run_opts *o,
+		   const struct attempt_state *st, int state_fd);
 
 /* Undo attempt_open(), whatever it reached. <0 if something stays (the
  * record is then kept, so gc retries). */

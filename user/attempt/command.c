@@ -180,30 +180,67 @@ static int enter_world(struct run_opts *o, const struct attempt_world *w,
 	return 0;
 }
 
-int attempt_command(int argc, char **argv, struct attempt_control *control)
-{
-	_cleanup_(run_opts_free) struct run_opts o = {};
-	_cleanup_close_ int resolv_fd = -1;
-	struct landlock_plan landlock;
-	struct launch_user user = {};
+/* What a start and a re-adoption both need: options, policy, the
+ * caller's world, COMMAND's user. 0 to go on; -1 when --help was
+ * printed (exit 0); else the status to exit with. */
+struct settled {
+	struct run_opts o;
+	struct launch_user user;
 	char resolv[32];
+	int resolv_fd;
+};
+
+static void settled_free(struct settled *s)
+{
+	run_opts_free(&s->o);
+	if (s->resolv_fd >= 0)
+		close(s->resolv_fd);
+}
+
+static int settle(int argc, char **argv, const struct attempt_control *control,
+		  struct settled *s)
+{
 	int r;
 
 	/* A reader of egret's output that went away (`egret run --pty ... |
 	 * head`) is an EPIPE to handle, never a signal that kills egret and
 	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
 	signal(SIGPIPE, SIG_IGN);
-	r = run_opts_parse(argc, argv, &o);
+	r = run_opts_parse(argc, argv, &s->o);
 	if (r != 0)
-		return r > 0 ? 0 : EXIT_SETUP;
-	r = run_settle_policy(&o);
+		return r > 0 ? -1 : EXIT_SETUP;
+	r = run_settle_policy(&s->o);
 	if (r < 0)
 		return r == -EINVAL ? EXIT_POLICY : EXIT_SETUP;
-	if (enter_world(&o, control ? control->world : NULL, resolv, sizeof(resolv),
-			&resolv_fd) < 0)
+	if (enter_world(&s->o, control ? control->world : NULL, s->resolv,
+			sizeof(s->resolv), &s->resolv_fd) < 0 ||
+	    choose_user(&s->o, &s->user) < 0)
 		return EXIT_SETUP;
-	if (choose_user(&o, &user) < 0 || check_start(&o, &user) < 0 ||
-	    plan_confinement(&o, &landlock) < 0)
+	return 0;
+}
+
+int attempt_command(int argc, char **argv, struct attempt_control *control)
+{
+	_cleanup_(settled_free) struct settled s = { .resolv_fd = -1 };
+	struct landlock_plan landlock;
+	int r = settle(argc, argv, control, &s);
+
+	if (r != 0)
+		return r < 0 ? 0 : r;
+	if (check_start(&s.o, &s.user) < 0 || plan_confinement(&s.o, &landlock) < 0)
 		return EXIT_SETUP;
-	return attempt_run(&o, &user, &landlock, control);
+	return attempt_run(&s.o, &s.user, &landlock, control);
+}
+
+int attempt_command_readopt(int argc, char **argv, struct attempt_adoptee *who,
+			    struct attempt_control *control)
+{
+	_cleanup_(settled_free) struct settled s = { .resolv_fd = -1 };
+	/* The options egretd wrote when it started the attempt; the policy
+	 * as it is now (as approvals would have made it meanwhile). */
+	int r = settle(argc, argv, control, &s);
+
+	if (r != 0)
+		return r < 0 ? EXIT_SETUP : r;
+	return attempt_readopt(&s.o, &s.user, who, control);
 }

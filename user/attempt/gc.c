@@ -38,7 +38,7 @@ int attempt_teardown(const char *cgroup, const char *pins)
 }
 
 /* Remove one record @name if stale. 1 removed, 0 alive, <0 error. */
-static int gc_one(int dfd, const char *name)
+static int gc_one(int dfd, const char *name, bool daemon_too)
 {
 	struct attempt_state st;
 	_cleanup_close_ int fd = -1;
@@ -70,17 +70,20 @@ static int gc_one(int dfd, const char *name)
 	if (r < 0 || strcmp(st.id, name))
 		return log_error_errno(r < 0 ? r : -EINVAL,
 				       "gc: unreadable record %s/%s", EGRET_RUN_DIR, name);
+	if (st.daemon && !daemon_too)
+		return 0;
 	r = attempt_teardown(st.cgroup, st.pins);
 	if (r < 0)
 		return r;
-	if (unlinkat(dfd, name, 0) < 0)
-		return log_error_errno(-errno, "gc: remove %s/%s", EGRET_RUN_DIR, name);
+	r = state_remove(name);
+	if (r < 0)
+		return log_error_errno(r, "gc: remove %s/%s", EGRET_RUN_DIR, name);
 	log_info("gc: removed stale attempt %s (egret pid %d gone)", st.id,
 		 (int)st.pid);
 	return 1;
 }
 
-int gc_stale_attempts(void)
+int gc_stale_attempts(bool daemon_too)
 {
 	int removed = 0, failed = 0;
 	struct dirent *de;
@@ -94,7 +97,7 @@ int gc_stale_attempts(void)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		r = gc_one(dirfd(dir), de->d_name);
+		r = gc_one(dirfd(dir), de->d_name, daemon_too);
 		if (r > 0)
 			removed++;
 		else if (r < 0)

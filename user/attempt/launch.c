@@ -21,10 +21,13 @@
 #include <linux/securebits.h>
 
 #include "attempt/environ.h"
+#include "attempt/keeper.h"
+#include "attempt/world.h"
 #include "attempt/launch.h"
 #include "attempt/seccomp.h"
 #include "attempt/terminal.h"
 #include "lib/exit.h"
+#include "lib/fdpass.h"
 #include "lib/util.h"
 
 const char *launch_step_name(int step)
@@ -32,6 +35,7 @@ const char *launch_step_name(int step)
 	static const char *const names[] = {
 		[LAUNCH_STEP_SIGNALS] = "reset signals",
 		[LAUNCH_STEP_WORLD] = "enter the caller's mount, UTS, IPC and cgroup namespaces",
+		[LAUNCH_STEP_KEEPER] = "start it from its keeper process",
 		[LAUNCH_STEP_SESSION] = "start a session of its own (and its terminal)",
 		[LAUNCH_STEP_SECUREBITS] = "lock securebits",
 		[LAUNCH_STEP_BOUNDING] = "drop capability bounding set",
@@ -240,19 +244,108 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		   errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
 
-int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
-		 struct launch_error *ret_error)
+static _Noreturn void keeper_fail(int pipe_fd, int step, int err)
 {
-	_cleanup_close_ int pidfd = -1;
-	struct launch_error e = {};
-	struct clone_args args = {};
-	int pipe_fds[2], r;
-	ssize_t n;
+	struct launch_error e = { .step = step, .err = err };
+	ssize_t n __attribute__((unused));
+
+	n = write(pipe_fd, &e, sizeof(e));
+	_exit(125);
+}
+
+/* Close every fd from 3 but @a and @b. */
+static void close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		close_range(3, (unsigned int)lo - 1, 0);
+	if (hi > lo + 1)
+		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
+	close_range((unsigned int)hi + 1, ~0U, 0);
+}
+
+/*
+ * The keeper (keeper.h), in the clone3 child: start COMMAND, hand its
+ * pidfd over @sock, wait, write the status to l->exit_fd, exit with it.
+ * Failures before COMMAND runs go to @pipe_fd as child_run()'s do.
+ */
+static _Noreturn void keeper_run(const struct launch *l, int pipe_fd, int sock)
+{
+	struct launch cmd = *l;
+	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	siginfo_t info = {};
+	char text[16];
+	int pidfd = -1, r, n;
+	sigset_t all;
 	pid_t pid;
 
+	/* Only SIGKILL ends it: the attempt's teardown, or the OOM killer. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	/* The caller's namespaces, for COMMAND and for whoever re-adopts
+	 * the attempt by this process (world.h). */
+	r = world_enter_child(l->world);
+	if (r < 0)
+		keeper_fail(pipe_fd, LAUNCH_STEP_WORLD, -r);
+	cmd.world = NULL;
+	args.pidfd = (__u64)(unsigned long)&pidfd;
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid < 0)
+		keeper_fail(pipe_fd, LAUNCH_STEP_KEEPER, errno);
+	if (pid == 0)
+		child_run(&cmd, pipe_fd);
+	close(pipe_fd);
+	r = fd_send(sock, pidfd);
+	close(sock);
+	if (r < 0)
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	close_all_but(l->exit_fd, pidfd);
+	while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0 && errno == EINTR)
+		;
+	r = launch_exit_code(info.si_code, info.si_status);
+	n = snprintf(text, sizeof(text), "%d\n", r);
+	if (pwrite(l->exit_fd, text, (size_t)n, 0) != n)
+		_exit(125);
+	_exit(r);
+}
+
+/* Wait for the children to exec (the error pipe closes) or to report a
+ * failure: 0, or -ECHILD with *@ret_error filled. */
+static int wait_for_exec(int pipe_fd, struct launch_error *ret_error)
+{
+	struct launch_error e = {};
+	ssize_t n;
+
+	do
+		n = read(pipe_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(e))
+		return 0;
+	*ret_error = e;
+	return -ECHILD;
+}
+
+int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
+		 int *ret_keeper_pidfd, struct launch_error *ret_error)
+{
+	_cleanup_close_ int pidfd = -1, sock = -1;
+	bool keeper = l->exit_fd > 2;
+	struct clone_args args = {};
+	int pipe_fds[2], socks[2] = { -1, -1 }, r;
+	pid_t pid;
+
+	*ret_keeper_pidfd = -1;
 	/* The error pipe must sit above 2: the child closes 3.. around it. */
 	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
 		return -errno;
+	if (keeper && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0) {
+		r = -errno;
+		close(pipe_fds[0]);
+		close(pipe_fds[1]);
+		return r;
+	}
+	sock = socks[0];
 
 	args.flags = CLONE_INTO_CGROUP | CLONE_PIDFD;
 	args.pidfd = (__u64)(unsigned long)&pidfd;
@@ -267,33 +360,44 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 		world_pid_for_children(l->world, false);
 		close(pipe_fds[0]);
 		close(pipe_fds[1]);
+		if (keeper)
+			close(socks[1]);
 		return err;
 	}
 	if (pid == 0) {
 		close(pipe_fds[0]);
+		if (keeper) {
+			close(socks[0]);
+			keeper_run(l, pipe_fds[1], socks[1]);
+		}
 		child_run(l, pipe_fds[1]);
 	}
 
 	close(pipe_fds[1]);
+	if (keeper)
+		close(socks[1]);
 	/* Back to our own: a later fork (a spare's maker) must not land in
 	 * the caller's. Failing that, COMMAND does not run. */
 	r = world_pid_for_children(l->world, false);
 	if (r < 0)
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	do
-		n = read(pipe_fds[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
+	if (r == 0)
+		r = wait_for_exec(pipe_fds[0], ret_error);
+	else
+		wait_for_exec(pipe_fds[0], ret_error);
 	close(pipe_fds[0]);
+	if (r == 0 && keeper) {
+		*ret_keeper_pidfd = TAKE_FD(pidfd);
+		r = keeper_take_pidfd(sock, &pidfd, &pid);
+		if (r < 0) {
+			/* Nothing to supervise it by: it does not run. */
+			syscall(SYS_pidfd_send_signal, *ret_keeper_pidfd, SIGKILL, NULL, 0);
+			pidfd = TAKE_FD(*ret_keeper_pidfd);
+		}
+	}
 	if (r < 0) {
 		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){}, WEXITED);
 		return r;
-	}
-	if (n == (ssize_t)sizeof(e)) {
-		siginfo_t info;
-
-		waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED);
-		*ret_error = e;
-		return -ECHILD;
 	}
 	*ret_pid = pid;
 	*ret_pidfd = TAKE_FD(pidfd);

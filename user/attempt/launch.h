@@ -32,6 +32,8 @@ struct launch {
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
 	int nkeep_fds;
 	const struct attempt_world *world;	/* NULL: ours (world.h) */
+	int exit_fd;		/* > 2: COMMAND under a keeper that writes its
+				 * status here (keeper.h); 0: none */
 };
 
 /* What stopped the child before exec, reported through a pipe. */
@@ -43,6 +45,7 @@ struct launch_error {
 enum launch_step {
 	LAUNCH_STEP_SIGNALS = 1,
 	LAUNCH_STEP_WORLD,
+	LAUNCH_STEP_KEEPER,
 	LAUNCH_STEP_SESSION,
 	LAUNCH_STEP_SECUREBITS,
 	LAUNCH_STEP_BOUNDING,
@@ -62,13 +65,15 @@ enum launch_step {
 const char *launch_step_name(int step);
 
 /*
- * Spawn. On success ret_pid and ret_pidfd describe a child that has exec'd
- * COMMAND. If the child failed before exec, it has been reaped, @ret_error
- * says where, and -ECHILD is returned; other negative errnos mean clone3
+ * Spawn. On success ret_pid and ret_pidfd describe a process that has
+ * exec'd COMMAND: our child, or with l->exit_fd the child of a keeper
+ * (keeper.h), whose pidfd is then *@ret_keeper_pidfd (else -1). If COMMAND
+ * failed before exec, the children have been reaped, @ret_error says
+ * where, and -ECHILD is returned; other negative errnos mean clone3
  * itself failed.
  */
 int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
-		 struct launch_error *ret_error);
+		 int *ret_keeper_pidfd, struct launch_error *ret_error);
 
 /*
  * May the launcher hand fd @fd (--keep-fd) to COMMAND? Refused: fds that

@@ -8,22 +8,29 @@
  * EXIT_SETUP with one line naming the step, the error and the fix.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include "attempt/attempt.h"
 #include "attempt/environ.h"
+#include "attempt/keeper.h"
 #include "attempt/landlock.h"
 #include "attempt/launch.h"
 #include "attempt/options.h"
+#include "attempt/preflight.h"
 #include "attempt/run.h"
+#include "attempt/state.h"
 #include "attempt/supervise.h"
 #include "attempt/terminal.h"
 #include "attempt/user.h"
+#include "dns/proxy.h"
 #include "enforce/spare.h"
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/trust.h"
 #include "lib/util.h"
 #include "policy/policy.h"
 
@@ -70,9 +77,9 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 				  .terminal = term, .landlock = *landlock,
 				  .envp = envp, .chdir = o->chdir,
 				  .user = *user, .nkeep_fds = o->nkeep_fds,
-				  .world = o->world };
+				  .world = o->world, .exit_fd = a->exit_fd > 2 ? a->exit_fd : 0 };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
-	r = launch_spawn(&launch, ret_pid, ret_pidfd, &lerr);
+	r = launch_spawn(&launch, ret_pid, ret_pidfd, &a->keeper_pidfd, &lerr);
 	free(envp);
 	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
 		log_error_errno(-lerr.err, "%s", o->argv[0]);
@@ -90,6 +97,58 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 	return 0;
 }
 
+/* For egretd: the file COMMAND's keeper writes its status to, before
+ * COMMAND starts. */
+static int open_exit_file(struct attempt *a)
+{
+	char path[PATH_MAX];
+	int r = private_dir_ensure(EGRETD_ATTEMPT_DIR);
+
+	if (r == 0)
+		r = state_file_path(a->st.id, "exit", path, sizeof(path));
+	if (r < 0)
+		return log_error_errno(r, "prepare %s", EGRETD_ATTEMPT_DIR);
+	a->exit_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (a->exit_fd < 0)
+		return log_error_errno(-errno, "create %s", path);
+	return 0;
+}
+
+/* For egretd: what a re-adopting egretd needs, in the record, once
+ * COMMAND runs (state.h). */
+static int record_daemon(struct attempt *a, const struct attempt_control *control,
+			 pid_t pid)
+{
+	pid_t keeper = pidfd_pid(a->keeper_pidfd);
+	int r;
+
+	if (keeper < 0)
+		return log_error_errno(keeper, "find COMMAND's keeper");
+	a->st.daemon = 1;
+	a->st.caller = control->caller;
+	a->st.keeper = keeper;
+	a->st.command = pid;
+	a->st.dns_port = dns_proxy_port(a->dns);
+	r = state_update(a->state_fd, &a->st);
+	if (r < 0)
+		return log_error_errno(r, "update record of attempt %s", a->st.id);
+	return 0;
+}
+
+/* Take the attempt down: the status to exit with (125 if something of it
+ * stayed behind, where COMMAND itself succeeded). */
+static int attempt_finish(struct attempt *a, int status)
+{
+	int r = attempt_close(a);
+
+	if (r < 0 && status == 0)
+		return EXIT_SETUP;
+	if (r == 0 && a->st.id[0])
+		log_info("attempt %s: exit status %d; cgroup, pins and record removed",
+			 a->st.id, status);
+	return status;
+}
+
 int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		const struct landlock_plan *landlock,
 		struct attempt_control *control)
@@ -100,7 +159,6 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	int status = EXIT_SETUP;
 	sigset_t old;
 	pid_t pid;
-	int r;
 
 	attempt_init(&a);
 	if (control && control->uid_lock_fd >= 0) {
@@ -114,7 +172,7 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		goto out;
 	}
 
-	if (attempt_open(&a, o, user) < 0)
+	if (attempt_open(&a, o, user) < 0 || (control && open_exit_file(&a) < 0))
 		goto out;
 	/* For -v: on every run it would be noise (egret check shows it). */
 	if (o->builtin_policy)
@@ -127,6 +185,12 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 			       &pid, &pidfd);
 	if (status != 0)
 		goto out;
+	if (control && record_daemon(&a, control, pid) < 0) {
+		status = EXIT_SETUP;
+		goto out;
+	}
+	if (control && control->started)
+		control->started(control, a.st.id);
 
 	/* COMMAND runs: leave the next attempt programs loaded in advance. */
 	if (!o->no_spare)
@@ -138,12 +202,57 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	}
 out:
 	terminal_close(&term);
-	r = attempt_close(&a);
-	if (r < 0 && status == 0)
-		status = EXIT_SETUP;
-	else if (r == 0 && a.st.id[0])
-		log_info("attempt %s: exit status %d; cgroup, pins and record removed",
-			 a.st.id, status);
+	status = attempt_finish(&a, status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
+		    struct attempt_adoptee *who, struct attempt_control *control)
+{
+	_cleanup_close_ int sigfd = -1;
+	struct terminal term;
+	struct attempt a;
+	int status = EXIT_SETUP, r;
+	sigset_t old;
+	pid_t other;
+
+	attempt_init(&a);
+	terminal_init(&term);
+	a.exit_fd = TAKE_FD(who->exit_fd);
+	a.keeper_pidfd = TAKE_FD(who->keeper_pidfd);
+	sigfd = signals_take(&old);
+	if (sigfd < 0) {
+		log_error_errno(sigfd, "signalfd");
+		close(TAKE_FD(who->state_fd));
+		goto out;
+	}
+	/* The uid stays the attempt's: its lock went with the dead egret. */
+	if (preflight_uid_lock(user->uid, &a.uid_lock_fd, &other) < 0)
+		log_warn("warning: cannot lock uid %u again (egret pid %d holds it)",
+			 (unsigned int)user->uid, (int)other);
+	if (attempt_reopen(&a, o, &who->st, TAKE_FD(who->state_fd)) < 0)
+		goto out;
+	if (a.keeper_pidfd < 0) {
+		/* COMMAND ended while nobody served it. */
+		r = keeper_read_status(a.exit_fd);
+		if (r < 0)
+			log_error("attempt %s ended while egretd was down, and how is not known",
+				  a.st.id);
+		status = r < 0 ? EXIT_SETUP : r;
+		goto out;
+	}
+	status = supervise(&a, o, who->st.command, who->command_pidfd, sigfd, &term,
+			   control);
+	if (status < 0) {
+		log_error_errno(status, "wait for command");
+		status = EXIT_SETUP;
+	}
+out:
+	if (control->ended)
+		control->ended(control);
+	status = attempt_finish(&a, status);
+	if (sigfd >= 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
 }

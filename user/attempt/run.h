@@ -10,6 +10,7 @@
 #include "attempt/landlock.h"
 #include "attempt/launch.h"
 #include "attempt/options.h"
+#include "attempt/state.h"
 #include "attempt/supervise.h"
 
 /* Run @o's COMMAND as @user under @landlock (@control: egretd's client,
@@ -19,5 +20,19 @@
 int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		const struct landlock_plan *landlock,
 		struct attempt_control *control);
+
+/* The attempt egretd re-adopts (what it found of it in @who), served as
+ * attempt_run() serves its own until COMMAND's keeper exits, then torn
+ * down. Returns COMMAND's status, or EXIT_SETUP after one line. */
+struct attempt_adoptee {
+	struct attempt_state st;	/* its record */
+	int state_fd;			/* the record, its lock held; taken */
+	int keeper_pidfd;		/* its keeper, or -1 if it has ended */
+	int command_pidfd;		/* COMMAND, or -1 */
+	int exit_fd;			/* the keeper's status file; taken */
+};
+
+int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
+		    struct attempt_adoptee *who, struct attempt_control *control);
 
 #endif

@@ -14,9 +14,9 @@
 
 int state_create(const struct attempt_state *st, int *ret_fd)
 {
-	char tmp[PATH_MAX], path[PATH_MAX], text[3 * PATH_MAX];
+	char tmp[PATH_MAX], path[PATH_MAX];
 	_cleanup_close_ int fd = -1;
-	int n, r;
+	int r;
 
 	r = private_dir_ensure(EGRET_RUN_DIR);
 	if (r < 0)
@@ -35,14 +35,9 @@ int state_create(const struct attempt_state *st, int *ret_fd)
 		r = -errno;
 		goto fail;
 	}
-	n = snprintf(text, sizeof(text),
-		     "id=%s\ncgroup=%s\npins=%s\npid=%d\nstarted=%lld\nrepo=%s\n",
-		     st->id, st->cgroup, st->pins, (int)st->pid,
-		     (long long)st->started, st->repo);
-	if (write(fd, text, (size_t)n) != n) {
-		r = errno ? -errno : -EIO;
+	r = state_update(fd, st);
+	if (r < 0)
 		goto fail;
-	}
 	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
 		r = -errno;
 		goto fail;
@@ -54,10 +49,41 @@ fail:
 	return r;
 }
 
+int state_update(int fd, const struct attempt_state *st)
+{
+	char text[3 * PATH_MAX + 256];
+	int n;
+
+	n = snprintf(text, sizeof(text),
+		     "id=%s\ncgroup=%s\npins=%s\npid=%d\nstarted=%lld\nrepo=%s\n",
+		     st->id, st->cgroup, st->pins, (int)st->pid,
+		     (long long)st->started, st->repo);
+	if (st->daemon)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "daemon=1\ncaller=%u\nkeeper=%d\ncommand=%d\ndns_port=%u\n",
+			      (unsigned int)st->caller, (int)st->keeper,
+			      (int)st->command, st->dns_port);
+	/* Written over, then cut: a reader never sees it empty. */
+	if (pwrite(fd, text, (size_t)n, 0) != n || ftruncate(fd, n) < 0)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int state_file_path(const char *id, const char *suffix, char *buf, size_t len)
+{
+	return path_fmt(buf, len, EGRETD_ATTEMPT_DIR "/%s.%s", id, suffix);
+}
+
 int state_remove(const char *id)
 {
+	static const char *const sides[] = { "argv", "exit", "sock" };
 	char path[PATH_MAX];
 
+	/* egretd's files for it first: a record gone means nothing to
+	 * re-adopt. */
+	for (size_t i = 0; i < ARRAY_SIZE(sides); i++)
+		if (state_file_path(id, sides[i], path, sizeof(path)) == 0)
+			unlink(path);
 	snprintf(path, sizeof(path), EGRET_RUN_DIR "/%s", id);
 	if (unlink(path) < 0 && errno != ENOENT)
 		return -errno;
@@ -120,6 +146,16 @@ int state_parse(const char *text, struct attempt_state *ret)
 			st.started = (time_t)strtoll(eq, NULL, 10);
 		else if (!strcmp(buf, "repo"))
 			r = copy_field(st.repo, sizeof(st.repo), eq);
+		else if (!strcmp(buf, "daemon"))
+			st.daemon = !strcmp(eq, "1");
+		else if (!strcmp(buf, "caller"))
+			st.caller = (uid_t)strtoul(eq, NULL, 10);
+		else if (!strcmp(buf, "keeper"))
+			st.keeper = (pid_t)strtol(eq, NULL, 10);
+		else if (!strcmp(buf, "command"))
+			st.command = (pid_t)strtol(eq, NULL, 10);
+		else if (!strcmp(buf, "dns_port"))
+			st.dns_port = (unsigned int)strtoul(eq, NULL, 10);
 	}
 	if (r < 0)
 		return r;

@@ -22,13 +22,28 @@ struct attempt_state {
 	pid_t pid;		/* the owning egret */
 	time_t started;		/* wall clock, seconds */
 	char repo[128];		/* --repo, or "" */
+	/* egretd's attempts only (daemon = 1), filled once COMMAND runs:
+	 * what a re-adopting egretd needs (daemon/adopt.h). */
+	int daemon;
+	uid_t caller;		/* the caller's uid (SO_PEERCRED) */
+	pid_t keeper;		/* COMMAND's keeper (keeper.h), host pid */
+	pid_t command;		/* COMMAND, host pid */
+	unsigned int dns_port;	/* the DNS proxy's loopback port */
 };
 
 /* Create and lock the record; -EEXIST if the id is taken. @ret_fd keeps
  * the lock and must stay open for the attempt's lifetime. */
 int state_create(const struct attempt_state *st, int *ret_fd);
 
-/* Unlink the record (the lock goes with @fd's close). */
+/* Write @st over the record behind @fd (the lock stays). */
+int state_update(int fd, const struct attempt_state *st);
+
+/* EGRETD_ATTEMPT_DIR/<@id>.<@suffix>: egretd's files of an attempt
+ * ("argv", "exit", "sock"). 0 or -ENAMETOOLONG. */
+int state_file_path(const char *id, const char *suffix, char *buf, size_t len);
+
+/* Unlink the record and egretd's files of it (the lock goes with @fd's
+ * close). */
 int state_remove(const char *id);
 
 /* Parse a record's text. */

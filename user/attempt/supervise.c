@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "attempt/attempt.h"
+#include "attempt/keeper.h"
 #include "attempt/launch.h"
 #include "attempt/options.h"
 #include "attempt/supervise.h"
@@ -24,6 +25,7 @@
 #include "enforce/allow.h"
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/util.h"
@@ -33,7 +35,9 @@
 /* What the loop watches while COMMAND runs, besides the DNS proxy. */
 struct supervisor {
 	struct loop loop;
-	struct loop_source child;	/* pidfd */
+	struct loop_source child;	/* pidfd: COMMAND's, or its keeper's */
+	int command_pidfd;		/* COMMAND's, for its signals */
+	int exit_fd;			/* the keeper's status file, or -1 */
 	struct loop_source signals;	/* signalfd */
 	struct loop_source sweep;	/* timerfd */
 	struct approvals_watch approvals;
@@ -49,7 +53,18 @@ static void on_child(struct loop_source *src, uint32_t events)
 
 	(void)events;
 	if (waitid(P_PIDFD, (id_t)src->fd, &info, WEXITED | WNOHANG) < 0) {
-		loop_stop(&sv->loop, -errno);
+		int r = -errno;
+
+		/* Not our child: a keeper we re-adopted has exited (a pidfd
+		 * polls readable at exit), its file says how COMMAND ended. */
+		if (r == -ECHILD && sv->exit_fd >= 0) {
+			r = keeper_read_status(sv->exit_fd);
+			if (r < 0)
+				log_error("COMMAND's keeper ended without its status (killed?)");
+			sv->status = r < 0 ? EXIT_SETUP : r;
+			r = 0;
+		}
+		loop_stop(&sv->loop, r);
 		return;
 	}
 	if (!info.si_pid)
@@ -97,7 +112,7 @@ static void on_child_stopped(struct supervisor *sv)
 	suspend_self();
 	terminal_resume(sv->term);
 	signal_group(sv, SIGCONT);
-	syscall(SYS_pidfd_send_signal, sv->child.fd, SIGCONT, NULL, 0);
+	syscall(SYS_pidfd_send_signal, sv->command_pidfd, SIGCONT, NULL, 0);
 }
 
 /*
@@ -134,7 +149,7 @@ static void on_signal(struct loop_source *src, uint32_t events)
 			if (si.ssi_code == SI_KERNEL)
 				signal_group(sv, sig);
 			else
-				syscall(SYS_pidfd_send_signal, sv->child.fd, sig,
+				syscall(SYS_pidfd_send_signal, sv->command_pidfd, sig,
 					NULL, 0);
 		}
 	}
@@ -170,7 +185,10 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	if (r < 0)
 		return r;
 	sv.maps = loader_allow_maps(&a->ld);
-	sv.child = (struct loop_source){ .fd = pidfd, .fn = on_child };
+	sv.child = (struct loop_source){ .fn = on_child,
+		.fd = a->keeper_pidfd >= 0 ? a->keeper_pidfd : pidfd };
+	sv.command_pidfd = pidfd;
+	sv.exit_fd = a->exit_fd;
 	sv.signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
 	sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sv.sweep = (struct loop_source){ .fd = sweep_fd, .fn = on_sweep };
@@ -187,6 +205,8 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
 	    (control && (r = loop_watch(&sv.loop, &control->src, EPOLLIN)) < 0) ||
+	    (control && control->extra &&
+	     (r = loop_watch(&sv.loop, control->extra, EPOLLIN)) < 0) ||
 	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
 	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||

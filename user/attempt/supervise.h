@@ -29,6 +29,18 @@ struct attempt_control {
 	int uid_lock_fd;
 	/* The caller's namespaces, when they are not ours (world.h). */
 	const struct attempt_world *world;
+	/* The caller's uid, for the record (a re-adopting egretd gives the
+	 * attempt back to this uid only). With a control, COMMAND runs
+	 * under a keeper (keeper.h), so that it can be re-adopted. */
+	uid_t caller;
+	/* Called once COMMAND runs and the record says so: egretd tells
+	 * its caller the attempt's id. May be NULL. */
+	void (*started)(struct attempt_control *control, const char *id);
+	/* One more source for the same loop (a re-adopter's timer), or NULL. */
+	struct loop_source *extra;
+	/* Called once COMMAND has ended, before the attempt is taken down (a
+	 * re-adopter waits there for its caller to come back). May be NULL. */
+	void (*ended)(struct attempt_control *control);
 };
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the

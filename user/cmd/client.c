@@ -188,14 +188,47 @@ static int send_signal(int fd, int sig)
 	return send(fd, buf, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -errno;
 }
 
-/* Until EXIT: egretd's messages, and our signals forwarded. */
-static int wait_exit(int fd, int sigfd)
+/* How long a client whose egretd went away mid-attempt tries to reach
+ * the one that re-adopts it (systemd restarts egretd within seconds). */
+#define REATTACH_S	60
+
+/* The connection to egretd dropped after STARTED: connect again and ask
+ * for attempt @id (ATTACH). The new fd, or -errno. */
+static int reattach(const char *socket, const char *id)
+{
+	static struct wire_msg m;
+	uint8_t buf[WIRE_HEADER_LEN + WIRE_FIELD_HEADER_LEN + EGRET_ID_MAX + 8];
+	char err[128];
+	int n, fd = -ETIMEDOUT;
+
+	m.type = WIRE_ATTACH;
+	m.attach.id = (char *)id;
+	n = wire_encode(&m, buf, sizeof(buf), err, sizeof(err));
+	if (n < 0)
+		return n;
+	log_warn("egretd went away during attempt %s: reconnecting (for up to %d s)",
+		 id, REATTACH_S);
+	for (int i = 0; i < REATTACH_S * 5; i++) {
+		fd = connect_to(socket);
+		if (fd >= 0 && send(fd, buf, (size_t)n, MSG_NOSIGNAL) == n)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		poll(NULL, 0, 200);
+	}
+	return fd < 0 ? fd : -ETIMEDOUT;
+}
+
+/* Until EXIT: egretd's messages, and our signals forwarded; a connection
+ * lost after STARTED is made again (ATTACH). */
+static int wait_exit(const char *socket, int fd, int sigfd)
 {
 	_cleanup_free_ struct wire_msg *m = malloc(sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
 			       { .fd = sigfd, .events = POLLIN } };
-	char err[256];
+	char err[256], id[EGRET_ID_MAX + 1] = "";
+	_cleanup_close_ int again = -1;
 
 	if (!m || !buf)
 		return log_error_errno(-ENOMEM, "egretd's answer");
@@ -207,10 +240,21 @@ static int wait_exit(int fd, int sigfd)
 			return log_error_errno(-errno, "wait for egretd");
 		if ((p[1].revents & POLLIN) &&
 		    read(sigfd, &si, sizeof(si)) == sizeof(si))
-			send_signal(fd, (int)si.ssi_signo);
+			send_signal(p[0].fd, (int)si.ssi_signo);
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
-		n = recv(fd, buf, WIRE_MAX, 0);
+		n = recv(p[0].fd, buf, WIRE_MAX, 0);
+		if (n <= 0 && id[0]) {
+			if (again >= 0)
+				close(again);
+			again = reattach(socket, id);
+			if (again < 0) {
+				log_error_errno(again, "reach egretd again for attempt %s", id);
+				return -EPIPE;
+			}
+			p[0].fd = again;
+			continue;
+		}
 		if (n <= 0) {
 			log_error("egretd closed the connection before the attempt ended");
 			return -EPIPE;
@@ -221,6 +265,8 @@ static int wait_exit(int fd, int sigfd)
 		}
 		if (m->type == WIRE_ERROR)
 			log_error("%s", m->error.text);
+		else if (m->type == WIRE_STARTED)
+			snprintf(id, sizeof(id), "%s", m->started.id);
 		else if (m->type == WIRE_EXIT)
 			return (int)m->exit.status;
 	}
@@ -267,6 +313,6 @@ int client_run(const char *socket, int argc, char **argv)
 		log_error_errno(r, "send the request to egretd");
 		return EXIT_SETUP;
 	}
-	r = wait_exit(fd, sigfd);
+	r = wait_exit(socket, fd, sigfd);
 	return r < 0 ? EXIT_SETUP : r;
 }

@@ -43,7 +43,7 @@ int cmd_gc(int argc, char **argv)
 		log_error("gc: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	r = gc_stale_attempts();
+	r = gc_stale_attempts(true);
 	if (r < 0) {
 		log_error("gc: some stale attempts could not be removed (see above)");
 		return EXIT_TROUBLE;

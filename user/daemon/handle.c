@@ -18,8 +18,10 @@
 #include "attempt/cgroup.h"
 #include "attempt/command.h"
 #include "attempt/preflight.h"
+#include "daemon/adopt.h"
 #include "daemon/handle.h"
 #include "daemon/peer.h"
+#include "daemon/reply.h"
 #include "daemon/wire.h"
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -32,74 +34,7 @@
  * --pty, the --allows, "--", COMMAND's words, NULL. */
 #define SYNTH_ARGV_MAX	(8 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
 
-/* How long a caller has to send its request, and to hang up after the
- * answer: a connection held open must not hold an attempt's slot. */
-#define REQUEST_TIMEOUT_S	5
-#define LINGER_MS		1000
-
-static int send_msg(int conn, struct wire_msg *m)
-{
-	uint8_t buf[WIRE_HEADER_LEN + WIRE_FIELD_HEADER_LEN + WIRE_TEXT_MAX];
-	char err[128];
-	int n = wire_encode(m, buf, sizeof(buf), err, sizeof(err));
-
-	if (n < 0)
-		return n;
-	return send(conn, buf, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -errno;
-}
-
-static int send_exit(int conn, int status)
-{
-	static struct wire_msg m;
-
-	m.type = WIRE_EXIT;
-	m.exit.status = (uint32_t)status;
-	return send_msg(conn, &m);
-}
-
-/*
- * Wait for the caller to hang up before closing: a unix socket closed
- * with the caller's request still unread resets the connection, and the
- * caller would read ECONNRESET instead of the answer queued for it.
- * Bounded in all: a caller that never hangs up, or keeps sending, costs
- * LINGER_MS at most.
- */
-static void linger_close(int conn)
-{
-	uint64_t end = mono_us() / 1000 + LINGER_MS, now;
-	char sink[512];
-
-	shutdown(conn, SHUT_WR);
-	while ((now = mono_us() / 1000) < end) {
-		struct pollfd p = { .fd = conn, .events = POLLIN };
-
-		if (poll(&p, 1, (int)(end - now)) <= 0 ||
-		    recv(conn, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
-			break;
-	}
-	close(conn);
-}
-
-/* One line for the caller (as egret run would print it) and for our log;
- * then EXIT_SETUP. Bytes the wire does not carry become '?'. */
-static int refuse(int conn, const char *fmt, ...)
-{
-	static struct wire_msg m;
-	char raw[WIRE_TEXT_MAX + 1], text[WIRE_TEXT_MAX + 1];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	safe_text(raw, text, sizeof(text));
-	log_warn("refused: %s", text);
-	m.type = WIRE_ERROR;
-	m.error.text = text;
-	send_msg(conn, &m);
-	send_exit(conn, EXIT_SETUP);
-	linger_close(conn);
-	return EXIT_SETUP;
-}
+#define REQUEST_TIMEOUT_S	5	/* a caller's time to send its request */
 
 /* The request and the three fds beside it (stdin, stdout, stderr), which
  * land in @fds. A request cut short, or other fds, is refused. */
@@ -147,22 +82,21 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 		return -EMSGSIZE;
 	}
 	r = wire_decode(buf, (size_t)n, m, err, errlen);
-	if (r == 0 && m->type != WIRE_RUN) {
-		snprintf(err, errlen, "want a RUN request, got %s",
+	if (r == 0 && m->type != WIRE_RUN && m->type != WIRE_ATTACH) {
+		snprintf(err, errlen, "want a RUN or ATTACH request, got %s",
 			 wire_type_name(m->type));
 		r = -EBADMSG;
 	}
-	if (r == 0 && nfds != 3) {
+	if (r == 0 && m->type == WIRE_ATTACH && nfds) {
+		snprintf(err, errlen, "an ATTACH comes without fds, got %d", nfds);
+		r = -EBADMSG;
+	}
+	if (r == 0 && m->type == WIRE_RUN && nfds != 3) {
 		snprintf(err, errlen, "want stdin, stdout and stderr beside the request, got %d fds",
 			 nfds);
 		r = -EBADMSG;
 	}
 	return r;
-}
-
-int daemon_refuse(int conn, const char *text)
-{
-	return refuse(conn, "%s", text);
 }
 
 /*
@@ -241,82 +175,82 @@ static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
 	return n;
 }
 
-/* The signals a caller may send on: those egret run itself forwards.
- * Others (SIGSTOP above all) could leave the attempt stopped for good. */
-static bool signal_forwarded(uint32_t sig)
-{
-	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
-}
-
-/* A SIGNAL from the caller goes to COMMAND; the caller gone (its
- * connection closed) ends the attempt: nobody would hear how it ended. */
 static void on_client(struct loop_source *src, uint32_t events)
 {
-	struct attempt_control *ctl = container_of(src, struct attempt_control, src);
-	static struct wire_msg m;
-	uint8_t buf[64];	/* a SIGNAL is 20 bytes; anything longer is not one */
-	char err[128];
-	ssize_t n = recv(src->fd, buf, sizeof(buf), MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0 || (events & (EPOLLHUP | EPOLLERR))) {
-		log_info("the caller went away: ending the attempt");
-		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, SIGKILL, NULL, 0);
-		loop_unwatch(ctl->loop, src);
-		return;
-	}
-	if (wire_decode(buf, (size_t)n, &m, err, sizeof(err)) == 0 &&
-	    m.type == WIRE_SIGNAL && signal_forwarded(m.signal.signo))
-		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, (int)m.signal.signo,
-			NULL, 0);
-	else
-		log_warn("the caller sent something other than a SIGNAL egret run forwards: ignored");
+	daemon_client_event(container_of(src, struct attempt_control, src), src, events);
 }
 
-int daemon_handle(const struct daemon_config *cfg, int conn)
+/* The connection's attempt: its control, and what egretd wrote for it. */
+struct handler {
+	struct attempt_control ctl;
+	int argc;
+	char **argv;
+};
+
+/* COMMAND runs: the caller hears the attempt's id (for an ATTACH, should
+ * this process die), and the options go where a re-adopting egretd finds
+ * them. A failure to write them costs only the re-adoption. */
+static void on_started(struct attempt_control *ctl, const char *id)
+{
+	struct handler *h = container_of(ctl, struct handler, ctl);
+	static struct wire_msg m;
+	int r = daemon_adopt_save_argv(id, h->argc, h->argv);
+
+	if (r < 0)
+		log_warn("warning: attempt %s cannot be re-adopted if egretd dies: %s",
+			 id, strerror(-r));
+	m.type = WIRE_STARTED;
+	m.started.id = id;
+	daemon_send_msg(ctl->src.fd, &m);
+}
+
+int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_limit)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_free_ char **argv = calloc(SYNTH_ARGV_MAX, sizeof(char *));
 	const struct daemon_caller *k;
 	struct daemon_peer peer;
-	struct attempt_control ctl;
+	struct handler h;
 	int fds[3] = { -1, -1, -1 }, lock_fd = -1, argc, r, status;
 	char err[256], comm[64], ns[64];
 	const char *why;
 	uid_t uid = 0;
 
 	if (!m || !buf || !argv)
-		return refuse(conn, "egretd: out of memory");
+		return daemon_refusef(conn, "egretd: out of memory");
 	r = daemon_peer_read(conn, &peer);
 	if (r < 0)
-		return refuse(conn, "egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
+		return daemon_refusef(conn, "egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
 			      strerror(-r));
 	k = daemon_config_caller(cfg, peer.uid, peer.cgroup);
 	if (!k)
-		return refuse(conn, "egretd: uid %u (cgroup %s) may not launch attempts (egretd.yaml: callers)",
+		return daemon_refusef(conn, "egretd: uid %u (cgroup %s) may not launch attempts (egretd.yaml: callers)",
 			      (unsigned int)peer.uid, peer.cgroup);
 	r = daemon_cgroup_in_attempt(peer.cgroup);
 	if (r != 0)
-		return refuse(conn, r > 0 ? "egretd: the caller runs inside an attempt, which can never start another" :
+		return daemon_refusef(conn, r > 0 ? "egretd: the caller runs inside an attempt, which can never start another" :
 					    "egretd: cannot tell whether the caller runs inside an attempt (%s)",
 			      strerror(-r));
 	if (peer.world.differ & CLONE_NEWUSER)
-		return refuse(conn, "egretd: the caller runs in a user namespace of its own, where egretd cannot start attempts yet (docs/DEPLOYMENT.md)");
+		return daemon_refusef(conn, "egretd: the caller runs in a user namespace of its own, where egretd cannot start attempts yet (docs/DEPLOYMENT.md)");
 	r = read_request(conn, buf, m, fds, err, sizeof(err));
 	if (r < 0)
-		return refuse(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
+		return daemon_refusef(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
+	if (m->type == WIRE_ATTACH)
+		return daemon_adopt_hand_over(conn, peer.uid, m->attach.id);
+	if (over_limit)
+		return daemon_refusef(conn, "%s", over_limit);
 	why = judge(k, &m->run);
 	if (why)
-		return refuse(conn, "egretd: refused: %s", why);
+		return daemon_refusef(conn, "egretd: refused: %s", why);
 	r = pick_uid(cfg, &uid, &lock_fd);
 	if (r < 0)
-		return refuse(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
+		return daemon_refusef(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
 						  "egretd: lock an attempt uid: %s", strerror(-r));
 	argc = synth_argv(&m->run, uid, peer.cgroup, argv);
 	if (argc < 0)
-		return refuse(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :
+		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :
 			      "cannot find the cgroup2 mount");
 	safe_text(m->run.argv[0], comm, sizeof(comm));
 	log_info("uid %u (pid %d, namespaces not egretd's: %s): attempt as uid %u: %s",
@@ -331,18 +265,20 @@ int daemon_handle(const struct daemon_config *cfg, int conn)
 	 * here (c-ares, libbpf and libc read some). */
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
-			return refuse(conn, "egretd: take the caller's fds: %s", strerror(errno));
+			return daemon_refusef(conn, "egretd: take the caller's fds: %s", strerror(errno));
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
-	ctl = (struct attempt_control){ .src = { .fd = conn, .fn = on_client },
-		.child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
-		.world = &peer.world };
-	status = attempt_command(argc, argv, &ctl);
+	h = (struct handler){ .argc = argc, .argv = argv,
+		.ctl = { .src = { .fd = conn, .fn = on_client },
+			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
+			 .world = &peer.world, .caller = peer.uid,
+			 .started = on_started } };
+	status = attempt_command(argc, argv, &h.ctl);
 	daemon_peer_close(&peer);
 	/* A SIGNAL still unread would reset the connection at close, and
 	 * the caller would read that instead of its EXIT. */
-	send_exit(conn, status);
-	linger_close(conn);
+	daemon_send_exit(conn, status);
+	daemon_linger_close(conn);
 	return status;
 }

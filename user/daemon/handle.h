@@ -11,11 +11,9 @@
 #include "daemon/config.h"
 
 /* Serve connection @conn; the status this process exits with (the
- * attempt's, or EXIT_SETUP). The caller hears the same in an EXIT. */
-int daemon_handle(const struct daemon_config *cfg, int conn);
-
-/* Refuse connection @conn with the one line @text (an ERROR, then EXIT
- * 125) and close it; EXIT_SETUP. */
-int daemon_refuse(int conn, const char *text);
+ * attempt's, or EXIT_SETUP). The caller hears the same in an EXIT. A
+ * RUN is refused with @over_limit when not NULL (the accept loop found
+ * the caller at a limit); an ATTACH goes to the attempt's re-adopter. */
+int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_limit);
 
 #endif

@@ -13,9 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon/adopt.h"
 #include "daemon/handle.h"
 #include "daemon/server.h"
 #include "lib/log.h"
+#include "lib/loop.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 
@@ -104,6 +106,7 @@ struct attempts {
 	struct {
 		pid_t pid;
 		uid_t uid;
+		char id[EGRET_ID_MAX + 1];	/* an attempt being re-adopted, or "" */
 	} run[DAEMON_MAX_LIMIT];
 	unsigned int n;
 	pid_t refusing[REFUSING_MAX];
@@ -172,6 +175,22 @@ static const char *over_limit(const struct daemon_config *cfg,
 	return NULL;
 }
 
+/* A process for one connection or one re-adoption: without the accept
+ * loop's fds, in a session of its own (a terminal egretd was started from
+ * sends its ^C to egretd, never to the attempts), signals as they were. */
+static pid_t fork_worker(int listen_fd, int sigfd, const sigset_t *old)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(listen_fd);
+		close(sigfd);
+		setsid();
+		sigprocmask(SIG_SETMASK, old, NULL);
+	}
+	return pid;
+}
+
 static void serve_one(const struct daemon_config *cfg, struct attempts *at,
 		      int listen_fd, int sigfd, int conn, const sigset_t *old)
 {
@@ -190,16 +209,9 @@ static void serve_one(const struct daemon_config *cfg, struct attempts *at,
 	}
 	/* A process even for a refusal: it waits for the caller to hang up,
 	 * which the accept loop must not. */
-	pid = fork();
-	if (pid == 0) {
-		close(listen_fd);
-		close(sigfd);
-		/* A session of its own: a terminal egretd was started from
-		 * sends its ^C to egretd, never to the attempts. */
-		setsid();
-		sigprocmask(SIG_SETMASK, old, NULL);
-		_exit(why ? daemon_refuse(conn, why) : daemon_handle(cfg, conn));
-	}
+	pid = fork_worker(listen_fd, sigfd, old);
+	if (pid == 0)
+		_exit(daemon_handle(cfg, conn, why));
 	if (pid < 0)	/* the caller sees its connection close: 125 */
 		log_error_errno(-errno, "fork for a connection");
 	else if (why)
@@ -209,9 +221,51 @@ static void serve_one(const struct daemon_config *cfg, struct attempts *at,
 	close(conn);
 }
 
+/* How often egretd looks for attempts nobody serves (a connection's
+ * process that died while egretd lived on), besides at its start. */
+#define ADOPT_SCAN_MS	10000
+
+static bool serving(const struct attempts *at, const char *id)
+{
+	for (unsigned int i = 0; i < at->n; i++)
+		if (!strcmp(at->run[i].id, id))
+			return true;
+	return false;
+}
+
+/*
+ * Re-adopt every attempt of egretd's that nobody serves (daemon/adopt.h),
+ * each in a process of its own that counts against the limits as its
+ * caller's. An attempt being re-adopted holds its record's lock, so a
+ * second scan passes it over.
+ */
+static void adopt_orphans(struct attempts *at, int listen_fd, int sigfd,
+			  const sigset_t *old)
+{
+	static struct adopt_candidate found[DAEMON_MAX_LIMIT];
+	int n = daemon_adopt_find(found, ARRAY_SIZE(found));
+
+	for (int i = 0; i < n && at->n < DAEMON_MAX_LIMIT; i++) {
+		pid_t pid;
+
+		if (serving(at, found[i].id))
+			continue;
+		pid = fork_worker(listen_fd, sigfd, old);
+		if (pid == 0)
+			_exit(daemon_adopt(found[i].id));
+		if (pid < 0) {
+			log_error_errno(-errno, "fork to re-adopt attempt %s", found[i].id);
+			continue;
+		}
+		at->run[at->n] = (typeof(at->run[0])){ .pid = pid, .uid = found[i].caller };
+		memcpy(at->run[at->n++].id, found[i].id, sizeof(found[i].id));
+	}
+}
+
 int daemon_serve(const struct daemon_config *cfg, int fd)
 {
 	static struct attempts at;
+	uint64_t next_scan = 0;
 	_cleanup_close_ int sigfd = -1;
 	sigset_t mask, old;
 
@@ -231,9 +285,14 @@ int daemon_serve(const struct daemon_config *cfg, int fd)
 		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
 				       { .fd = sigfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
+		uint64_t now = mono_us() / 1000;
 		int conn;
 
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if (now >= next_scan) {
+			adopt_orphans(&at, fd, sigfd, &old);
+			next_scan = now + ADOPT_SCAN_MS;
+		}
+		if (poll(p, 2, (int)(next_scan - now)) < 0 && errno != EINTR)
 			return -errno;
 		while (read(sigfd, &si, sizeof(si)) == sizeof(si))
 			if (si.ssi_signo == SIGHUP) {

@@ -91,9 +91,12 @@ int listen_bind(struct dns_proxy *p)
 	uint16_t port, got;
 	int r = -EADDRINUSE;
 
-	for (int tries = 0; tries < BIND_TRIES && r == -EADDRINUSE; tries++) {
+	/* A port asked for (an attempt re-adopted: its programs send DNS
+	 * there) is tried once: taken, it is an error. */
+	for (int tries = 0; tries < (p->cfg.port ? 1 : BIND_TRIES) && r == -EADDRINUSE;
+	     tries++) {
 		listen_close(p);
-		r = listen_on(AF_INET, SOCK_DGRAM, 0, &p->udp4.src.fd, &port);
+		r = listen_on(AF_INET, SOCK_DGRAM, p->cfg.port, &p->udp4.src.fd, &port);
 		if (r < 0)
 			return r;
 		r = listen_on(AF_INET, SOCK_STREAM, port, &p->tcp4.src.fd, &got);

@@ -29,6 +29,7 @@ struct dns_proxy_config {
 	size_t nrules;
 	const char *upstreams_csv;	/* "ADDR:PORT,[V6]:PORT" or NULL: resolv.conf */
 	const char *resolv_conf;	/* which resolv.conf; NULL: /etc/resolv.conf */
+	uint16_t port;			/* this port only (re-adoption), or 0: any free one */
 	uint32_t min_ttl;		/* seconds */
 	/* --audit: names not allowed are answered too (and logged as
 	 * would-deny); their addresses are attributed, never learned. */

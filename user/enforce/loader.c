@@ -260,6 +260,22 @@ int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
 	return 0;
 }
 
+int loader_open_pins(struct loader *ld, const char *pin_dir)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; i < LOADER_NMAPS; i++) {
+		if (i == LOADER_BSS)
+			continue;
+		if (path_fmt(path, sizeof(path), "%s/%s", pin_dir, loader_map_names[i]) < 0)
+			return -ENAMETOOLONG;
+		ld->maps[i] = bpf_obj_get(path);
+		if (ld->maps[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 void loader_destroy(struct loader *ld)
 {
 	for (int i = 0; i < LOADER_NPROGS; i++) {

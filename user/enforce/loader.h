@@ -85,6 +85,13 @@ int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
 		      const char **ret_step);
 
 /* Close links, programs and maps. Pins are the caller's (flat_dir_remove). */
+/*
+ * The maps an attempt pinned in @pin_dir (loader_attach_pin), for an
+ * egretd that re-adopts it: the programs stay attached by their pinned
+ * links, and are not opened. 0 or -errno.
+ */
+int loader_open_pins(struct loader *ld, const char *pin_dir);
+
 void loader_destroy(struct loader *ld);
 
 /* A fingerprint of the embedded BPF object: spares of another build are

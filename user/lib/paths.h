@@ -14,6 +14,9 @@
 #define EGRET_RUN_DIR		"/run/egret"
 /* uid-<N>: flocked by the egret whose COMMAND runs as uid N (preflight.h). */
 #define EGRET_UID_LOCK_DIR	"/run/egret-uids"
+/* egretd's attempts: <id>.argv (how to re-adopt it), <id>.exit (its
+ * keeper's status), <id>.sock (where its re-adopter takes callers back). */
+#define EGRETD_ATTEMPT_DIR	"/run/egretd-attempts"
 
 #define EGRET_ID_MAX		64
 

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "attempt/cgroup.h"
+#include "attempt/command.h"
+#include "attempt/gc.h"
+#include "attempt/state.h"
+#include "attempt/world.h"
+#include "daemon/adopt.h"
+#include "daemon/reply.h"
+#include "lib/exit.h"
+#include "lib/fdpass.h"
+#include "lib/log.h"
+#include "lib/loop.h"
+#include "lib/trust.h"
+#include "lib/util.h"
+
+#define ARGV_FILE_MAX	(1 << 20)
+#define HAND_OVER_WAIT_MS	10000	/* a re-adopter just forked may not listen yet */
+
+/* ---- the options, kept ------------------------------------------- */
+
+int daemon_adopt_save_argv(const char *id, int argc, char *const *argv)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	_cleanup_close_ int fd = -1;
+	int r = private_dir_ensure(EGRETD_ATTEMPT_DIR);
+
+	if (r == 0)
+		r = state_file_path(id, "argv", path, sizeof(path));
+	if (r < 0)
+		return r;
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (write(fd, argv[i], n) != (ssize_t)n) {
+			unlink(tmp);
+			return errno ? -errno : -EIO;
+		}
+	}
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		unlink(tmp);
+	}
+	return r;
+}
+
+/* The words of @id's argv file, into *@ret_argv (one allocation with the
+ * text after the pointers, NULL-terminated). Their number, or -errno. */
+static int load_argv(const char *id, char ***ret_argv)
+{
+	char path[PATH_MAX], *text, **argv;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int argc = 0;
+	size_t at;
+
+	if (state_file_path(id, "argv", path, sizeof(path)) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	/* Root's own file, as egretd made it. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_size <= 0 || st.st_size > ARGV_FILE_MAX)
+		return -EINVAL;
+	/* At most one word per byte, then NULL; the text after them. */
+	argv = malloc(((size_t)st.st_size + 1) * sizeof(char *) + (size_t)st.st_size);
+	if (!argv)
+		return -ENOMEM;
+	text = (char *)(argv + st.st_size + 1);
+	if (read(fd, text, (size_t)st.st_size) != st.st_size ||
+	    text[st.st_size - 1] != '\0') {
+		free(argv);
+		return -EINVAL;
+	}
+	for (at = 0; at < (size_t)st.st_size; at += strlen(text + at) + 1)
+		argv[argc++] = text + at;
+	argv[argc] = NULL;
+	*ret_argv = argv;
+	return argc;
+}
+
+/* ---- handing a caller over --------------------------------------- */
+
+static int hub_address(const char *id, struct sockaddr_un *sun)
+{
+	*sun = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	return state_file_path(id, "sock", sun->sun_path, sizeof(sun->sun_path));
+}
+
+/* The record of @id, read (not locked): for checks only. */
+static int read_record(const char *id, struct attempt_state *st)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+
+	if (!attempt_id_valid(id) ||
+	    path_fmt(path, sizeof(path), EGRET_RUN_DIR "/%s", id) < 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	return state_read_fd(fd, st);
+}
+
+int daemon_adopt_hand_over(int conn, uid_t uid, const char *id)
+{
+	struct attempt_state st;
+	struct sockaddr_un sun;
+	_cleanup_close_ int hub = -1;
+	char text[160];
+
+	/* Only the caller that started it: the record says whose it is. */
+	if (read_record(id, &st) < 0 || !st.daemon || st.caller != uid ||
+	    hub_address(st.id, &sun) < 0) {
+		snprintf(text, sizeof(text), "egretd: no attempt %.64s of uid %u to attach to (it may have ended while egretd was down)",
+			 id, (unsigned int)uid);
+		return daemon_refuse(conn, text);
+	}
+	for (int waited = 0; waited < HAND_OVER_WAIT_MS; waited += 100) {
+		hub = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (hub >= 0 && connect(hub, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+			break;
+		if (hub >= 0)
+			close(hub);
+		hub = -1;
+		poll(NULL, 0, 100);
+	}
+	if (hub < 0 || fd_send(hub, conn) < 0) {
+		snprintf(text, sizeof(text), "egretd: attempt %s is not being re-adopted (yet?)", st.id);
+		return daemon_refuse(conn, text);
+	}
+	log_info("uid %u attached again to attempt %s", (unsigned int)uid, st.id);
+	close(conn);
+	return 0;
+}
+
+/* ---- finding what to re-adopt ------------------------------------- */
+
+int daemon_adopt_find(struct adopt_candidate *ret, size_t max)
+{
+	_cleanup_(closedirp) DIR *d = opendir(EGRET_RUN_DIR);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)) && n < max) {
+		_cleanup_close_ int fd = -1;
+		struct attempt_state st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 || state_is_live(fd) != 0 || state_read_fd(fd, &st) < 0 ||
+		    !st.daemon)
+			continue;
+		memcpy(ret[n].id, st.id, sizeof(ret[n].id));
+		ret[n++].caller = st.caller;
+	}
+	return (int)n;
+}
+
+/* ---- the re-adopter ----------------------------------------------- */
+
+struct adopter {
+	struct attempt_control ctl;	/* .src: the hub, where callers come back */
+	struct loop_source client;	/* the caller's connection, once back */
+	struct loop_source timer;	/* ADOPT_CLIENT_GRACE_S without one */
+	const char *cgroup;
+};
+
+/* A pidfd for @pid if it is still a process of the attempt's @cgroup
+ * (a pid from the record may have been reused since), else -1. */
+static int member_pidfd(pid_t pid, const char *cgroup)
+{
+	char path[64], mnt[PATH_MAX], mine[PATH_MAX], full[PATH_MAX];
+	_cleanup_fclose_ FILE *f = NULL;
+	int pidfd;
+
+	if (pid <= 0)
+		return -1;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f || cgroup2_self_parse(f, mine, sizeof(mine)) < 0 ||
+	    cgroup2_mount(mnt, sizeof(mnt)) < 0 ||
+	    path_fmt(full, sizeof(full), "%s%s", mnt, mine) < 0 || strcmp(full, cgroup) ||
+	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
+		close(pidfd);
+		return -1;
+	}
+	return pidfd;
+}
+
+static void on_adopted_client(struct loop_source *src, uint32_t events)
+{
+	struct adopter *a = container_of(src, struct adopter, client);
+
+	daemon_client_event(&a->ctl, src, events);
+}
+
+/* A caller back: its connection is the attempt's from now (the newest,
+ * should it come twice). */
+static void take_client(struct adopter *a, int fd)
+{
+	if (a->client.fd >= 0) {
+		if (a->ctl.loop)
+			loop_unwatch(a->ctl.loop, &a->client);
+		close(a->client.fd);
+	}
+	a->client = (struct loop_source){ .fd = fd, .fn = on_adopted_client };
+	if (a->ctl.loop && loop_watch(a->ctl.loop, &a->client, EPOLLIN) < 0)
+		log_warn("cannot watch the caller's connection");
+	if (a->timer.fd >= 0)
+		timerfd_arm_ms(a->timer.fd, 0, false);	/* disarmed */
+}
+
+/* Every caller handed over so far (the hub does not block). */
+static void on_hub(struct loop_source *src, uint32_t events)
+{
+	struct adopter *a = container_of(src, struct adopter, ctl.src);
+	int conn, fd;
+
+	(void)events;
+	while ((conn = accept4(src->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		fd = fd_recv(conn);
+		close(conn);
+		if (fd >= 0)
+			take_client(a, fd);
+	}
+}
+
+static void on_no_client(struct loop_source *src, uint32_t events)
+{
+	struct adopter *a = container_of(src, struct adopter, timer);
+	uint64_t ticks;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0 || a->client.fd >= 0)
+		return;
+	log_warn("no caller came back within %d s: ending the attempt", ADOPT_CLIENT_GRACE_S);
+	if (a->ctl.child_pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, a->ctl.child_pidfd, SIGKILL, NULL, 0);
+	else
+		cgroup_kill_remove(a->cgroup, 0);
+}
+
+static int hub_listen(const char *id)
+{
+	struct sockaddr_un sun;
+	int fd, r;
+	mode_t old;
+
+	r = hub_address(id, &sun);
+	if (r < 0)
+		return r;
+	unlink(sun.sun_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 8) < 0 ? -errno : 0;
+	umask(old);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* COMMAND has ended, and the record still stands: a caller on its way
+ * back (handed over but not taken yet, or still reconnecting) gets the
+ * status, if it comes within ADOPT_STATUS_GRACE_S. */
+static void on_ended(struct attempt_control *ctl)
+{
+	struct adopter *a = container_of(ctl, struct adopter, ctl);
+	struct pollfd p = { .fd = ctl->src.fd, .events = POLLIN };
+
+	if (ctl->src.fd < 0)
+		return;
+	ctl->loop = NULL;	/* the loop is gone: nothing more to watch */
+	on_hub(&ctl->src, POLLIN);
+	if (a->client.fd < 0 && poll(&p, 1, ADOPT_STATUS_GRACE_S * 1000) > 0)
+		on_hub(&ctl->src, POLLIN);
+}
+
+/* The attempt's parts from what is left of it: the record's lock taken
+ * in *@who. 1 when there is one to re-adopt, 0 when another egretd has
+ * it, or -errno. */
+static int take_attempt(const char *id, struct attempt_adoptee *who)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!attempt_id_valid(id) ||
+	    path_fmt(path, sizeof(path), EGRET_RUN_DIR "/%s", id) < 0)
+		return -EINVAL;
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || state_read_fd(fd, &who->st) < 0 ||
+	    !who->st.daemon) {
+		close(fd);
+		return 0;
+	}
+	who->state_fd = fd;
+	who->keeper_pidfd = member_pidfd(who->st.keeper, who->st.cgroup);
+	who->command_pidfd = member_pidfd(who->st.command, who->st.cgroup);
+	if (state_file_path(id, "exit", path, sizeof(path)) == 0)
+		who->exit_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	return 1;
+}
+
+int daemon_adopt(const char *id)
+{
+	struct attempt_adoptee who = { .state_fd = -1, .keeper_pidfd = -1,
+				       .command_pidfd = -1, .exit_fd = -1 };
+	struct adopter a = { .client = { .fd = -1 }, .timer = { .fd = -1 } };
+	struct attempt_world world = WORLD_NONE;
+	_cleanup_free_ char **argv = NULL;
+	int argc, r, status = EXIT_SETUP;
+
+	r = take_attempt(id, &who);
+	if (r <= 0)
+		return r < 0 ? EXIT_SETUP : 0;
+	a.cgroup = who.st.cgroup;
+	argc = load_argv(id, &argv);
+	if (argc < 0 || (who.keeper_pidfd >= 0 &&
+			 world_read(&world, who.keeper_pidfd, who.st.keeper) < 0)) {
+		log_error("attempt %s cannot be re-adopted (%s): removing it", id,
+			  argc < 0 ? "its options are gone" : "its namespaces are gone");
+		r = attempt_teardown(who.st.cgroup, who.st.pins);
+		if (r == 0)
+			state_remove(id);
+		close(who.state_fd);
+		return EXIT_SETUP;
+	}
+	a.ctl = (struct attempt_control){ .src = { .fn = on_hub }, .child_pidfd = -1,
+		.uid_lock_fd = -1, .world = &world, .caller = who.st.caller,
+		.extra = &a.timer, .ended = on_ended };
+	a.ctl.src.fd = hub_listen(id);
+	a.timer = (struct loop_source){ .fn = on_no_client,
+		.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };
+	if (a.ctl.src.fd < 0 || a.timer.fd < 0 ||
+	    timerfd_arm_ms(a.timer.fd, ADOPT_CLIENT_GRACE_S * 1000, false) < 0) {
+		log_error_errno(a.ctl.src.fd < 0 ? a.ctl.src.fd : -errno,
+				"attempt %s: listen for its caller", id);
+		cgroup_kill_remove(who.st.cgroup, 0);
+	}
+	log_info("attempt %s: re-adopting it for uid %u (COMMAND %s)", id,
+		 (unsigned int)who.st.caller, who.keeper_pidfd >= 0 ? "runs" : "has ended");
+	status = attempt_command_readopt(argc, argv, &who, &a.ctl);
+	if (a.client.fd >= 0) {
+		daemon_send_exit(a.client.fd, status);
+		daemon_linger_close(a.client.fd);
+	}
+	if (a.ctl.src.fd >= 0)
+		close(a.ctl.src.fd);
+	if (a.timer.fd >= 0)
+		close(a.timer.fd);
+	/* The keeper's pidfd (world.pidfd) went with the attempt. */
+	if (who.command_pidfd >= 0)
+		close(who.command_pidfd);
+	return status;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * lib/fdpass.h - one fd over a unix socket (SCM_RIGHTS), with one byte
+ * of data so that a SOCK_SEQPACKET message carries it.
+ */
+#ifndef EGRET_FDPASS_H
+#define EGRET_FDPASS_H
+
+/* 0 or -errno. */
+int fd_send(int sock, int fd);
+
+/* The fd received (close-on-exec), or -errno: -EPIPE for no message,
+ * -EPROTO for a message without exactly one fd. */
+int fd_recv(int sock);
+
+#endif
