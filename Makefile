@@ -56,7 +56,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
+.PHONY: install uninstall install-check all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -145,7 +145,7 @@ clients: $(OUT)/egret helpers
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory unit bpf-tests integration redteam clients
+	@$(MAKE) --no-print-directory unit bpf-tests integration redteam clients install-check
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
@@ -225,6 +225,53 @@ fuzz: deps
 include tests/bpf/bpf.mk
 
 -include $(USER_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d) $(UNIT_TESTS:=.d)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: what a package would run.
+# The binary, egretd as a link to it, man pages, docs, systemd units,
+# examples of the two configurations (never the live files: an
+# operator's are never overwritten).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+BINDIR = $(PREFIX)/bin
+SBINDIR = $(PREFIX)/sbin
+MANDIR = $(PREFIX)/share/man
+DOCDIR = $(PREFIX)/share/doc/egret
+UNITDIR = $(PREFIX)/lib/systemd/system
+EXAMPLEDIR = $(DOCDIR)/examples
+DOCS = README.md BENCHMARKS.md $(wildcard docs/*.md)
+INSTALLED = $(BINDIR)/egret $(SBINDIR)/egretd \
+	$(MANDIR)/man1/egret.1 $(MANDIR)/man8/egretd.8 $(MANDIR)/man5/egret-policy.5 \
+	$(UNITDIR)/egretd.socket $(UNITDIR)/egretd.service \
+	$(EXAMPLEDIR)/miner.service $(EXAMPLEDIR)/egretd.yaml $(EXAMPLEDIR)/policy.yaml \
+	$(SYSCONFDIR)/egret/egretd.yaml.example $(SYSCONFDIR)/egret/policy.yaml.example \
+	$(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
+
+install: $(OUT)/egret
+	install -D -m 0755 $(OUT)/egret $(DESTDIR)$(BINDIR)/egret
+	install -d $(DESTDIR)$(SBINDIR)
+	ln -sfn $(shell realpath -m --relative-to=$(SBINDIR) $(BINDIR))/egret $(DESTDIR)$(SBINDIR)/egretd
+	install -D -m 0644 docs/man/egret.1 $(DESTDIR)$(MANDIR)/man1/egret.1
+	install -D -m 0644 docs/man/egretd.8 $(DESTDIR)$(MANDIR)/man8/egretd.8
+	install -D -m 0644 docs/man/egret-policy.5 $(DESTDIR)$(MANDIR)/man5/egret-policy.5
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(SYSCONFDIR)/egret
+	sed 's|/usr/local/sbin|$(SBINDIR)|g' tools/deploy/systemd/egretd.service >$(DESTDIR)$(UNITDIR)/egretd.service
+	install -m 0644 tools/deploy/systemd/egretd.socket $(DESTDIR)$(UNITDIR)/egretd.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/egretd.service
+	install -m 0644 tools/deploy/systemd/miner.service.example $(DESTDIR)$(EXAMPLEDIR)/miner.service
+	install -m 0644 tools/deploy/egretd.yaml.example $(DESTDIR)$(EXAMPLEDIR)/egretd.yaml
+	install -m 0644 tools/deploy/policy.yaml.example $(DESTDIR)$(EXAMPLEDIR)/policy.yaml
+	install -m 0644 tools/deploy/egretd.yaml.example $(DESTDIR)$(SYSCONFDIR)/egret/egretd.yaml.example
+	install -m 0644 tools/deploy/policy.yaml.example $(DESTDIR)$(SYSCONFDIR)/egret/policy.yaml.example
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/egret 2>/dev/null
+
+# The install into an empty directory is the tree the docs describe, and
+# every man page renders without a warning; uninstall leaves nothing.
+install-check: $(OUT)/egret
+	@tools/install-check.sh $(OUT)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h

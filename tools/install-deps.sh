@@ -17,6 +17,8 @@ packages=(
 	# the real-client suite (tests/clients): the clients, and what its
 	# servers need (git http-backend and daemon, an apt repository)
 	wget git python3 python3-pip golang-go bind9-host dpkg-dev apt
+	# make install-check: man pages rendered, units verified
+	man-db groff-base systemd
 )
 # Node.js may come from elsewhere than Debian (NodeSource ships npm inside
 # its nodejs): ask for Debian's only when the command is missing.

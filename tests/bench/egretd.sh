@@ -65,10 +65,16 @@ done
 all_running=$(date +%s%N)
 # Memory while every attempt runs: egretd's processes (the accept loop and
 # one per attempt), their resident set; the attempts' maps are kernel memory.
-rss=0 n=0
+# And each attempt's keeper, its handler's child (COMMAND's parent).
+rss=0 n=0 krss=0 kn=0
 for p in $(pgrep -P "$EPID") "$EPID"; do
 	r=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null)
 	[ -n "$r" ] && rss=$((rss + r)) n=$((n + 1))
+	[ "$p" = "$EPID" ] && continue
+	for k in $(pgrep -P "$p"); do
+		r=$(awk '/^VmRSS/ { print $2 }' "/proc/$k/status" 2>/dev/null)
+		[ -n "$r" ] && krss=$((krss + r)) kn=$((kn + 1))
+	done
 done
 touch "$W/go"
 wait $(jobs -p | grep -v "^$EPID$") 2>/dev/null
@@ -88,6 +94,7 @@ echo "| attempts that ran COMMAND and exited 0 | $ok of $BURST |"
 echo "| caller start to COMMAND running, ms: p50 / p90 / max | $(pct 0.5) / $(pct 0.9) / $(pct 1) |"
 echo "| all $BURST COMMANDs running, ms after the first caller started | $(( (all_running - start) / 1000000 )) |"
 echo "| egretd's processes while all run: count, resident KiB total, per attempt | $n, $rss, $(( rss / (n > 1 ? n - 1 : 1) )) |"
+echo "| their keepers (COMMAND's parents): count, resident KiB total, per attempt | $kn, $krss, $(( krss / (kn > 0 ? kn : 1) )) |"
 echo "| all exited, ms after the first caller started (each COMMAND waits until all run) | $(( (done_at - start) / 1000000 )) |"
 grep -h . "$W"/err.* 2>/dev/null | sort | uniq -c | sort -rn | head -5 | sed 's/^/  stderr: /'
 INNER

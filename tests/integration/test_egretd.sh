@@ -488,3 +488,26 @@ SH
 	assert_eq "$beat" "$(cat "$TDIR/rp.beat")" "COMMAND's heartbeat after the attempt was torn down"
 	egretd_stop
 }
+
+# The miner's way: Node's child_process.spawn of `egret run --repo R --
+# AGENT` (tools/deploy/node/egret-spawn.js), as the unprivileged caller:
+# piped stdio and the exit code, a kill from Node reaching the attempt,
+# a repository the caller may not select refused with one line.
+t_egretd_node_miner() {
+	local src out
+	src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/deploy/node"
+	egretd_start
+	mkdir -m 755 "$TDIR/node"
+	cp "$src/egret-spawn.js" "$src/miner-check.js" "$TDIR/node/"
+	out=$(timeout -k 5 90 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		node "$TDIR/node/miner-check.js" "$EGRET" "$EGRETD_SOCK" "$TDIR" 2>&1)
+	assert_contains "piped-code: 7" "$out" "the agent's exit code, as Node saw it"
+	assert_contains "piped-out: in:hello" "$out" "what Node wrote to the agent's stdin, read back"
+	assert_contains "piped-err: to-err" "$out" "the agent's stderr, piped to Node"
+	assert_contains "killed-code: 9" "$out" "the status of an agent Node killed"
+	assert_contains "killed-trap: got-term" "$out" "the agent's trap for Node's SIGTERM"
+	assert_contains "foreign-code: 125" "$out" "a repository the miner may not select"
+	assert_contains "foreign-said: callers.repos" "$out" "why it was refused"
+	egretd_stop
+}
