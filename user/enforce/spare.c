@@ -292,10 +292,11 @@ void spare_make_async(__u32 max_entries, __u32 max_cidrs)
 		return;
 	}
 	/* Twice, so the maker is nobody's child we must wait for; no fd of
-	 * ours (sockets, the attempt's record lock) goes with it. */
+	 * ours (sockets, the attempt's record and uid locks) goes with it:
+	 * closed before the second fork, which we do not wait for. */
+	close_range(3, ~0U, 0);
 	if (fork() != 0)
 		_exit(0);
-	close_range(3, ~0U, 0);
 	setsid();
 	/* Off the attempt's network namespace (egret may run in one a test or
 	 * a container made): loading needs none, and holding it keeps it. */
