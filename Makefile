@@ -56,7 +56,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: install uninstall install-check all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
+.PHONY: install uninstall install-check deploy-test all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -145,7 +145,7 @@ clients: $(OUT)/egret helpers
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory unit bpf-tests integration redteam clients install-check
+	@$(MAKE) --no-print-directory unit bpf-tests integration redteam clients install-check deploy-test
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers
@@ -267,6 +267,12 @@ install: $(OUT)/egret
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/egret 2>/dev/null
+
+# egretd in a real Docker container beside an unprivileged miner
+# container (docs/DEPLOYMENT.md, "Docker"); needs docker.io
+# (tools/install-deps.sh deploy), skipped without it outside CI.
+deploy-test: $(OUT)/egret helpers
+	@tests/deploy/docker.sh
 
 # The install into an empty directory is the tree the docs describe, and
 # every man page renders without a warning; uninstall leaves nothing.

@@ -3,6 +3,10 @@
 # Idempotent: prints nothing and touches nothing when all are present.
 #   tools/install-deps.sh          build, test, demo
 #   tools/install-deps.sh bench    plus what `make bench` compares against
+#   tools/install-deps.sh deploy   plus Docker, for tests/deploy/docker.sh (CI
+#                                  installs it; on a host of your own it is
+#                                  yours to choose: its package starts a
+#                                  system dockerd where systemd runs)
 set -euo pipefail
 
 packages=(
@@ -27,6 +31,11 @@ command -v npm >/dev/null || packages+=(npm)
 # make bench: the iptables/ipset and HTTP-proxy baselines, its report.
 if [ "${1:-}" = bench ]; then
 	packages+=(iptables ipset tinyproxy python3)
+fi
+# The Docker deployment's test: Debian's engine (the test starts a dockerd
+# of its own and never the packaged service).
+if [ "${1:-}" = deploy ]; then
+	packages+=(docker.io docker-compose)
 fi
 
 # The user tests and the demo run COMMAND as: one of their own, never a

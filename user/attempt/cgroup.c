@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <linux/types.h>
 
 #include "attempt/cgroup.h"
 #include "lib/util.h"
@@ -79,6 +82,81 @@ int cgroup2_self(char *ret, size_t len)
 	if (!f)
 		return -errno;
 	return cgroup2_self_parse(f, ret, len);
+}
+
+/* The kernel's handle type for kernfs (cgroup) files: the cgroup id. */
+#ifndef FILEID_KERNFS
+#define FILEID_KERNFS	0xfe
+#endif
+
+int cgroup2_path_of_id(uint64_t id, char *ret, size_t len)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h = {};
+	char mnt[PATH_MAX], link[64], path[PATH_MAX];
+	_cleanup_close_ int mfd = -1, fd = -1;
+	size_t n;
+	ssize_t got;
+	int r;
+
+	r = cgroup2_mount(mnt, sizeof(mnt));
+	if (r < 0)
+		return r;
+	mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return -errno;
+	h.fh.handle_bytes = sizeof(uint64_t);
+	h.fh.handle_type = FILEID_KERNFS;
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(mfd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	got = readlink(link, path, sizeof(path) - 1);
+	if (got < 0)
+		return -errno;
+	path[got] = '\0';
+	/* Our mount's path of it; the cgroup's is what follows the mount. */
+	n = strlen(mnt);
+	if (strncmp(path, mnt, n) || (path[n] != '/' && path[n] != '\0'))
+		return -EXDEV;
+	if ((size_t)snprintf(ret, len, "%s", path[n] ? path + n : "/") >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* PIDFD_GET_INFO (Linux 6.13), which Debian 12's headers predate: the
+ * first version of its struct. */
+struct egret_pidfd_info {
+	__u64 mask;
+	__u64 cgroupid;
+	__u32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	__u32 spare0[1];
+};
+#define EGRET_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct egret_pidfd_info)
+#define EGRET_PIDFD_INFO_CGROUPID	(1ULL << 2)
+
+int cgroup2_of_pid(pid_t pid, int pidfd, char *ret, size_t len)
+{
+	struct egret_pidfd_info info = { .mask = EGRET_PIDFD_INFO_CGROUPID };
+	_cleanup_fclose_ FILE *f = NULL;
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	r = cgroup2_self_parse(f, ret, len);
+	if (r < 0 || strncmp(ret, "/..", 3))
+		return r;
+	if (ioctl(pidfd, EGRET_PIDFD_GET_INFO, &info) < 0)
+		return errno == ENOTTY || errno == EINVAL ? -EXDEV : -errno;
+	if (!(info.mask & EGRET_PIDFD_INFO_CGROUPID))
+		return -EXDEV;
+	return cgroup2_path_of_id(info.cgroupid, ret, len);
 }
 
 int cgroup_check_dir(const char *path)

@@ -3,7 +3,9 @@
 #ifndef EGRET_CGROUP_H
 #define EGRET_CGROUP_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Mount point of cgroup2 in a /proc/self/mountinfo stream. -ENOENT if none. */
 int cgroup2_mount_parse(FILE *mountinfo, char *ret, size_t len);
@@ -14,6 +16,24 @@ int cgroup2_self_parse(FILE *proc_cgroup, char *ret, size_t len);
 /* Both from /proc/self. */
 int cgroup2_mount(char *ret, size_t len);
 int cgroup2_self(char *ret, size_t len);
+
+/*
+ * The path ("/a/b", from the cgroup2 root) of the cgroup whose id is @id,
+ * as the kernel finds it (open_by_handle_at on our cgroup2 mount, which
+ * must show the whole hierarchy): for a process whose /proc/PID/cgroup
+ * reads "/.." from a cgroup namespace of our own. -EXDEV when our mount
+ * does not reach it; needs CAP_DAC_READ_SEARCH.
+ */
+int cgroup2_path_of_id(uint64_t id, char *ret, size_t len);
+
+/*
+ * The cgroup of process @pid (its pidfd @pidfd), from the cgroup2 root.
+ * /proc/PID/cgroup says it relative to our cgroup namespace: from egretd
+ * in a container of its own (a private cgroup namespace, Docker's default)
+ * that reads "/../...". Then the kernel's cgroup id of the pidfd
+ * (PIDFD_GET_INFO, Linux 6.13) names it instead; -EXDEV without.
+ */
+int cgroup2_of_pid(pid_t pid, int pidfd, char *ret, size_t len);
 
 /* Is @path a directory on a cgroup2 filesystem? 0, -ENOTDIR, -EMEDIUMTYPE. */
 int cgroup_check_dir(const char *path);

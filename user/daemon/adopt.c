@@ -195,8 +195,7 @@ struct adopter {
  * (a pid from the record may have been reused since), else -1. */
 static int member_pidfd(pid_t pid, const char *cgroup)
 {
-	char path[64], mnt[PATH_MAX], mine[PATH_MAX], full[PATH_MAX];
-	_cleanup_fclose_ FILE *f = NULL;
+	char mnt[PATH_MAX], mine[PATH_MAX], full[PATH_MAX];
 	int pidfd;
 
 	if (pid <= 0)
@@ -204,9 +203,7 @@ static int member_pidfd(pid_t pid, const char *cgroup)
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f || cgroup2_self_parse(f, mine, sizeof(mine)) < 0 ||
+	if (cgroup2_of_pid(pid, pidfd, mine, sizeof(mine)) < 0 ||
 	    cgroup2_mount(mnt, sizeof(mnt)) < 0 ||
 	    path_fmt(full, sizeof(full), "%s%s", mnt, mine) < 0 || strcmp(full, cgroup) ||
 	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {

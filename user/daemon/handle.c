@@ -221,7 +221,9 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 		return daemon_refusef(conn, "egretd: out of memory");
 	r = daemon_peer_read(conn, &peer);
 	if (r < 0)
-		return daemon_refusef(conn, "egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
+		return daemon_refusef(conn, r == -EXDEV ?
+			"egretd cannot place the caller's cgroup from its own cgroup namespace: give egretd a cgroup2 mount of the whole hierarchy" :
+			"egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
 			      strerror(-r));
 	k = daemon_config_caller(cfg, peer.uid, peer.cgroup);
 	if (!k)

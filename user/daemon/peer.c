@@ -42,18 +42,6 @@ static bool peer_alive(const struct daemon_peer *p)
 	return syscall(SYS_pidfd_send_signal, p->pidfd, 0, NULL, 0) == 0;
 }
 
-static int read_cgroup(pid_t pid, char *ret, size_t len)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	return cgroup2_self_parse(f, ret, len);
-}
-
 /* The effective uid the process has now (SO_PEERCRED's is the effective
  * one at connect()). */
 static int read_uid(pid_t pid, uid_t *ret)
@@ -91,7 +79,7 @@ int daemon_peer_read(int fd, struct daemon_peer *ret)
 	p.pidfd = pidfd_of(fd, cred.pid);
 	if (p.pidfd < 0)
 		return p.pidfd;
-	r = read_cgroup(p.pid, p.cgroup, sizeof(p.cgroup));
+	r = cgroup2_of_pid(p.pid, p.pidfd, p.cgroup, sizeof(p.cgroup));
 	if (r == 0)
 		r = read_uid(p.pid, &now);
 	if (r == 0 && now != p.uid)

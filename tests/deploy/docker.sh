@@ -1,0 +1,306 @@
+#!/bin/bash
+# shellcheck disable=SC2015,SC2016,SC2013 # `A && ok || bad` (ok never fails); sh -c scripts; words of subtree_control
+# tests/deploy/docker.sh - egretd in a Docker container beside an unchanged,
+# unprivileged miner container, for real (docs/DEPLOYMENT.md, "Docker").
+#
+# A dockerd of its own (its data root, exec root and socket; no iptables,
+# no default bridge), images imported from directories made here out of
+# this machine's own binaries and their libraries (no registry), and one
+# --internal network with no route out, 203.0.113.0/24, on which:
+#   world-a 203.0.113.10  DNS for the test names, sink on 80 and 443
+#   world-b 203.0.113.11  sink on 80: a destination no policy allows
+#   miner   203.0.113.2   uid 1000, Docker's default capabilities and
+#                         seccomp, egretd's socket directory read-only
+# egretd runs in a container of its own with the host's PID and cgroup
+# namespaces, the host's cgroup2 and bpffs mounts, its state in host
+# directories, and no network.
+#
+# Asserted: an ecosystem's name (npm) and a repository's extra host
+# (octo/app) work, the latter only for that repository; a denied address
+# is refused and nothing reaches world-b; the miner's own traffic is not
+# restricted; the miner has no added capability and is not root; killing
+# egretd's container leaves the attempt enforced (nothing reaches the
+# world meanwhile) and a restarted egretd container re-adopts it; nothing
+# is left behind. Root only. Usage: tests/deploy/docker.sh
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+EGRET=$ROOT/build/egret HELPERS=$ROOT/build/helpers
+D=/run/egret-docker-$$
+DATA=/var/lib/egret-docker-$$
+NET=egt-net-$$
+DOCKER=(/usr/bin/docker -H "unix://$D/docker.sock")
+PASSED=0 FAILED=0
+
+say() { echo "docker.sh: $*"; }
+ok() { echo "ok    $1"; PASSED=$((PASSED + 1)); }
+bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "        $l"; done; FAILED=$((FAILED + 1)); }
+check() {	# WHAT WANT GOT
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "want '$2'" "got  '$3'"; fi
+}
+check_has() {	# WHAT NEEDLE HAYSTACK
+	case "$3" in *"$2"*) ok "$1" ;; *) bad "$1" "want '$2' in" "$3" ;; esac
+}
+
+# ---- the daemon, the images, the network -------------------------------
+
+cleanup() {
+	local c
+	# EGRET_DOCKER_KEEP=1: leave it all up to look at (then run again
+	# with EGRET_DOCKER_CLEAN=PID to remove it).
+	if [ "${EGRET_DOCKER_KEEP:-}" = 1 ]; then
+		say "kept: DOCKER=(${DOCKER[*]}), $D, $DATA, dockerd pid ${DOCKERD_PID:-}"
+		return
+	fi
+	if [ -S "$D/docker.sock" ]; then
+		for c in $("${DOCKER[@]}" ps -aq 2>/dev/null); do
+			"${DOCKER[@]}" rm -f "$c" >/dev/null 2>&1
+		done
+		"${DOCKER[@]}" network rm "$NET" >/dev/null 2>&1
+		"${DOCKER[@]}" image prune -af >/dev/null 2>&1
+	fi
+	if [ -n "${DOCKERD_PID:-}" ]; then
+		kill "$DOCKERD_PID" 2>/dev/null
+		for _ in $(seq 150); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.1; done
+	fi
+	# What egretd's container may have left (it was killed on purpose):
+	# its records say where, as egretd's container saw it.
+	for rec in "$D"/state/run-egret/*; do
+		[ -f "$rec" ] || continue
+		local cg pins
+		cg=$(sed -n 's|^cgroup=/sys/fs/cgroup||p' "$rec") pins=$(sed -n 's/^pins=//p' "$rec")
+		[ -n "$cg" ] && { echo 1 >"$cg2$cg/cgroup.kill"; sleep 0.2; rmdir "$cg2$cg"; } 2>/dev/null
+		[ -n "$pins" ] && rm -rf "$pins"
+		say "removed what attempt $(basename "$rec") left"
+	done
+	# The parent cgroup dockerd made for its containers.
+	rmdir "$cg2/docker" 2>/dev/null
+	# runc may have enabled controllers at the cgroup2 root.
+	# Refused (EBUSY) while the removed cgroups are still dying: again.
+	[ -n "${subtree_before+x}" ] && for c in $(cat "$cg2/cgroup.subtree_control"); do
+		case " $subtree_before " in *" $c "*) continue ;; esac
+		for _ in $(seq 50); do
+			echo "-$c" >"$cg2/cgroup.subtree_control" 2>/dev/null && break
+			sleep 0.1
+		done
+	done
+	# dockerd makes /run/docker/plugins whatever its exec root.
+	[ "${run_docker_before:-1}" = 0 ] && rm -rf /run/docker
+	umount "$DATA" 2>/dev/null
+	rm -rf "$D" "$DATA"
+}
+trap cleanup EXIT
+
+cg2=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+[ "$(id -u)" = 0 ] || { say "root only"; exit 1; }
+[ -n "$cg2" ] || { say "no cgroup2 mount"; exit 1; }
+if [ ! -x /usr/sbin/dockerd ] || ! command -v docker-compose >/dev/null; then
+	# Under CI=true it must run; elsewhere Docker is the operator's choice.
+	if [ "${CI:-}" = true ]; then
+		echo "FAIL  docker.sh: no dockerd or docker-compose (CI=true: tools/install-deps.sh deploy installs docker.io and docker-compose)"
+		exit 1
+	fi
+	echo "SKIP: tests/deploy/docker.sh needs Debian's docker.io and docker-compose (sudo tools/install-deps.sh deploy)"
+	exit 0
+fi
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+subtree_before=$(cat "$cg2/cgroup.subtree_control")
+[ -e /run/docker ] && run_docker_before=1 || run_docker_before=0
+mkdir -p "$D" "$DATA" "$D/sock" "$D/world" "$D/out" \
+	"$D/state/run-egret" "$D/state/uids" "$D/state/attempts" "$D/state/lib" "$D/etc-egret"
+chmod 755 "$D" "$D/sock" "$D/etc-egret"
+chmod 1777 "$D/out"
+
+# dockerd sees cgroup v2 where it looks for it (this host mounts it at
+# $cg2, beside v1): a private mount namespace with cgroup2 on /sys/fs/cgroup.
+unshare --mount --propagation private sh -c '
+	mount -t cgroup2 none /sys/fs/cgroup || exit 1
+	exec /usr/sbin/dockerd --data-root "$1" --exec-root "$2/exec" \
+		-H "unix://$2/docker.sock" --pidfile "$2/docker.pid" \
+		--bridge=none --iptables=false --ip6tables=false --ip-masq=false \
+		--userland-proxy=false --log-level=warn' sh "$DATA" "$D" >"$D/dockerd.log" 2>&1 &
+DOCKERD_PID=$!
+for _ in $(seq 300); do "${DOCKER[@]}" info >/dev/null 2>&1 && break; sleep 0.1; done
+"${DOCKER[@]}" info >/dev/null 2>&1 || { say "dockerd did not start: $(tail -5 "$D/dockerd.log")"; exit 1; }
+check "dockerd uses cgroup v2" 2 "$("${DOCKER[@]}" info --format '{{.CgroupVersion}}')"
+
+# image NAME BINARY...: a root filesystem of these binaries and the
+# libraries they load, a passwd with root and the miner, /tmp and /work.
+image() {
+	local name=$1 r="$D/root-$1" f l
+	shift
+	mkdir -p "$r"/{etc,tmp,work,run,proc,sys,dev,usr/bin,usr/sbin,usr/lib,lib64}
+	chmod 1777 "$r/tmp" "$r/work"
+	for f in "$@"; do
+		cp -aL "$f" "$r/usr/bin/$(basename "$f")"
+		for l in $(ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^\t\// { print $1 }'); do
+			mkdir -p "$r$(dirname "$l")"
+			cp -aL "$l" "$r$l"
+		done
+	done
+	ln -s egret "$r/usr/bin/egretd" 2>/dev/null
+	ln -s ../bin/egret "$r/usr/sbin/egretd"
+	ln -s usr/bin "$r/bin"
+	printf 'root:x:0:0::/root:/bin/sh\nminer:x:1000:1000::/work:/bin/sh\nnobody:x:65534:65534::/:/bin/sh\n' >"$r/etc/passwd"
+	printf 'root:x:0:\nminer:x:1000:\nnogroup:x:65534:\n' >"$r/etc/group"
+	tar -C "$r" -c . | "${DOCKER[@]}" import - "egt/$name:$$" >/dev/null ||
+		{ say "import $name failed"; exit 1; }
+	rm -rf "$r"
+}
+tools=(/bin/sh /bin/sleep /bin/cat /bin/touch /bin/id /bin/grep)
+image egretd "$EGRET" "${tools[@]}"
+image miner "$EGRET" "$HELPERS/probe" "${tools[@]}"
+image world "$HELPERS/sink" /usr/sbin/dnsmasq "${tools[@]}"
+"${DOCKER[@]}" network create --internal --subnet 203.0.113.0/24 "$NET" >/dev/null ||
+	{ say "network create failed"; exit 1; }
+
+# ---- the world -----------------------------------------------------------
+
+"${DOCKER[@]}" run -d --name egt-world-a --network "$NET" --ip 203.0.113.10 \
+	-v "$D/world:/log" "egt/world:$$" sh -c '
+	dnsmasq --no-daemon --user=root --pid-file=/tmp/dnsmasq.pid --no-resolv --no-hosts --listen-address=203.0.113.10 \
+		--bind-interfaces --log-queries --log-facility=/log/dns.log \
+		--host-record=registry.npmjs.org,203.0.113.10 \
+		--host-record=extra.example.com,203.0.113.10 \
+		--host-record=denied.example.com,203.0.113.11 &
+	exec sink /log/a.log tcp:203.0.113.10:80 tcp:203.0.113.10:443' >/dev/null
+"${DOCKER[@]}" run -d --name egt-world-b --network "$NET" --ip 203.0.113.11 \
+	-v "$D/world:/log" "egt/world:$$" sink /log/b.log tcp:203.0.113.11:80 >/dev/null
+for _ in $(seq 100); do
+	grep -q ready "$D/world/a.log" 2>/dev/null && grep -q ready "$D/world/b.log" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q ready "$D/world/b.log" 2>/dev/null || { say "the world did not start"; exit 1; }
+
+# ---- egretd's container ---------------------------------------------------
+
+cat >"$D/etc-egret/egretd.yaml" <<'CONF'
+version: 1
+socket:
+  path: /run/egretd/egret.sock
+  group: 1000
+attempts:
+  uids: 200000-200099
+  max: 8
+callers:
+  - uid: 1000
+    cgroup: /docker/*
+    repos: [octo/app]
+CONF
+cat >"$D/etc-egret/policy.yaml" <<'POLICY'
+version: 1
+os_registries: []
+git_remote: false
+ecosystems: [npm]
+repos:
+  octo/app:
+    hosts: ["extra.example.com:443"]
+POLICY
+chmod 644 "$D/etc-egret/"*
+# egretd and the miner as tools/deploy/docker/compose.yaml runs them; the
+# test's override adds only the miner's place on the test network, its
+# resolver (world-a) and a directory for results.
+export DOCKER_HOST="unix://$D/docker.sock" EGRETD_IMAGE="egt/egretd:$$" MINER_IMAGE="egt/miner:$$"
+export EGRETD_SOCKET_DIR="$D/sock" EGRETD_CONFIG_DIR="$D/etc-egret" EGRETD_STATE_DIR="$D/state"
+cat >"$D/compose.test.yaml" <<YAML
+version: "3.9"
+services:
+  miner:
+    working_dir: /work
+    networks:
+      test: { ipv4_address: 203.0.113.2 }
+    volumes:
+      - $D/resolv.conf:/etc/resolv.conf:ro
+      - $D/out:/out
+networks:
+  test:
+    external: true
+    name: $NET
+YAML
+COMPOSE=(docker-compose -p "egt$$" -f "$ROOT/tools/deploy/docker/compose.yaml" -f "$D/compose.test.yaml")
+egretd_run() {
+	"${COMPOSE[@]}" up -d egretd >"$D/compose.log" 2>&1 || say "compose up egretd: $(cat "$D/compose.log")"
+	for _ in $(seq 100); do [ -S "$D/sock/egret.sock" ] && break; sleep 0.1; done
+}
+echo "nameserver 203.0.113.10" >"$D/resolv.conf"
+egretd_run
+EGRETD_C=$("${COMPOSE[@]}" ps -q egretd)
+[ -S "$D/sock/egret.sock" ] || { say "egretd did not start: $("${DOCKER[@]}" logs "$EGRETD_C" 2>&1 | tail -5)"; exit 1; }
+check "egretd's container has a cgroup namespace of its own (Docker's default)" private \
+	"$("${DOCKER[@]}" inspect -f '{{.HostConfig.CgroupnsMode}}' "$EGRETD_C")"
+
+# ---- the miner ------------------------------------------------------------
+
+"${COMPOSE[@]}" up -d miner >"$D/compose.log" 2>&1 || { say "compose up miner: $(cat "$D/compose.log")"; exit 1; }
+MINER_C=$("${COMPOSE[@]}" ps -q miner)
+miner() { "${DOCKER[@]}" exec "$MINER_C" "$@" 2>&1; }
+
+check "the miner container adds no capability" "[]" \
+	"$("${DOCKER[@]}" inspect -f '{{json .HostConfig.CapAdd}}' "$MINER_C" | sed 's/null/[]/')"
+check "the miner runs as uid 1000" "1000" "$(miner id -u)"
+check "the miner's bounding set is Docker's default, nothing added" "00000000a80425fb" \
+	"$(miner grep CapBnd /proc/self/status | awk '{ print $2 }')"
+check "the miner holds no effective capability (uid 1000)" "0000000000000000" \
+	"$(miner grep CapEff /proc/self/status | awk '{ print $2 }')"
+
+# ---- attempts ---------------------------------------------------------------
+
+tok() { echo "$1-$$-$RANDOM"; }
+t_npm=$(tok npm) t_extra=$(tok extra) t_deny=$(tok deny) t_own=$(tok own) t_norepo=$(tok norepo)
+out=$(miner egret run --repo octo/app -- sh -c "
+	echo npm: \$(probe tcp-name registry.npmjs.org 443 $t_npm 4 2>/dev/null)
+	echo extra: \$(probe tcp-name extra.example.com 443 $t_extra 4 2>/dev/null)
+	echo denied: \$(probe tcp 203.0.113.11 80 $t_deny 2>/dev/null)")
+check_has "an ecosystem's name (npm) through egretd" "npm: ok" "$out"
+check_has "the repository's extra host (octo/app)" "extra: ok" "$out"
+check_has "a denied address is refused" "denied: err ECONNREFUSED" "$out"
+out=$(miner egret run -- sh -c "echo extra: \$(probe tcp-name extra.example.com 443 $t_norepo 4 2>/dev/null)")
+case "$out" in *"extra: ok"*) bad "octo/app's extra host without --repo is denied" "$out" ;;
+	*) ok "octo/app's extra host without --repo is denied" ;; esac
+check "the miner's own traffic is not restricted" ok "$(miner probe tcp 203.0.113.11 80 "$t_own" 2>/dev/null)"
+grep -q "data=$t_npm" "$D/world/a.log" && ok "the npm flow reached world-a" || bad "the npm flow reached world-a" "$(cat "$D/world/a.log")"
+grep -q "data=$t_extra" "$D/world/a.log" && ok "the extra host's flow reached world-a" || bad "the extra host's flow reached world-a"
+grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world-b (the barrier)" || bad "the miner's own flow reached world-b"
+! grep -q "data=$t_deny" "$D/world/b.log" && ok "nothing of the denied flow reached world-b" || bad "the denied flow reached world-b"
+! grep -q "data=$t_norepo" "$D/world/a.log" && ok "nothing of the other repository's flow reached world-a" || bad "the other repository's flow reached world-a"
+
+# ---- egretd's container killed mid-attempt -----------------------------------
+
+t_k=$(tok killed) t_kname=$(tok kname) t_after=$(tok after)
+rm -f "$D/out/"*
+"${DOCKER[@]}" exec -d "$MINER_C" sh -c "egret run --repo octo/app -- sh -c '
+	touch /out/started
+	i=0; while [ ! -e /out/down ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	echo denied: \$(probe tcp 203.0.113.11 80 $t_k 2>/dev/null) >/out/down.txt
+	echo name: \$(probe tcp-name registry.npmjs.org 443 $t_kname 4 2>/dev/null) >>/out/down.txt
+	touch /out/down.done
+	i=0; while [ ! -e /out/up ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	i=0; while [ \$i -lt 50 ]; do r=\$(probe tcp-name registry.npmjs.org 443 $t_after 4 2>/dev/null) && break; sleep 0.2; i=\$((i + 1)); done
+	echo name: \$r >/out/up.txt
+	exit 3'; echo \$? >/out/rc" >/dev/null
+for _ in $(seq 200); do [ -e "$D/out/started" ] && break; sleep 0.1; done
+"${DOCKER[@]}" kill "$EGRETD_C" >/dev/null
+touch "$D/out/down"
+for _ in $(seq 300); do [ -e "$D/out/down.done" ] && break; sleep 0.1; done
+check_has "with egretd's container killed, a denied address stays refused" \
+	"denied: err ECONNREFUSED" "$(cat "$D/out/down.txt" 2>/dev/null)"
+case "$(cat "$D/out/down.txt" 2>/dev/null)" in
+*"name: ok"*) bad "with egretd's container killed, DNS fails closed" "$(cat "$D/out/down.txt")" ;;
+*) ok "with egretd's container killed, DNS fails closed" ;;
+esac
+egretd_run
+touch "$D/out/up"
+for _ in $(seq 600); do [ -e "$D/out/rc" ] && break; sleep 0.1; done
+check "the attempt's status through the restarted egretd's container" 3 "$(cat "$D/out/rc" 2>/dev/null)"
+check_has "a name after re-adoption" "name: ok" "$(cat "$D/out/up.txt" 2>/dev/null)"
+miner probe tcp 203.0.113.11 80 "$(tok barrier)" >/dev/null
+! grep -q "data=$t_k" "$D/world/b.log" && ok "nothing reached world-b while egretd was down" ||
+	bad "something reached world-b while egretd was down"
+! grep -q "data=$t_kname" "$D/world/a.log" && ok "no flow to the allowed name while DNS was down" ||
+	bad "a flow to the allowed name while DNS was down"
+grep -q "data=$t_after" "$D/world/a.log" && ok "the allowed name's flow after re-adoption arrived" ||
+	bad "the allowed name's flow after re-adoption arrived"
+left=$(ls "$D/state/run-egret" 2>/dev/null)
+check "attempt records left" "" "$left"
+
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
