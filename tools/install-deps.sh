@@ -32,10 +32,11 @@ command -v npm >/dev/null || packages+=(npm)
 if [ "${1:-}" = bench ]; then
 	packages+=(iptables ipset tinyproxy python3)
 fi
-# The Docker deployment's test: Debian's engine (the test starts a dockerd
-# of its own and never the packaged service).
+# The deployment tests: Debian's Docker engine (the test starts a dockerd
+# of its own, never the packaged service) and Compose; the Kubernetes
+# API's models, to validate the manifests offline.
 if [ "${1:-}" = deploy ]; then
-	packages+=(docker.io docker-compose)
+	packages+=(docker.io docker-compose python3-kubernetes python3-yaml)
 fi
 
 # The user tests and the demo run COMMAND as: one of their own, never a

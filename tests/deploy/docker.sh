@@ -302,5 +302,60 @@ grep -q "data=$t_after" "$D/world/a.log" && ok "the allowed name's flow after re
 left=$(ls "$D/state/run-egret" 2>/dev/null)
 check "attempt records left" "" "$left"
 
+# ---- the Kubernetes DaemonSet's container settings, with Docker --------------
+# tools/deploy/kubernetes/egretd-daemonset.yaml as Docker can run it: the
+# host's PID and cgroup namespaces, a read-only root, no privilege
+# escalation, its hostPath mounts (one state directory, by subPath), and
+# its ConfigMap's files in the layout the kubelet gives them (symlinks
+# through ..data). Only the callers' cgroup prefix is Docker's here, not
+# the kubelet's, and BPF and PERFMON are left to SYS_ADMIN (Docker 20.10).
+"${COMPOSE[@]}" rm -sf egretd >/dev/null 2>&1
+rm -f "$D/sock/egret.sock"
+# The DaemonSet's capabilities, as Docker 20.10 takes them.
+EGRETD_CAPS=()
+for c in $(/usr/bin/python3 -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "DaemonSet":
+        for c in d["spec"]["template"]["spec"]["containers"][0]["securityContext"]["capabilities"]["add"]:
+            print(c)' "$ROOT/tools/deploy/kubernetes/egretd-daemonset.yaml"); do
+	case $c in BPF | PERFMON) continue ;; esac
+	EGRETD_CAPS+=(--cap-add "$c")
+done
+K8S=$ROOT/tools/deploy/kubernetes
+cm="$D/configmap" ts="..2026_12_01_00_00_00.0"
+mkdir -p "$cm/$ts"
+for key in egretd.yaml policy.yaml; do
+	/usr/bin/python3 -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "ConfigMap": sys.stdout.write(d["data"][sys.argv[2]])' \
+		"$K8S/egretd-config.yaml" "$key" | sed 's|cgroup: /kubepods$|cgroup: /docker|' >"$cm/$ts/$key"
+	chmod 444 "$cm/$ts/$key"
+	ln -s "..data/$key" "$cm/$key"
+done
+ln -s "$ts" "$cm/..data"
+chmod 755 "$cm" "$cm/$ts"
+"${DOCKER[@]}" run -d --name egt-daemonset --pid host --cgroupns host --network none \
+	--read-only --security-opt no-new-privileges --security-opt seccomp=unconfined \
+	--cap-drop ALL "${EGRETD_CAPS[@]}" \
+	-v /sys/fs/cgroup:/sys/fs/cgroup -v /sys/fs/bpf:/sys/fs/bpf -v "$D/sock:/run/egretd" \
+	-v "$cm:/etc/egret:ro" \
+	-v "$D/state/run-egret:/run/egret" -v "$D/state/uids:/run/egret-uids" \
+	-v "$D/state/attempts:/run/egretd-attempts" -v "$D/state/lib:/var/lib/egret" \
+	"egt/egretd:$$" egretd >/dev/null
+for _ in $(seq 100); do "${DOCKER[@]}" logs egt-daemonset 2>&1 | grep -q listening && break; sleep 0.1; done
+t_ds=$(tok ds) t_dsdeny=$(tok dsdeny)
+out=$(miner egret run -- sh -c "
+	echo npm: \$(probe tcp-name registry.npmjs.org 443 $t_ds 4 2>/dev/null)
+	echo denied: \$(probe tcp 203.0.113.11 80 $t_dsdeny 2>/dev/null)")
+check_has "the DaemonSet's egretd: its ConfigMap's policy allows npm" "npm: ok" "$out"
+check_has "the DaemonSet's egretd: a denied address is refused" "denied: err ECONNREFUSED" "$out"
+check "the DaemonSet's egretd: its root file system is read-only" true \
+	"$("${DOCKER[@]}" inspect -f '{{.HostConfig.ReadonlyRootfs}}' egt-daemonset)"
+miner probe tcp 203.0.113.11 80 "$(tok barrier)" >/dev/null
+grep -q "data=$t_ds" "$D/world/a.log" && ok "the DaemonSet's egretd: the npm flow arrived" ||
+	bad "the DaemonSet's egretd: the npm flow arrived" "$("${DOCKER[@]}" logs egt-daemonset 2>&1 | tail -3)"
+! grep -q "data=$t_dsdeny" "$D/world/b.log" && ok "the DaemonSet's egretd: nothing of the denied flow arrived" ||
+	bad "the DaemonSet's egretd: the denied flow arrived"
+
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
