@@ -10,19 +10,17 @@
 
 EGRETD_UIDS=60100-60199
 
-# egretd_start [CALLER_YAML]: egretd with a config of its own and its
-# socket in a root directory the caller can traverse. Sets EGRETD_SOCK,
-# EGRETD_PID.
-egretd_start() {
+# egretd_config [CALLER_YAML]: egretd's config in a root directory the
+# caller can traverse, where egretd trusts it (TDIR is 1777, which the
+# trust check refuses for the file's own directory). Sets EGRETD_SOCK,
+# EGRETD_CONF.
+egretd_config() {
 	local dir="/run/egretd-test-$$" caller=${1:-"  - user: $TEST_USER
     repos: [octo/app]
     allow: true"}
-	# The config where egretd trusts it: a root directory (TDIR is 1777,
-	# which the trust check refuses for the file's own directory). COMMAND
-	# starts in TDIR, where its caller is, and can use it (1777).
 	mkdir -p "$dir" && chmod 755 "$dir"
-	EGRETD_SOCK="$dir/egret.sock"
-	cat >"$dir/egretd.yaml" <<CONF
+	EGRETD_SOCK="$dir/egret.sock" EGRETD_CONF="$dir/egretd.yaml"
+	cat >"$EGRETD_CONF" <<CONF
 version: 1
 socket:
   path: $EGRETD_SOCK
@@ -32,11 +30,18 @@ attempts:
 callers:
 $caller
 CONF
-	chmod 644 "$dir/egretd.yaml"
+	chmod 644 "$EGRETD_CONF"
+}
+
+# egretd_start [CALLER_YAML]: egretd with egretd_config's file. COMMAND
+# starts in TDIR, where its caller is, and can use it (1777). Sets
+# EGRETD_SOCK, EGRETD_PID.
+egretd_start() {
+	egretd_config "$@"
 	# A variable of egretd's own, which no COMMAND may see. Its network
 	# namespace: the client's, or EGRETD_NS's.
 	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" env EGRETD_T_OWN=egretd-own \
-		"$(dirname "$EGRET")/egretd" --config "$dir/egretd.yaml" \
+		"$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
 		>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
 	wait_for_file "$EGRETD_SOCK" 10
@@ -509,5 +514,33 @@ t_egretd_node_miner() {
 	assert_contains "killed-trap: got-term" "$out" "the agent's trap for Node's SIGTERM"
 	assert_contains "foreign-code: 125" "$out" "a repository the miner may not select"
 	assert_contains "foreign-said: callers.repos" "$out" "why it was refused"
+	egretd_stop
+}
+
+# egretd.socket's way, by hand (no systemd runs as PID 1 here): a socket
+# activator holds the socket (0660 root:GROUP, as SocketMode/SocketGroup
+# make it) and starts egretd on the first connection, passing the socket
+# (LISTEN_FDS). egretd serves on that socket, never binding its own: the
+# socket file stays the activator's inode.
+t_egretd_socket_activation() {
+	local ino
+	command -v systemd-socket-activate >/dev/null || fail "systemd-socket-activate missing (package systemd)"
+	egretd_config
+	rm -f "$EGRETD_SOCK"
+	"${WORLD_IN_CLIENT[@]}" systemd-socket-activate --seqpacket -l "$EGRETD_SOCK" \
+		"$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" >"$TDIR/egretd.log" 2>&1 &
+	EGRETD_PID=$!
+	wait_for_file "$EGRETD_SOCK" 10 || fail "the activator did not listen: $(cat "$TDIR/egretd.log")"
+	chgrp "$TEST_GID" "$EGRETD_SOCK" && chmod 660 "$EGRETD_SOCK"
+	ino=$(stat -c %i "$EGRETD_SOCK")
+	[ "$(cat /proc/"$EGRETD_PID"/comm)" != egretd ] ||
+		fail "control: egretd runs before any caller connected"
+	via -- sh -c 'echo first'
+	assert_eq 0 "$RC" "the first caller, which starts egretd $(said)"
+	assert_eq first "$OUT" "what COMMAND printed through the activated egretd"
+	assert_eq egretd "$(cat /proc/"$EGRETD_PID"/comm)" "the activator's process, once a caller connected"
+	via -- sh -c 'echo second'
+	assert_eq second "$OUT" "a second caller, served by the same egretd $(said)"
+	assert_eq "$ino" "$(stat -c %i "$EGRETD_SOCK")" "the socket's inode (egretd took the activator's)"
 	egretd_stop
 }
