@@ -268,13 +268,15 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(EXAMPLEDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/egret 2>/dev/null
 
-# The Kubernetes manifests validated offline, and egretd in a real Docker
+# The Kubernetes manifests validated offline, the systemd units in a
+# booted systemd (systemd-nspawn), and egretd in a real Docker
 # container beside an unprivileged miner container, as Compose and as the
 # DaemonSet run it (docs/DEPLOYMENT.md); needs docker.io, docker-compose
 # and python3-kubernetes (tools/install-deps.sh deploy), skipped without
-# them outside CI.
+# them outside CI (and mmdebstrap, systemd-container).
 deploy-test: $(OUT)/egret helpers
 	@tests/deploy/k8s.sh
+	@tests/deploy/systemd.sh
 	@tests/deploy/docker.sh
 
 # The install into an empty directory is the tree the docs describe, and

@@ -34,9 +34,11 @@ if [ "${1:-}" = bench ]; then
 fi
 # The deployment tests: Debian's Docker engine (the test starts a dockerd
 # of its own, never the packaged service) and Compose; the Kubernetes
-# API's models, to validate the manifests offline.
+# API's models, to validate the manifests offline; a Debian rootfs and
+# systemd-nspawn, to boot the systemd units.
 if [ "${1:-}" = deploy ]; then
-	packages+=(docker.io docker-compose python3-kubernetes python3-yaml)
+	packages+=(docker.io docker-compose python3-kubernetes python3-yaml
+		mmdebstrap systemd-container)
 fi
 
 # The user tests and the demo run COMMAND as: one of their own, never a
