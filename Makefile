@@ -189,7 +189,7 @@ sanitize: deps
 # egret run <-> egretd messages, egretd's configuration.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
-FUZZ_TARGETS := dns requests approvals policy wire daemon_config
+FUZZ_TARGETS := dns requests approvals policy wire daemon_config request_lines
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))

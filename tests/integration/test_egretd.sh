@@ -27,6 +27,7 @@ socket:
   group: $TEST_GID
 attempts:
   uids: $EGRETD_UIDS
+  state_dir: $dir/state
 callers:
 $caller
 CONF
@@ -542,5 +543,39 @@ t_egretd_socket_activation() {
 	via -- sh -c 'echo second'
 	assert_eq second "$OUT" "a second caller, served by the same egretd $(said)"
 	assert_eq "$ino" "$(stat -c %i "$EGRETD_SOCK")" "the socket's inode (egretd took the activator's)"
+	egretd_stop
+}
+
+# Fleets: a denial that becomes a request is also a JSON line on egretd's
+# stdout (not the caller's), and `egret requests import` folds collected
+# lines into another store, where it is pending for review; a broken
+# request line refuses its file, naming FILE:LINE.
+t_egretd_requests_json() {
+	local fleet="$TDIR/fleet" tok line out
+	tok=$(token req)
+	egretd_config
+	"${WORLD_IN_CLIENT[@]}" "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
+		>"$TDIR/egretd.out" 2>"$TDIR/egretd.log" &
+	EGRETD_PID=$!
+	wait_for_file "$EGRETD_SOCK" 10
+	via --repo octo/app -- "$P" tcp 203.0.113.11 80 "$tok"
+	assert_eq "$REFUSED" "$OUT" "the denied flow $(said)"
+	! grep -q '"egret":"request"' "$TDIR/out" "$TDIR/err" ||
+		fail "a request line reached the caller's stdio"
+	wait_until 5 grep -q '"target":"203.0.113.11"' "$TDIR/egretd.out" ||
+		fail "no request line on egretd's stdout: $(cat "$TDIR/egretd.out" "$TDIR/egretd.log" "$TDIR/err")"
+	line=$(grep '"egret":"request"' "$TDIR/egretd.out" | head -n 1)
+	assert_contains '"repo":"octo/app"' "$line" "the request line's repository"
+	assert_contains '"port":80' "$line" "the request line's port"
+	assert_contains '"new_attempt":true' "$line" "the attempt's first line for it"
+	out=$("$EGRET" requests import --state-dir "$fleet" "$TDIR/egretd.out" 2>&1)
+	assert_contains "1 request lines taken" "$out" "import's count"
+	out=$("$EGRET" requests list --state-dir "$fleet" --json 2>&1)
+	assert_contains '"target":"203.0.113.11"' "$out" "the imported request, pending in the fleet's store"
+	{ echo "prefix $line" | sed 's/"port":80/"prt":80/'; } >"$TDIR/broken.log"
+	out=$("$EGRET" requests import --state-dir "$TDIR/fleet2" "$TDIR/broken.log" 2>&1)
+	RC=$?
+	assert_eq 1 "$RC" "import of a broken request line"
+	assert_contains "broken.log:1: unknown key 'prt'" "$out" "import's one line"
 	egretd_stop
 }

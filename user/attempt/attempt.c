@@ -243,6 +243,7 @@ static int attempt_open_logs(struct attempt *a, const struct run_opts *o)
 				     a->st.cgroup);
 		if (r < 0)
 			return log_error_errno(r, "request log");
+		a->requests.json_fd = o->requests_json_fd;
 		a->requests_on = true;
 	}
 	a->ev.on_denial = on_bpf_denial;

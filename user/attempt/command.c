@@ -206,6 +206,7 @@ static int settle(int argc, char **argv, const struct attempt_control *control,
 	 * head`) is an EPIPE to handle, never a signal that kills egret and
 	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
 	signal(SIGPIPE, SIG_IGN);
+	s->o.requests_json_fd = control ? control->json_fd : -1;
 	r = run_opts_parse(argc, argv, &s->o);
 	if (r != 0)
 		return r > 0 ? -1 : EXIT_SETUP;

@@ -63,6 +63,7 @@ struct run_opts {
 	 * own (world.h). */
 	const struct attempt_world *world;	/* NULL: egret's own */
 	const char *resolv_conf;		/* NULL: /etc/resolv.conf */
+	int requests_json_fd;			/* requests as JSON lines; -1: none */
 };
 
 /*

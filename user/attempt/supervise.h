@@ -38,6 +38,9 @@ struct attempt_control {
 	void (*started)(struct attempt_control *control, const char *id);
 	/* One more source for the same loop (a re-adopter's timer), or NULL. */
 	struct loop_source *extra;
+	/* Where the attempt's requests also go as JSON lines (egretd's
+	 * stdout, for fleets: requests/export.h), or -1. */
+	int json_fd;
 	/* Called once COMMAND has ended, before the attempt is taken down (a
 	 * re-adopter waits there for its caller to come back). May be NULL. */
 	void (*ended)(struct attempt_control *control);

@@ -23,6 +23,7 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "requests/approvals.h"
+#include "requests/import.h"
 #include "requests/store.h"
 #include "requests/view.h"
 
@@ -32,13 +33,16 @@ static void requests_usage(FILE *out)
 	fprintf(out,
 		"Usage: egret requests list [--repo OWNER/NAME] [--all] [--json]\n"
 		"       egret requests approve ID... [--ports PORTS] [--policy FILE] [--repo OWNER/NAME]\n"
-		"       egret requests deny ID... [--repo OWNER/NAME]\n\n"
+		"       egret requests deny ID... [--repo OWNER/NAME]\n"
+		"       egret requests import FILE...\n\n"
 		"Denied destinations of attempts run with --repo, waiting for a decision.\n"
 		"  list      pending requests, most frequent first (--all: decided ones too)\n"
 		"  approve   allow the request's host or address for its repository only,\n"
 		"            in the approvals file next to the policy (approved.d/); the\n"
 		"            request's port, or PORTS, or (lookups) the policy's ports\n"
-		"  deny      dismiss: the same request is counted but never pending again\n\n"
+		"  deny      dismiss: the same request is counted but never pending again\n"
+		"  import    fold the request lines egretds wrote on their stdout (a fleet's\n"
+		"            collected logs; '-' for stdin) into this store\n\n"
 		"  --state-dir DIR   the store (default " REQUESTS_DEFAULT_DIR ")\n"
 		"  --policy FILE     whose directory holds approved.d/ (default " POLICY_DEFAULT_PATH ")\n");
 }
@@ -355,7 +359,7 @@ struct requests_args {
 
 static int requests_want_subcommand(void)
 {
-	log_error("requests: want list, approve ID... or deny ID... (see egret requests --help)");
+	log_error("requests: want list, approve ID..., deny ID... or import FILE... (see egret requests --help)");
 	return EXIT_USAGE;
 }
 
@@ -461,6 +465,37 @@ static int do_deny(const struct requests_args *a)
 		      REQUEST_DENIED, NULL, -1);
 }
 
+/* Every file, or none: one broken request line refuses its file. */
+static int do_import(const struct requests_args *a)
+{
+	if (!a->argc || a->repo || a->all || a->json || a->nports >= 0)
+		return requests_want_subcommand();
+	for (int i = 0; i < a->argc; i++) {
+		const char *name = a->argv[i];
+		FILE *in = strcmp(name, "-") ? fopen(name, "re") : stdin;
+		char err[512] = "";
+		size_t n = 0;
+		int r;
+
+		if (!in) {
+			log_error_errno(-errno, "requests import: %s", name);
+			return EXIT_TROUBLE;
+		}
+		r = request_import(a->dir, in, name, &n, err, sizeof(err));
+		if (in != stdin)
+			fclose(in);
+		if (r < 0) {
+			if (err[0])
+				log_error("requests import: %s (nothing of %s taken)", err, name);
+			else
+				log_error_errno(r, "requests import: %s", name);
+			return EXIT_TROUBLE;
+		}
+		printf("%s: %zu request lines taken\n", name, n);
+	}
+	return 0;
+}
+
 static const struct requests_cmd {
 	const char *name;
 	int (*run)(const struct requests_args *a);
@@ -468,6 +503,7 @@ static const struct requests_cmd {
 	{ "list", do_list },
 	{ "approve", do_approve },
 	{ "deny", do_deny },
+	{ "import", do_import },
 };
 
 /* The subcommand named exactly @name (no abbreviations, unlike bpftool). */

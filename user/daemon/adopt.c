@@ -358,7 +358,7 @@ int daemon_adopt(const char *id)
 	}
 	a.ctl = (struct attempt_control){ .src = { .fn = on_hub }, .child_pidfd = -1,
 		.uid_lock_fd = -1, .world = &world, .caller = who.st.caller,
-		.extra = &a.timer, .ended = on_ended };
+		.extra = &a.timer, .ended = on_ended, .json_fd = STDOUT_FILENO };
 	a.ctl.src.fd = hub_listen(id);
 	a.timer = (struct loop_source){ .fn = on_no_client,
 		.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };

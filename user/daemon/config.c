@@ -310,10 +310,26 @@ static int attempts_max(struct parser *ps, yaml_node_t *v)
 	return 0;
 }
 
+/* Where the attempts' denials become requests (egret run --state-dir). */
+static int attempts_state_dir(struct parser *ps, yaml_node_t *v)
+{
+	const char *t = yaml_scalar(v);
+	size_t n = t ? strlen(t) : 0;
+
+	if (!t || t[0] != '/' || n >= sizeof(ps->out->state_dir) || strstr(t, "/../") ||
+	    (n >= 3 && !strcmp(t + n - 3, "/.."))) {
+		diag_add(ps->d, v, "attempts.state_dir: want an absolute path of a directory");
+		return -EINVAL;
+	}
+	memcpy(ps->out->state_dir, t, n + 1);
+	return 0;
+}
+
 static int parse_attempts(struct parser *ps, yaml_node_t *v)
 {
 	static const struct key_rule rules[] = {
 		{ "uids", attempts_uids }, { "max", attempts_max },
+		{ "state_dir", attempts_state_dir },
 	};
 	struct daemon_config *c = ps->out;
 	unsigned long long nuids;
@@ -611,6 +627,7 @@ int daemon_config_parse(const char *text, size_t len, const char *name,
 {
 	struct daemon_config c = {
 		.socket_path = DAEMON_SOCKET_DEFAULT,
+		.state_dir = DAEMON_STATE_DIR_DEFAULT,
 		.uid_first = DAEMON_UID_FIRST_DEFAULT,
 		.uid_last = DAEMON_UID_LAST_DEFAULT,
 		.max = DAEMON_MAX_DEFAULT,

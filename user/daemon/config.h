@@ -13,6 +13,7 @@
 #ifndef EGRET_DAEMON_CONFIG_H
 #define EGRET_DAEMON_CONFIG_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -24,6 +25,7 @@
 #define DAEMON_CONFIG_MAX_SIZE	(64 * 1024)
 
 #define DAEMON_SOCKET_DEFAULT	"/run/egretd/egret.sock"
+#define DAEMON_STATE_DIR_DEFAULT	"/var/lib/egret"	/* egret run's too */
 #define DAEMON_SOCKET_PATH_MAX	108	/* sizeof(sun_path), NUL included */
 
 #define DAEMON_UID_FIRST_DEFAULT 200000
@@ -62,6 +64,7 @@ struct daemon_config {
 	gid_t socket_gid;	/* the socket is 0660 root:socket_gid */
 	uid_t uid_first, uid_last;	/* attempts' uids, 0 never among them */
 	unsigned int max;	/* attempts at once, over all callers */
+	char state_dir[PATH_MAX];	/* attempts.state_dir: the request store */
 	struct daemon_caller *callers;	/* one entry per uid */
 	size_t ncallers;
 };

@@ -30,9 +30,9 @@
 #include "lib/text.h"
 #include "lib/util.h"
 
-/* At most: "run", --user, --repo, --chdir, --cgroup-parent, --audit,
- * --pty, the --allows, "--", COMMAND's words, NULL. */
-#define SYNTH_ARGV_MAX	(8 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
+/* At most: "run", --user, --repo, --chdir, --cgroup-parent, --state-dir,
+ * --audit, --pty, the --allows, "--", COMMAND's words, NULL. */
+#define SYNTH_ARGV_MAX	(9 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
 
 #define REQUEST_TIMEOUT_S	5	/* a caller's time to send its request */
 
@@ -144,7 +144,7 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
  * "--", never options of their own. The attempt's cgroup is a child of
  * the caller's own, as the kernel names it (@cgroup: "/a/b"). */
 static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
-		      char **argv)
+		      const char *state_dir, char **argv)
 {
 	char mnt[PATH_MAX];
 	int n = 0, r;
@@ -159,7 +159,8 @@ static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
 	    (run->repo && asprintf(&argv[n++], "--repo=%s", run->repo) < 0) ||
 	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0 ||
 	    asprintf(&argv[n++], "--cgroup-parent=%s%s", mnt,
-		     strcmp(cgroup, "/") ? cgroup : "") < 0)
+		     strcmp(cgroup, "/") ? cgroup : "") < 0 ||
+	    asprintf(&argv[n++], "--state-dir=%s", state_dir) < 0)
 		return -ENOMEM;
 	if (run->audit)
 		argv[n++] = "--audit";
@@ -212,7 +213,7 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 	const struct daemon_caller *k;
 	struct daemon_peer peer;
 	struct handler h;
-	int fds[3] = { -1, -1, -1 }, lock_fd = -1, argc, r, status;
+	int fds[3] = { -1, -1, -1 }, lock_fd = -1, json_fd, argc, r, status;
 	char err[256], comm[64], ns[64];
 	const char *why;
 	uid_t uid = 0;
@@ -250,7 +251,7 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 	if (r < 0)
 		return daemon_refusef(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
 						  "egretd: lock an attempt uid: %s", strerror(-r));
-	argc = synth_argv(&m->run, uid, peer.cgroup, argv);
+	argc = synth_argv(&m->run, uid, peer.cgroup, cfg->state_dir, argv);
 	if (argc < 0)
 		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :
 			      "cannot find the cgroup2 mount");
@@ -265,6 +266,9 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 	 * environment is built from the caller's (control.env); egretd's own
 	 * environment stays egretd's: nothing of the caller's reaches getenv()
 	 * here (c-ares, libbpf and libc read some). */
+	/* egretd's own stdout stays reachable: the attempt's requests go
+	 * there as JSON lines, for a fleet's log pipeline. */
+	json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			return daemon_refusef(conn, "egretd: take the caller's fds: %s", strerror(errno));
@@ -275,7 +279,7 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 		.ctl = { .src = { .fd = conn, .fn = on_client },
 			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
 			 .world = &peer.world, .caller = peer.uid,
-			 .started = on_started } };
+			 .started = on_started, .json_fd = json_fd } };
 	status = attempt_command(argc, argv, &h.ctl);
 	daemon_peer_close(&peer);
 	/* A SIGNAL still unread would reset the connection at close, and

@@ -10,6 +10,7 @@
 
 #include "lib/log.h"
 #include "lib/vocab.h"
+#include "requests/export.h"
 #include "requests/log.h"
 #include "requests/sockowner.h"
 
@@ -17,7 +18,7 @@ int request_log_open(struct request_log *l, const char *dir, const char *repo,
 		     const char *attempt, const char *cgroup)
 {
 	*l = (struct request_log){ .dir = dir, .repo = repo, .attempt = attempt,
-				   .cgroup = cgroup, .timer = { .fd = -1 } };
+				   .cgroup = cgroup, .timer = { .fd = -1 }, .json_fd = -1 };
 	l->seen = calloc(REQUEST_LOG_MAX, sizeof(*l->seen));
 	return l->seen ? 0 : -ENOMEM;
 }
@@ -109,6 +110,23 @@ void request_log_note(struct request_log *l, enum request_kind kind,
 		l->armed = true;
 }
 
+/* What was folded into the store, also on json_fd: once per flush. A
+ * full pipe loses the line, never blocks the attempt. */
+static void export_line(struct request_log *l, const struct request_seen *s)
+{
+	char line[REQUEST_LINE_MAX];
+	struct request delta = s->r;
+	ssize_t w __attribute__((unused));
+	int n;
+
+	if (l->json_fd < 0 || !s->unflushed)
+		return;
+	delta.count = s->unflushed;
+	n = request_export_format(l->repo, l->attempt, &delta, !s->stored, line, sizeof(line));
+	if (n > 0)
+		w = write(l->json_fd, line, (size_t)n);
+}
+
 static int flush_locked(struct request_log *l, struct request_store *st)
 {
 	struct request_file f;
@@ -137,6 +155,7 @@ static int flush_locked(struct request_log *l, struct request_store *st)
 		r = request_file_save(st, &f);
 	if (r == 0)
 		for (size_t i = 0; i < l->n; i++) {
+			export_line(l, &l->seen[i]);
 			l->seen[i].stored = l->seen[i].stored || l->seen[i].unflushed;
 			l->seen[i].unflushed = 0;
 		}

@@ -41,6 +41,9 @@ struct request_log {
 	struct loop *loop;
 	struct loop_source timer;
 	bool armed;
+	/* Each request also as a JSON line here (requests/export.h), when
+	 * folded into the store; -1: not. egretd's stdout, for fleets. */
+	int json_fd;
 };
 
 /* Nothing is written until something is noted. */
