@@ -124,7 +124,8 @@ for _ in $(seq 300); do "${DOCKER[@]}" info >/dev/null 2>&1 && break; sleep 0.1;
 check "dockerd uses cgroup v2" 2 "$("${DOCKER[@]}" info --format '{{.CgroupVersion}}')"
 
 # image NAME BINARY...: a root filesystem of these binaries and the
-# libraries they load, a passwd with root and the miner, /tmp and /work.
+# libraries they load, a passwd with root and the miner, /tmp and /work:
+# the world's containers, which are the test's scaffolding.
 image() {
 	local name=$1 r="$D/root-$1" f l
 	shift
@@ -147,9 +148,23 @@ image() {
 	rm -rf "$r"
 }
 tools=(/bin/sh /bin/sleep /bin/cat /bin/touch /bin/id /bin/grep)
-image egretd "$EGRET" "${tools[@]}"
-image miner "$EGRET" "$HELPERS/probe" "${tools[@]}"
 image world "$HELPERS/sink" /usr/sbin/dnsmasq "${tools[@]}"
+# egretd's and the miner's images from their recipes
+# (tools/deploy/docker/Dockerfile.*), offline: FROM a Debian rootfs that
+# mmdebstrap made of the packages they name, imported.
+if ! mmdebstrap --quiet --variant=minbase \
+	--include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,nodejs \
+	bookworm "$D/base.tar" >"$D/mmdebstrap.log" 2>&1; then
+	say "mmdebstrap: $(tail -3 "$D/mmdebstrap.log")"; exit 1
+fi
+"${DOCKER[@]}" import "$D/base.tar" "egt/base:$$" >/dev/null && rm -f "$D/base.tar"
+mkdir "$D/ctx"
+cp "$EGRET" "$ROOT/tools/deploy/node/egret-spawn.js" "$ROOT/tools/deploy/docker/miner.js" "$D/ctx/"
+for name in egretd miner; do
+	"${DOCKER[@]}" build -q --network none --build-arg "BASE=egt/base:$$" --build-arg INSTALL=0 \
+		-f "$ROOT/tools/deploy/docker/Dockerfile.$name" -t "egt/$name:$$" "$D/ctx" \
+		>"$D/build.log" 2>&1 || { say "docker build $name: $(tail -5 "$D/build.log")"; exit 1; }
+done
 "${DOCKER[@]}" network create --internal --subnet 203.0.113.0/24 "$NET" >/dev/null ||
 	{ say "network create failed"; exit 1; }
 
@@ -211,6 +226,7 @@ services:
     volumes:
       - $D/resolv.conf:/etc/resolv.conf:ro
       - $D/out:/out
+      - $HELPERS/probe:/usr/local/bin/probe:ro
 networks:
   test:
     external: true
@@ -262,6 +278,16 @@ grep -q "data=$t_extra" "$D/world/a.log" && ok "the extra host's flow reached wo
 grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world-b (the barrier)" || bad "the miner's own flow reached world-b"
 ! grep -q "data=$t_deny" "$D/world/b.log" && ok "nothing of the denied flow reached world-b" || bad "the denied flow reached world-b"
 ! grep -q "data=$t_norepo" "$D/world/a.log" && ok "nothing of the other repository's flow reached world-a" || bad "the other repository's flow reached world-a"
+
+# The example miner itself: Node's spawn of `egret run --repo R -- AGENT`
+# (tools/deploy/node/egret-spawn.js), in its image, as its user.
+t_node=$(tok node)
+out=$(echo "octo/app probe tcp-name registry.npmjs.org 443 $t_node 4" |
+	"${DOCKER[@]}" exec -i "$MINER_C" node /srv/miner/miner.js 2>&1)
+check_has "the example miner (Node) starts an attempt through egret run" "attempt octo/app: exit 0" "$out"
+check_has "its agent's stdout, inherited by Node" "ok" "$out"
+grep -q "data=$t_node" "$D/world/a.log" && ok "the Node-started attempt's flow reached world-a" ||
+	bad "the Node-started attempt's flow reached world-a"
 
 # ---- egretd's container killed mid-attempt -----------------------------------
 

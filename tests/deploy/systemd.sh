@@ -25,8 +25,22 @@ bad() { echo "FAIL  $1"; shift; for l in "$@"; do echo "        $l"; done; FAILE
 check_has() {	# WHAT NEEDLE HAYSTACK
 	case "$3" in *"$2"*) ok "$1" ;; *) bad "$1" "want '$2' in" "$3" ;; esac
 }
-trap 'kill "${NSPAWN_PID:-}" 2>/dev/null; wait "${NSPAWN_PID:-}" 2>/dev/null
-	umount "$W/bpffs" 2>/dev/null; rm -rf "$W"' EXIT
+# nspawn --keep-unit splits our cgroup into supervisor/ and payload/ and
+# leaves them: removed with the rest.
+cleanup() {
+	local cg2 self
+	kill "${NSPAWN_PID:-}" 2>/dev/null
+	wait "${NSPAWN_PID:-}" 2>/dev/null
+	cg2=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+	self=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	[ "$self" = / ] && self=
+	for d in "$cg2$self/payload" "$cg2$self/supervisor"; do
+		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+	done
+	umount "$W/bpffs" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
 
 if ! command -v mmdebstrap >/dev/null || ! command -v systemd-nspawn >/dev/null; then
 	if [ "${CI:-}" = true ]; then
