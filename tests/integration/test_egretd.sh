@@ -579,3 +579,37 @@ t_egretd_requests_json() {
 	assert_contains "broken.log:1: unknown key 'prt'" "$out" "import's one line"
 	egretd_stop
 }
+
+# A restarted egretd that cannot take an attempt back (here: the options
+# it kept no longer parse) removes it at once, COMMAND with it, rather
+# than leave it unserved for scan after scan; its client, back, gets 125.
+t_egretd_readopt_refused() {
+	local script cpid kids beat f
+	egretd_start
+	script=$(write_script rr.sh <<'SH'
+touch "$1/rr.started"
+while :; do date +%s%N >"$1/rr.beat"; sleep 0.1; done
+SH
+)
+	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- sh "$script" "$TDIR" >"$TDIR/rr.out" 2>&1 &
+	cpid=$!
+	wait_for_file "$TDIR/rr.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rr.out")"
+	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL "$EGRETD_PID" $kids
+	wait "$EGRETD_PID" 2>/dev/null
+	for f in /run/egretd-attempts/*.argv; do
+		printf 'run\0--no-such-option\0--\0true\0' >"$f"
+	done
+	egretd_start
+	reap "$cpid" 60
+	assert_eq 125 "$REAPED" "the client of an attempt egretd could not take back $(cat "$TDIR/rr.out")"
+	assert_contains "cannot be re-adopted" "$(cat "$TDIR/egretd.log")" "egretd's word on it"
+	wait_until 10 no_records || fail "records left: $(ls "$STATE_ROOT")"
+	beat=$(cat "$TDIR/rr.beat")
+	sleep 0.5
+	assert_eq "$beat" "$(cat "$TDIR/rr.beat")" "COMMAND's heartbeat after the attempt was removed"
+	egretd_stop
+}

@@ -371,6 +371,19 @@ int daemon_adopt(const char *id)
 	log_info("attempt %s: re-adopting it for uid %u (COMMAND %s)", id,
 		 (unsigned int)who.st.caller, who.keeper_pidfd >= 0 ? "runs" : "has ended");
 	status = attempt_command_readopt(argc, argv, &who, &a.ctl);
+	if (who.state_fd >= 0) {
+		/* Refused before it was taken over (its options or the policy
+		 * no longer read): nothing serves it, so it goes now rather
+		 * than at every scan. */
+		log_error("attempt %s cannot be re-adopted: removing it", id);
+		if (attempt_teardown(who.st.cgroup, who.st.pins) == 0)
+			state_remove(id);
+		close(who.state_fd);
+		if (who.keeper_pidfd >= 0)
+			close(who.keeper_pidfd);
+		if (who.exit_fd >= 0)
+			close(who.exit_fd);
+	}
 	if (a.client.fd >= 0) {
 		daemon_send_exit(a.client.fd, status);
 		daemon_linger_close(a.client.fd);
