@@ -54,6 +54,29 @@ no_records() {
 	[ -z "$(find "$STATE_ROOT" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" ]
 }
 
+# egretd_kill_all: egretd and every process it has (the accept loop and
+# each attempt's), as a unit's cgroup is killed; the attempts' keepers and
+# COMMANDs live in the callers' cgroups and stay.
+egretd_kill_all() {
+	local kids
+	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
+	[ -n "$kids" ] || fail "control: egretd serves the attempt from no process of its own"
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL "$EGRETD_PID" $kids
+	wait "$EGRETD_PID" 2>/dev/null
+}
+
+# via_bg NAME ARGS...: `egret run --via SOCK ARGS` as the caller, in the
+# background, its output in $TDIR/NAME.out; sets CPID.
+via_bg() {
+	local name=$1
+	shift
+	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" "$@" >"$TDIR/$name.out" 2>&1 &
+	CPID=$!
+}
+
 egretd_stop() {
 	kill -TERM "$EGRETD_PID" 2>/dev/null
 	wait "$EGRETD_PID" 2>/dev/null
@@ -330,7 +353,7 @@ SH
 # port: an allowed name resolves again), the client reconnects by the
 # attempt's id and gets COMMAND's status, and nothing is left after.
 t_egretd_readopt() {
-	local script cpid kids before ok deny down up
+	local script cpid before ok deny down up
 	ok=$(token ok) deny=$(token deny) down=$(token down) up=$(token up)
 	egretd_start
 	script=$(write_script ra.sh <<'SH'
@@ -364,12 +387,7 @@ SH
 	cpid=$!
 	wait_for_file "$TDIR/ra.started" 20 || fail "COMMAND never started: $(cat "$TDIR/ra.out")"
 	assert_eq "before: ok" "$(cat "$TDIR/ra.before")" "an allowed name before egretd died"
-	# egretd and every process it has: the accept loop and the attempt's.
-	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
-	[ -n "$kids" ] || fail "control: egretd serves the attempt from no process of its own"
-	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL "$EGRETD_PID" $kids
-	wait "$EGRETD_PID" 2>/dev/null
+	egretd_kill_all
 	before=$(world_dns_count github.com)
 	touch "$TDIR/ra.down"
 	wait_for_file "$TDIR/ra.down.done" 30 || fail "COMMAND's down phase never ended"
@@ -450,7 +468,7 @@ t_egretd_signals_stdio() {
 # egretd must not move DNS elsewhere or run without it: it tears the
 # attempt down, and the client, back, gets 125.
 t_egretd_readopt_port_taken() {
-	local script cpid kids beat
+	local script cpid beat
 	egretd_start
 	script=$(write_script rp.sh <<'SH'
 d=$1
@@ -470,15 +488,10 @@ while True:
 ' "$d"
 SH
 )
-	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
-		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
-		"$EGRET" run --via "$EGRETD_SOCK" -- sh "$script" "$TDIR" >"$TDIR/rp.out" 2>&1 &
-	cpid=$!
+	via_bg rp -- sh "$script" "$TDIR"
+	cpid=$CPID
 	wait_for_file "$TDIR/rp.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rp.out")"
-	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
-	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL "$EGRETD_PID" $kids
-	wait "$EGRETD_PID" 2>/dev/null
+	egretd_kill_all
 	sed -n 's/^dns_port=//p' "$STATE_ROOT"/* >"$TDIR/rp.down.new"
 	mv "$TDIR/rp.down.new" "$TDIR/rp.down"
 	wait_for_file "$TDIR/rp.port" 20 ||
@@ -584,22 +597,17 @@ t_egretd_requests_json() {
 # it kept no longer parse) removes it at once, COMMAND with it, rather
 # than leave it unserved for scan after scan; its client, back, gets 125.
 t_egretd_readopt_refused() {
-	local script cpid kids beat f
+	local script cpid beat f
 	egretd_start
 	script=$(write_script rr.sh <<'SH'
 touch "$1/rr.started"
 while :; do date +%s%N >"$1/rr.beat"; sleep 0.1; done
 SH
 )
-	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
-		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
-		"$EGRET" run --via "$EGRETD_SOCK" -- sh "$script" "$TDIR" >"$TDIR/rr.out" 2>&1 &
-	cpid=$!
+	via_bg rr -- sh "$script" "$TDIR"
+	cpid=$CPID
 	wait_for_file "$TDIR/rr.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rr.out")"
-	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
-	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL "$EGRETD_PID" $kids
-	wait "$EGRETD_PID" 2>/dev/null
+	egretd_kill_all
 	for f in /run/egretd-attempts/*.argv; do
 		printf 'run\0--no-such-option\0--\0true\0' >"$f"
 	done

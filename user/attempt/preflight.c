@@ -2,8 +2,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
-#include <poll.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <stdbool.h>
@@ -209,9 +207,6 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
 	return 0;
 }
 
-#define UID_LOCK_RETRIES	40
-#define UID_LOCK_RETRY_MS	25
-
 int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 {
 	_cleanup_close_ int fd = -1;
@@ -228,23 +223,11 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	/* An egret that has exited can leave its lock held a moment longer:
-	 * a child it forked shares the lock until it closes its fds (a
-	 * spare's maker, on a loaded machine). Held by a live egret, the
-	 * answer is at once; by a gone one, it is asked again for 1 s. */
-	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; tries++) {
-		pid_t owner;
-
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = -errno;
 		n = pread(fd, text, sizeof(text) - 1, 0);
-		text[n > 0 ? n : 0] = '\0';
-		owner = n > 0 ? (pid_t)atoi(text) : 0;
-		if (r != -EAGAIN || tries == UID_LOCK_RETRIES ||
-		    (owner > 0 && (kill(owner, 0) == 0 || errno != ESRCH))) {
-			*ret_pid = owner;
-			return r == -EAGAIN ? -EWOULDBLOCK : r;
-		}
-		poll(NULL, 0, UID_LOCK_RETRY_MS);
+		*ret_pid = n > 0 ? (pid_t)atoi(text) : 0;
+		return r == -EAGAIN ? -EWOULDBLOCK : r;
 	}
 	n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
