@@ -152,7 +152,7 @@ enum egret_verdict {
 };
 
 /* egret_counters (per-CPU array) index: one per hook and verdict, then
- * the events the ring buffer had no room for. */
+ * the events neither the ring buffer nor egret_repeats had room for. */
 #define EGRET_COUNTER(hook, verdict)	((hook) * EGRET_VERDICT_MAX + (verdict))
 #define EGRET_COUNTER_DROPPED		(EGRET_HOOK_MAX * EGRET_VERDICT_MAX)
 #define EGRET_NCOUNTERS			(EGRET_COUNTER_DROPPED + 1)
@@ -173,6 +173,29 @@ struct egret_event {
 	__u8 sock_type;		/* socket events: SOCK_* */
 	char comm[16];
 	__s32 level;		/* sockopt events */
+	__s32 optname;
+};
+
+/*
+ * egret_repeats: a denial already sent through the ring buffer, by what
+ * was denied (struct egret_event without its time and process). Later
+ * ones with the same key are only counted in the value (__u64), as is a
+ * first one the ring had no room for; egret reads the counts every
+ * second (user/observe/repeats.c). The key is zeroed before it is
+ * filled: no padding holds stack garbage.
+ */
+#define EGRET_REPEATS_MAX	4096
+
+struct egret_repeat_key {
+	__u32 addr[4];		/* as egret_event */
+	__u16 port;
+	__u8 family;
+	__u8 proto;
+	__u8 hook;
+	__u8 verdict;
+	__u8 reason;
+	__u8 sock_type;
+	__s32 level;
 	__s32 optname;
 };
 
@@ -217,6 +240,7 @@ _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
 _Static_assert(sizeof(struct egret_name_key) == 20, "egret_name_key layout");
+_Static_assert(sizeof(struct egret_repeat_key) == 32, "egret_repeat_key layout");
 _Static_assert(sizeof(struct egret_unix_key) == 112, "egret_unix_key layout");
 
 #endif /* EGRET_H */

@@ -3,8 +3,13 @@
  * events.h - every decision, counted per hook and sent to egret.
  *
  * Denials (and, with --log-allowed, allows) go through a ring buffer to
- * egret's event loop. A full ring buffer never changes a verdict: the
- * event is counted as dropped and the decision stands.
+ * egret's event loop. A denial is sent once per thing denied: its
+ * repeats (the same destination, hook and reason) are only counted, in
+ * egret_repeats, which egret reads every second - a burst of 100 000
+ * refused connects is one record and one count, not 100 000 records
+ * racing for the ring. A full ring buffer never changes a verdict: the
+ * event is counted in egret_repeats, or, when that map is full too, as
+ * dropped; the decision stands.
  */
 #ifndef EGRET_BPF_EVENTS_H
 #define EGRET_BPF_EVENTS_H
@@ -33,6 +38,15 @@ struct {
 	__type(value, __u64);
 } egret_counters SEC(".maps");
 
+/* Denials already reported -> how many more since (egret.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGRET_REPEATS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egret_repeat_key);
+	__type(value, __u64);
+} egret_repeats SEC(".maps");
+
 static __always_inline void counter_add(__u32 index)
 {
 	__u64 *n = bpf_map_lookup_elem(&egret_counters, &index);
@@ -56,18 +70,63 @@ struct event_info {
 	int no_task;			/* softirq context: no pid or comm */
 };
 
+static __always_inline void repeat_key_of(const struct event_info *in,
+					  struct egret_repeat_key *key)
+{
+	__builtin_memset(key, 0, sizeof(*key));
+	if (in->addr) {
+		key->addr[0] = in->addr[0];
+		key->addr[1] = in->addr[1];
+		key->addr[2] = in->addr[2];
+		key->addr[3] = in->addr[3];
+		key->family = (__u8)in->family;
+	}
+	key->port = in->port;
+	key->proto = in->proto;
+	key->hook = (__u8)in->hook;
+	key->verdict = (__u8)in->verdict;
+	key->reason = (__u8)in->reason;
+	key->sock_type = in->sock_type;
+	key->level = in->level;
+	key->optname = in->optname;
+}
+
+/* Count one more of a denial egret already knows of; 0 if it knows none. */
+static __always_inline int repeat_count(const struct egret_repeat_key *key)
+{
+	__u64 *n = bpf_map_lookup_elem(&egret_repeats, key);
+
+	if (!n)
+		return 0;
+	__sync_fetch_and_add(n, 1);	/* other CPUs count the same key */
+	return 1;
+}
+
 /* Count the decision and, unless it is an allow nobody asked to log,
- * queue an event. */
+ * queue an event - for a denial, only the first of its kind. */
 static __always_inline void event_emit(const struct event_info *in)
 {
+	struct egret_repeat_key key;
 	struct egret_event *e;
+	__u64 zero = 0;
+	int tracked = 0;
 
 	counter_add(EGRET_COUNTER(in->hook, in->verdict));
 	if (in->verdict == EGRET_VERDICT_ALLOW && !log_allowed)
 		return;
+	if (in->verdict != EGRET_VERDICT_ALLOW) {
+		repeat_key_of(in, &key);
+		if (repeat_count(&key))
+			return;
+		/* The first: its key from now on (another CPU may have made
+		 * it meanwhile - then two records, never none). */
+		tracked = bpf_map_update_elem(&egret_repeats, &key, &zero,
+					      BPF_NOEXIST) == 0;
+	}
 	e = bpf_ringbuf_reserve(&egret_events, sizeof(*e), 0);
 	if (!e) {
-		counter_add(EGRET_COUNTER_DROPPED);
+		if (!tracked || !repeat_count(&key))
+			counter_add(EGRET_COUNTER_DROPPED);
 		return;
 	}
 	__builtin_memset(e, 0, sizeof(*e));

@@ -134,6 +134,7 @@ int bpft_test_setup(void **state)
 		t->skel->maps.egret_allow4, t->skel->maps.egret_allow6,
 		t->skel->maps.egret_cidr4, t->skel->maps.egret_cidr6,
 		t->skel->maps.egret_host4, t->skel->maps.egret_host6,
+		t->skel->maps.egret_repeats,
 	};
 	int r;
 
@@ -143,6 +144,7 @@ int bpft_test_setup(void **state)
 			return r;
 	}
 	memset(t->skel->bss, 0, sizeof(*t->skel->bss));
+	t->keep_repeats = false;
 	/* Events a failed test left behind are not the next test's. */
 	ring_buffer__consume(t->rb);
 	t->nevents = 0;
@@ -265,6 +267,11 @@ __u32 bpft_egress(struct bpft *t, const struct pkt *p)
 	int r;
 
 	t->nevents = 0;
+	if (!t->keep_repeats) {
+		r = map_empty(t->skel->maps.egret_repeats);
+		if (r < 0)
+			fail_msg("empty egret_repeats: %s", strerror(-r));
+	}
 	r = bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.egret_egress), &opts);
 	if (r < 0)
 		fail_msg("BPF_PROG_TEST_RUN egret_egress: %s", strerror(-r));
@@ -272,6 +279,14 @@ __u32 bpft_egress(struct bpft *t, const struct pkt *p)
 	if (r < 0)
 		fail_msg("ring_buffer__consume: %s", strerror(-r));
 	return opts.retval;
+}
+
+__u64 bpft_repeats(struct bpft *t, const struct egret_repeat_key *key)
+{
+	__u64 n = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_repeats), key, &n);
+	return n;
 }
 
 __u64 bpft_counter(struct bpft *t, __u32 index)

@@ -15,6 +15,7 @@
 #ifndef EGRET_TEST_HARNESS_H
 #define EGRET_TEST_HARNESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -39,6 +40,9 @@ struct bpft {
 	struct ring_buffer *rb;
 	struct egret_event events[BPFT_EVENTS_MAX];
 	int nevents;		/* queued by the last run (more: counted) */
+	/* Runs are judged as if each were the attempt's first: its repeat
+	 * counts are emptied before each, unless a test sets this. */
+	bool keep_repeats;
 };
 
 /*
@@ -70,6 +74,9 @@ void bpft_host(struct bpft *t, const char *prefix, __u32 flags);
 /* Run egret_egress over @p; returns its verdict (fails the test if the
  * kernel refuses the run), the events it queued in t->events. */
 __u32 bpft_egress(struct bpft *t, const struct pkt *p);
+
+/* The repeat count of the denial @key describes (0: none). */
+__u64 bpft_repeats(struct bpft *t, const struct egret_repeat_key *key);
 
 /* The per-CPU counter @index (EGRET_COUNTER()), summed over CPUs. */
 __u64 bpft_counter(struct bpft *t, __u32 index);

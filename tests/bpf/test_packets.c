@@ -89,6 +89,39 @@ static void ip4_tcp_udp_denied(void **state)
 /* IPv4 options (source routes, timestamps: whatever ancillary data asked
  * for) are refused outright, even to an allowed destination and port:
  * the ports after them are never read. */
+/* A denial is queued once; its repeats are counted, exactly, until
+ * something else is denied - which is queued in turn. */
+static void repeats_counted_not_queued(void **state)
+{
+	struct bpft *t = *state;
+	struct egret_repeat_key key = {
+		.port = 443, .family = 4, .proto = PKT_TCP,
+		.hook = EGRET_HOOK_EGRESS, .verdict = EGRET_VERDICT_DENY,
+		.reason = EGRET_REASON_NO_ENTRY,
+	};
+	__u32 deny = EGRET_COUNTER(EGRET_HOOK_EGRESS, EGRET_VERDICT_DENY);
+	__u64 denied = bpft_counter(t, deny);
+	struct pkt p;
+
+	assert_int_equal(inet_pton(AF_INET, OTHER4, &key.addr[0]), 1);
+	t->keep_repeats = true;
+	pkt_tcp4(&p, BPFT_HOST4, 40000, OTHER4, 443);
+	expect_drop(t, &p, EGRET_REASON_NO_ENTRY);
+	assert_int_equal(bpft_repeats(t, &key), 0);
+	for (int i = 1; i <= 5; i++) {
+		assert_int_equal(bpft_egress(t, &p), BPFT_DROP);
+		assert_int_equal(t->nevents, 0);
+		assert_int_equal(bpft_repeats(t, &key), i);
+	}
+	/* Another port is another destination: its own first record. */
+	pkt_tcp4(&p, BPFT_HOST4, 40000, OTHER4, 444);
+	expect_drop(t, &p, EGRET_REASON_NO_ENTRY);
+	assert_int_equal(t->events[0].port, 444);
+	assert_int_equal(bpft_repeats(t, &key), 5);
+	assert_int_equal(bpft_counter(t, deny), denied + 7);
+	assert_int_equal(bpft_counter(t, EGRET_COUNTER_DROPPED), 0);
+}
+
 static void ip4_options_refused(void **state)
 {
 	struct bpft *t = *state;
@@ -457,6 +490,7 @@ int bpft_packets_tests(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(ip4_tcp_udp_allowed, packets_setup),
 		cmocka_unit_test_setup(ip4_tcp_udp_denied, packets_setup),
+		cmocka_unit_test_setup(repeats_counted_not_queued, packets_setup),
 		cmocka_unit_test_setup(ip4_options_refused, packets_setup),
 		cmocka_unit_test_setup(ip4_short_ihl_refused, packets_setup),
 		cmocka_unit_test_setup(ip4_truncated, packets_setup),

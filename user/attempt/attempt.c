@@ -91,12 +91,13 @@ static void on_dns_decision(void *ctx, const struct dns_decision *d)
 }
 
 /* BPF's denials, as the event log reads them, go to the request log. */
-static void on_bpf_denial(void *ctx, const struct egret_event *e, const char *name)
+static void on_bpf_denial(void *ctx, const struct egret_event *e, const char *name,
+			  uint64_t count)
 {
 	struct attempt *a = ctx;
 
 	if (a->requests_on)
-		request_log_event(&a->requests, e, name);
+		request_log_event(&a->requests, e, name, count);
 }
 
 /*
@@ -325,6 +326,7 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 			.names = o->unix_names, .nnames = o->nunix_names,
 			.events_fd = loader_events_fd(&a->ld),
 			.counters_fd = loader_counters_fd(&a->ld),
+			.repeats_fd = loader_repeats_fd(&a->ld),
 			.audit = o->audit, .log_allowed = o->log_allowed,
 			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins }, &step);
 		if (r < 0)

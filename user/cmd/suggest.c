@@ -96,9 +96,14 @@ static int read_log(const char *path, struct wanted *w, size_t *n,
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		char kind[16], verdict[16], name[DNS_NAME_MAX + 1], addr[64], port[8];
+		char repeats[24];
+		unsigned long decisions = 1;
 		struct wanted *x;
 
-		(*lines)++;
+		/* A line of repeats stands for that many (docs/EVENTS.md). */
+		if (json_field(line, "repeats", repeats, sizeof(repeats)))
+			decisions = strtoul(repeats, NULL, 10);
+		*lines += decisions;
 		if (!json_field(line, "kind", kind, sizeof(kind)) ||
 		    !json_field(line, "verdict", verdict, sizeof(verdict)) ||
 		    (strcmp(verdict, "deny") && strcmp(verdict, "would-deny")))
@@ -120,7 +125,7 @@ static int read_log(const char *path, struct wanted *w, size_t *n,
 		if (!x)
 			continue;
 		x->v6 = strchr(addr, ':') != NULL;
-		x->count++;
+		x->count += decisions;
 		if (atoi(port) > 0)
 			add_port(x, (unsigned int)atoi(port));
 	}

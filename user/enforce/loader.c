@@ -38,7 +38,8 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_NAMES] = "egret_names", [LOADER_EVENTS] = "egret_events",
 	[LOADER_COUNTERS] = "egret_counters", [LOADER_DNS_ORIG] = "egret_dns_orig",
 	[LOADER_CONN] = "egret_conn", [LOADER_HOST4] = "egret_host4",
-	[LOADER_HOST6] = "egret_host6", [LOADER_BSS] = "bss",
+	[LOADER_HOST6] = "egret_host6", [LOADER_REPEATS] = "egret_repeats",
+	[LOADER_BSS] = "bss",
 };
 
 void loader_init(struct loader *ld)
@@ -216,6 +217,11 @@ int loader_events_fd(const struct loader *ld)
 int loader_counters_fd(const struct loader *ld)
 {
 	return ld->maps[LOADER_COUNTERS];
+}
+
+int loader_repeats_fd(const struct loader *ld)
+{
+	return ld->maps[LOADER_REPEATS];
 }
 
 int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,

@@ -31,6 +31,7 @@ enum loader_map {
 	LOADER_ALLOW4, LOADER_ALLOW6, LOADER_CIDR4, LOADER_CIDR6, LOADER_NAMES,
 	LOADER_EVENTS, LOADER_COUNTERS, LOADER_DNS_ORIG, LOADER_CONN,
 	LOADER_HOST4, LOADER_HOST6,	/* the host's addresses (hostaddr.h) */
+	LOADER_REPEATS,		/* denials counted, not queued (events.h) */
 	LOADER_BSS,		/* the programs' settings (proxy port, flags) */
 	LOADER_NMAPS,
 };
@@ -75,9 +76,10 @@ int loader_can_set_errno(void);
 /* The allow maps' fds, for allow_write_static() and the DNS path. */
 struct allow_maps loader_allow_maps(const struct loader *ld);
 
-/* The event ring buffer and the per-CPU counters. */
+/* The event ring buffer, the per-CPU counters, the repeat counts. */
 int loader_events_fd(const struct loader *ld);
 int loader_counters_fd(const struct loader *ld);
+int loader_repeats_fd(const struct loader *ld);
 
 /* Attach every program to @cgroup_fd with bpf_link, pinning each link and
  * every map under @pin_dir (an existing, private directory). */

@@ -143,6 +143,11 @@ static int check_map(int fd, int which, __u32 me, __u32 mc, __u32 *ret_id)
 		break;
 	case LOADER_EVENTS:
 		return info.type == BPF_MAP_TYPE_RINGBUF ? 0 : -EPROTO;
+	case LOADER_REPEATS:
+		/* A planted count would be reported as denials never made. */
+		if (info.type != BPF_MAP_TYPE_HASH || info.max_entries != EGRET_REPEATS_MAX)
+			return -EPROTO;
+		break;
 	case LOADER_COUNTERS:
 		return info.type == BPF_MAP_TYPE_PERCPU_ARRAY ? 0 : -EPROTO;
 	case LOADER_DNS_ORIG:

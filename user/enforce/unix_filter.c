@@ -86,7 +86,8 @@ int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o,
 		bpf_program__set_expected_attach_type(progs[i], unix_progs[i].type);
 	/* One ring buffer and one set of counters per attempt. */
 	if (bpf_map__reuse_fd(skel->maps.egret_events, o->events_fd) ||
-	    bpf_map__reuse_fd(skel->maps.egret_counters, o->counters_fd)) {
+	    bpf_map__reuse_fd(skel->maps.egret_counters, o->counters_fd) ||
+	    bpf_map__reuse_fd(skel->maps.egret_repeats, o->repeats_fd)) {
 		*ret_step = "share the event maps with the unix socket programs";
 		r = -errno;
 		goto out;

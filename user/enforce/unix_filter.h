@@ -26,7 +26,7 @@ struct unix_filter {
 struct unix_filter_opts {
 	const struct egret_unix_key *names;
 	size_t nnames;
-	int events_fd, counters_fd;	/* the main object's */
+	int events_fd, counters_fd, repeats_fd;	/* the main object's */
 	bool audit, log_allowed;
 	int cgroup_fd;
 	const char *pin_dir;

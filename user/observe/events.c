@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -79,7 +80,7 @@ static void write_line(struct events *ev, char *line, size_t n)
 }
 
 static void remember_denial(struct events *ev, const struct egret_event *e,
-			    const char *name)
+			    const char *name, uint64_t count)
 {
 	size_t i, alen = e->family == 4 ? 4 : 16;
 
@@ -89,26 +90,27 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 		if (d->family == e->family && d->port == e->port &&
 		    d->proto == e->proto && d->reason == e->reason &&
 		    !memcmp(d->addr, e->addr, alen)) {
-			d->count++;
+			d->count += count;
 			return;
 		}
 	}
 	if (ev->ntop == EVENTS_TOP) {
-		ev->top_overflow++;
+		ev->top_overflow += count;
 		return;
 	}
 	ev->top[ev->ntop++] = (struct denied_dest){
 		.family = e->family, .proto = e->proto, .port = e->port,
-		.reason = e->reason, .count = 1,
+		.reason = e->reason, .count = count,
 	};
 	memcpy(ev->top[ev->ntop - 1].addr, e->addr, alen);
 	snprintf(ev->top[ev->ntop - 1].name, DNS_NAME_MAX + 1, "%s",
 		 name ? name : "");
 }
 
-/* One BPF event as a JSON line: the schema of docs/EVENTS.md. */
+/* One BPF event as a JSON line: the schema of docs/EVENTS.md. @repeats:
+ * 0 for one event, else how many more of it BPF counted. */
 static void log_bpf_event(struct events *ev, const struct egret_event *e,
-			  const char *addr, const char *name)
+			  const char *addr, const char *name, uint64_t repeats)
 {
 	char line[1024], when[64], comm[17];
 	const char *proto = egret_proto_name(e->proto);
@@ -153,21 +155,22 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 					",\"level\":%d,\"optname\":%d", e->level,
 					e->optname);
+	if (repeats)
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"repeats\":%llu", (unsigned long long)repeats);
 	off += (size_t)snprintf(line + off, sizeof(line) - off, "}");
 	if (off >= sizeof(line) - 1)
 		off = sizeof(line) - 2;
 	write_line(ev, line, off);
 }
 
-static int on_bpf_event(void *ctx, void *data, size_t size)
+/* One BPF event, or (@count > 1, or a repeat) @count of the same. */
+static void on_decision(struct events *ev, const struct egret_event *e,
+			uint64_t count, bool repeat)
 {
-	struct events *ev = ctx;
-	const struct egret_event *e = data;
 	char addr[INET6_ADDRSTRLEN] = "";
 	const char *name = NULL;
 
-	if (size < sizeof(*e))
-		return 0;
 	/* egret_listen could not tie a listener to loopback (no hook can
 	 * refuse listen()): from outside it would answer, so the attempt
 	 * ends rather than go on with a port others can see. */
@@ -183,13 +186,60 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 					     AF_INET : AF_INET6, e->addr) : NULL;
 	}
 	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
-		remember_denial(ev, e, name);
+		remember_denial(ev, e, name, count);
 		if (ev->on_denial)
-			ev->on_denial(ev->denial_ctx, e, name);
+			ev->on_denial(ev->denial_ctx, e, name, count);
 	}
 	if (ev->log_fd >= 0)
-		log_bpf_event(ev, e, addr, name);
+		log_bpf_event(ev, e, addr, name, repeat ? count : 0);
+}
+
+static int on_bpf_event(void *ctx, void *data, size_t size)
+{
+	if (size < sizeof(struct egret_event))
+		return 0;
+	on_decision(ctx, data, 1, false);
 	return 0;
+}
+
+/* Denials BPF counted without a record: one line, one summary entry. */
+static void on_repeat(void *ctx, const struct egret_repeat_key *k, uint64_t more)
+{
+	struct events *ev = ctx;
+	struct egret_event e = {
+		.time_ns = (uint64_t)clock_ns(CLOCK_BOOTTIME), .port = k->port,
+		.family = k->family, .proto = k->proto, .hook = k->hook,
+		.verdict = k->verdict, .reason = k->reason,
+		.sock_type = k->sock_type, .level = k->level, .optname = k->optname,
+	};
+
+	memcpy(e.addr, k->addr, sizeof(e.addr));
+	on_decision(ev, &e, more, true);
+}
+
+/* The ring first: a denial's own record comes before its repeats. */
+static void read_all(struct events *ev)
+{
+	int r;
+
+	if (ev->rb)
+		ring_buffer__consume(ev->rb);
+	r = repeats_poll(&ev->repeats, on_repeat, ev);
+	if (r < 0 && !ev->repeats_failed) {
+		log_errno(LOG_WARN, r, "read the repeat counts of denials (egret_repeats)");
+		ev->repeats_failed = true;
+	}
+}
+
+static void on_repeats_timer(struct loop_source *src, uint32_t events)
+{
+	struct events *ev = container_of(src, struct events, repeats_timer);
+	uint64_t ticks;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	read_all(ev);
 }
 
 static void remember_name(struct events *ev, const char *name, enum dns_why why,
@@ -279,7 +329,9 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit)
 {
 	*ev = (struct events){ .attempt = attempt, .log_fd = -1,
-			       .counters_fd = -1, .audit = audit };
+			       .counters_fd = -1, .audit = audit,
+			       .repeats_timer = { .fd = -1 } };
+	repeats_init(&ev->repeats, -1);
 	ev->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
 	if (!log_path)
 		return 0;
@@ -289,23 +341,35 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 }
 
 int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
-		 int counters_fd, const struct names *names)
+		 int counters_fd, int repeats_fd, const struct names *names)
 {
+	int r;
+
 	ev->counters_fd = counters_fd;
 	ev->names = names;
 	ev->loop = loop;
+	repeats_init(&ev->repeats, repeats_fd);
 	ev->rb = ring_buffer__new(ringbuf_fd, on_bpf_event, ev, NULL);
 	if (!ev->rb)
 		return -errno;
 	ev->src = (struct loop_source){ .fd = ring_buffer__epoll_fd(ev->rb),
 					.fn = on_ring };
-	return loop_watch(loop, &ev->src, EPOLLIN);
+	r = loop_watch(loop, &ev->src, EPOLLIN);
+	if (r < 0)
+		return r;
+	ev->repeats_timer = (struct loop_source){ .fn = on_repeats_timer,
+		.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };
+	if (ev->repeats_timer.fd < 0)
+		return -errno;
+	r = timerfd_arm_ms(ev->repeats_timer.fd, EVENTS_REPEATS_MS, true);
+	if (r < 0)
+		return r;
+	return loop_watch(loop, &ev->repeats_timer, EPOLLIN);
 }
 
 void events_drain(struct events *ev)
 {
-	if (ev->rb)
-		ring_buffer__consume(ev->rb);
+	read_all(ev);
 }
 
 /* Sum one per-CPU counter. */
@@ -367,7 +431,7 @@ void events_summary(struct events *ev, FILE *out)
 	}
 	fprintf(out, "\n");
 	if (dropped || ev->write_errors)
-		fprintf(out, "egret:   %llu events lost (ring buffer full), %llu log writes failed\n",
+		fprintf(out, "egret:   %llu events lost (ring buffer and repeat counts full), %llu log writes failed\n",
 			(unsigned long long)dropped,
 			(unsigned long long)ev->write_errors);
 
@@ -412,6 +476,11 @@ void events_close(struct events *ev)
 {
 	ring_buffer__free(ev->rb);
 	ev->rb = NULL;
+	/* Its loop is gone by now (supervise closed it). */
+	if (ev->repeats_timer.fd >= 0)
+		close(ev->repeats_timer.fd);
+	ev->repeats_timer.fd = -1;
+	repeats_free(&ev->repeats);
 	if (ev->log_fd >= 0)
 		close(ev->log_fd);
 	ev->log_fd = -1;

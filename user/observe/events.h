@@ -15,9 +15,11 @@
 #include "dns/names.h"
 #include "egret.h"
 #include "lib/loop.h"
+#include "observe/repeats.h"
 
 #define EVENTS_SCHEMA		1
 #define EVENTS_TOP		64	/* distinct denied destinations kept */
+#define EVENTS_REPEATS_MS	1000	/* how often BPF's repeat counts are read */
 
 struct ring_buffer;
 
@@ -45,12 +47,17 @@ struct events {
 	bool audit;
 	int counters_fd;
 	const struct names *names;	/* learned address -> name */
-	/* Each denial BPF reported, with the name that taught its address
-	 * (NULL: none): the attempt hands it to the request log. */
-	void (*on_denial)(void *ctx, const struct egret_event *e, const char *name);
+	/* Each denial BPF reported, @count times (repeats come counted),
+	 * with the name that taught its address (NULL: none): the attempt
+	 * hands it to the request log. */
+	void (*on_denial)(void *ctx, const struct egret_event *e, const char *name,
+			  uint64_t count);
 	void *denial_ctx;
 	struct ring_buffer *rb;
 	struct loop_source src;
+	struct repeats repeats;
+	struct loop_source repeats_timer;	/* timerfd */
+	bool repeats_failed;			/* warned once */
 	struct loop *loop;		/* ended when enforcement failed */
 	int64_t boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	/* For the summary. */
@@ -68,9 +75,10 @@ struct events {
 int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit);
 
-/* Read the ring buffer from @loop; @names attributes addresses. */
+/* Read the ring buffer and the repeat counts from @loop; @names
+ * attributes addresses. */
 int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
-		 int counters_fd, const struct names *names);
+		 int counters_fd, int repeats_fd, const struct names *names);
 
 /* Drain what is left (call after COMMAND exited, before the summary). */
 void events_drain(struct events *ev);

@@ -78,9 +78,9 @@ void request_log_attribute(struct request_log *l, const char *name,
 	}
 }
 
-void request_log_note(struct request_log *l, enum request_kind kind,
-		      const char *target, uint16_t port, const char *proto,
-		      uint32_t pid, const char *comm)
+static void note(struct request_log *l, enum request_kind kind,
+		 const char *target, uint16_t port, const char *proto,
+		 uint32_t pid, const char *comm, uint64_t count)
 {
 	int64_t now = (int64_t)time(NULL);
 	struct request_seen *s;
@@ -104,10 +104,17 @@ void request_log_note(struct request_log *l, enum request_kind kind,
 		s->r.pid = pid;
 		snprintf(s->r.comm, sizeof(s->r.comm), "%s", comm ? comm : "");
 	}
-	s->unflushed++;
+	s->unflushed += count;
 	if (!l->armed && l->timer.fd >= 0 &&
 	    timerfd_arm_ms(l->timer.fd, REQUEST_LOG_FLUSH_MS, false) == 0)
 		l->armed = true;
+}
+
+void request_log_note(struct request_log *l, enum request_kind kind,
+		      const char *target, uint16_t port, const char *proto,
+		      uint32_t pid, const char *comm)
+{
+	note(l, kind, target, port, proto, pid, comm, 1);
 }
 
 /* What was folded into the store, also on json_fd: once per flush. A
@@ -205,7 +212,7 @@ void request_log_close(struct request_log *l)
 }
 
 void request_log_event(struct request_log *l, const struct egret_event *e,
-		       const char *name)
+		       const char *name, uint64_t count)
 {
 	const char *proto = egret_proto_name(e->proto);
 	char addr[INET6_ADDRSTRLEN] = "", comm[17];
@@ -223,8 +230,8 @@ void request_log_event(struct request_log *l, const struct egret_event *e,
 		inet_ntop(e->family == 4 ? AF_INET : AF_INET6, e->addr, addr, sizeof(addr));
 	memcpy(comm, e->comm, 16);
 	comm[16] = '\0';
-	request_log_note(l, name ? REQUEST_NAME : REQUEST_ADDR, name ? name : addr,
-			 e->port, proto ? proto : "?", e->tgid, comm);
+	note(l, name ? REQUEST_NAME : REQUEST_ADDR, name ? name : addr,
+	     e->port, proto ? proto : "?", e->tgid, comm, count);
 }
 
 void request_log_lookup(struct request_log *l, const struct dns_decision *d)

@@ -71,7 +71,7 @@ void request_log_attribute(struct request_log *l, const char *name,
  * forged source or an expired entry (its name is allowed already) is not.
  */
 void request_log_event(struct request_log *l, const struct egret_event *e,
-		       const char *name);
+		       const char *name, uint64_t count);
 
 /* A refused (or, --audit, would-be refused) address lookup: a request for
  * the name, with who asked when the proxy knows. Other types are not. */
