@@ -5,9 +5,11 @@
  * to egret, admit only the sockets, options and binds those hooks can
  * judge, and judge every packet again on its way out.
  *
- * Attached (by bpf_link) to one attempt's cgroup only; processes elsewhere,
- * the miner included, never run these programs. Each program is a thin
- * wrapper: the logic is in lib/, one topic per header.
+ * Loaded once and attached (by bpf_link) to each attempt's cgroup, which
+ * the programs tell apart by the attachment's cgroup storage
+ * (lib/attempt.h); processes elsewhere, the miner included, never run
+ * them. Each program is a thin wrapper: the logic is in lib/, one topic
+ * per header.
  */
 /* Only uapi structs are read, here and in lib/, at offsets the kernel
  * fixes: without CO-RE relocations libbpf need not load and parse the
@@ -21,6 +23,7 @@
 #include "egret_match.h"
 #include "lib/verdict.h"
 #include "lib/net.h"
+#include "lib/attempt.h"
 #include "lib/events.h"
 #include "lib/host.h"
 #include "lib/allow.h"
@@ -104,7 +107,7 @@ int egret_sendmsg4(struct bpf_sock_addr *ctx)
 	if (sock4_no_destination(ctx))
 		return refuse_with_errno(sock4_judge_peer(ctx));
 	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
-	if (audit && verdict == SYS_PROCEED)
+	if (attempt_cfg()->audit && verdict == SYS_PROCEED)
 		audit_remember4(ctx);
 	return refuse_with_errno(verdict);
 }
@@ -120,7 +123,7 @@ int egret_sendmsg6(struct bpf_sock_addr *ctx)
 	if (ctx->user_family == AF_UNSPEC)
 		return refuse_with_errno(sock6_judge_peer(ctx));
 	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
-	if (audit && verdict == SYS_PROCEED) {
+	if (attempt_cfg()->audit && verdict == SYS_PROCEED) {
 		/* As audit_remember4 (v4-mapped sends take the IPv4 path). */
 		ctx_ip6(ctx, addr);
 		conn_remember(ctx, 6, addr, (__u16)ctx->user_port);
@@ -233,7 +236,7 @@ int egret_bind6(struct bpf_sock_addr *ctx)
 	if (cls == EGRET_ADDR_LOOPBACK)
 		return bind_pass();
 	if (cls == EGRET_ADDR_UNSPECIFIED) {
-		if (udp_port && !audit) {
+		if (udp_port && !attempt_cfg()->audit) {
 			ctx->user_ip6[0] = 0;
 			ctx->user_ip6[1] = 0;
 			ctx->user_ip6[2] = 0;

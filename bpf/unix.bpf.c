@@ -11,9 +11,11 @@
  * egret_unix_allow (the attempt's own abstract sockets are then refused
  * too, as any other name). Path-based sockets are left to their file
  * permissions: a path can be reached through symlinks and bind mounts a
- * name check would not see. A separate object, loaded only when needed:
- * reading the address takes kfuncs and CO-RE (Linux 6.7+, kernel BTF),
- * which the main object avoids.
+ * name check would not see. A separate object, loaded into the set of
+ * programs where the kernel can and attached only when needed: reading the
+ * address takes kfuncs and CO-RE (Linux 6.7+, kernel BTF), which the main
+ * object avoids. It shares the main object's per-attempt maps
+ * (lib/attempt.h), so one attempt's names are its own.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -31,11 +33,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-/* Abstract names the operator allows -> 1. Written by egret before
- * attach, read only here. */
+/* (Attempt, abstract name the operator allows) -> 1. Written by egret
+ * before attach, read only here. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EGRET_UNIX_ALLOW_MAX);
+	__uint(max_entries, EGRET_SHARED_UNIX);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_unix_key);
 	__type(value, __u32);
@@ -51,6 +53,7 @@ static __always_inline int unix_abstract_name(struct bpf_sock_addr *ctx,
 
 	if (len <= SUN_PATH_OFF)
 		return 0;	/* no name at all: not a destination */
+	key->attempt = attempt_key();
 	un = bpf_rdonly_cast(sa->uaddr, bpf_core_type_id_kernel(struct sockaddr_un));
 	if (un->sun_path[0] != 0)
 		return 0;	/* a path */

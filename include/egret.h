@@ -57,6 +57,16 @@ enum {
 /* Entries of each host map: addresses and broadcasts of every interface. */
 #define EGRET_HOST_MAX		1024
 
+/*
+ * One set of programs and maps serves every attempt (docs/ARCHITECTURE.md,
+ * "One set of programs for every attempt"): each map key begins with the
+ * attempt's key, its cgroup's id, which the programs read from the cgroup
+ * storage of the attachment they run for (struct egret_attempt). A trie
+ * key holds it as two words after prefixlen, so the prefix length of an
+ * entry is EGRET_LPM_ATTEMPT_BITS plus that of its address prefix.
+ */
+#define EGRET_LPM_ATTEMPT_BITS	64
+
 /* The value of every allow map (exact hashes and LPM tries alike). */
 struct egret_allow {
 	struct egret_port_rule rules[EGRET_PORT_SLOTS];
@@ -65,21 +75,27 @@ struct egret_allow {
 };
 
 struct egret_key4 {
+	__u64 attempt;
 	__u32 addr;		/* network order */
+	__u32 zero;		/* padding, always 0 */
 };
 
 struct egret_key6 {
+	__u64 attempt;
 	__u32 addr[4];		/* network order */
 };
 
-/* LPM trie keys: prefixlen first, as BPF_MAP_TYPE_LPM_TRIE requires. */
+/* LPM trie keys: prefixlen first, as BPF_MAP_TYPE_LPM_TRIE requires; the
+ * attempt as egret_lpm_attempt() (egret_match.h) writes it. */
 struct egret_lpm_key4 {
-	__u32 prefixlen;
+	__u32 prefixlen;	/* EGRET_LPM_ATTEMPT_BITS + the address's */
+	__u32 attempt[2];
 	__u32 addr;
 };
 
 struct egret_lpm_key6 {
 	__u32 prefixlen;
+	__u32 attempt[2];
 	__u32 addr[4];
 };
 
@@ -108,8 +124,10 @@ struct egret_conn {
  * bpftool; written by egret, never read by BPF). Names longer than the
  * field are cut. */
 struct egret_name_key {
+	__u64 attempt;
 	__u32 family;		/* 4 or 6 */
 	__u32 addr[4];		/* network order; IPv4 in addr[0] */
+	__u32 zero;		/* padding, always 0 */
 };
 
 struct egret_name {
@@ -177,6 +195,24 @@ struct egret_event {
 };
 
 /*
+ * egret_attempt: the cgroup storage of every attachment - per attempt, as
+ * the kernel hands each program the storage of the cgroup it was attached
+ * to. egret writes it once its programs are attached, before anything runs
+ * in the cgroup; until then it is zero, and key 0 matches no entry: every
+ * destination is refused.
+ */
+struct egret_attempt {
+	__u64 key;		/* the attempt's cgroup id: its entries' key */
+	__u32 dns_proxy_ip6[4];	/* network order: ::1 or ::ffff:127.0.0.1 */
+	__u16 dns_proxy_port_be;	/* 0: no proxy, DNS is judged as any */
+	__u8 log_allowed;	/* --log-allowed */
+	__u8 audit;		/* --audit */
+	__s32 deny_errno;	/* refused connect/sendmsg; 0: EPERM */
+	__u32 slot;		/* its ring buffer and repeat counts; 0: none */
+	__u32 zero;		/* padding, always 0 */
+};
+
+/*
  * egret_repeats: a denial already sent through the ring buffer, by what
  * was denied (struct egret_event without its time and process). Later
  * ones with the same key are only counted in the value (__u64), as is a
@@ -205,11 +241,12 @@ struct egret_repeat_key {
 #define EGRET_UNIX_NAME_MAX	107
 
 struct egret_unix_key {
+	__u64 attempt;
 	__u32 len;
 	char name[EGRET_UNIX_NAME_MAX + 1];
 };
 
-#define EGRET_UNIX_ALLOW_MAX	64
+#define EGRET_UNIX_ALLOW_MAX	64	/* per attempt */
 
 /* Address classes that are denied unless named explicitly. */
 enum egret_addr_class {
@@ -222,25 +259,49 @@ enum egret_addr_class {
 	EGRET_ADDR_BROADCAST,		/* 255.255.255.255 */
 };
 
-/* Default map sizes; `egret run --max-entries` overrides the exact maps
- * (and egret_names, EGRET_NAMES_PER_ENTRY times that), `--max-cidrs`
- * the tries. */
+/* What one attempt may hold (user/enforce/allow.c counts): `egret run
+ * --max-entries` overrides the exact entries per family (and the names,
+ * EGRET_NAMES_PER_ENTRY times that), `--max-cidrs` the prefixes. */
 #define EGRET_DEFAULT_MAX_ENTRIES	65536
 /* egret_names holds a name for each address of egret_allow4 and
  * egret_allow6: this many times their max_entries. */
 #define EGRET_NAMES_PER_ENTRY		2
 #define EGRET_DEFAULT_MAX_CIDRS		4096
 
+/*
+ * What all attempts of one set of programs hold together: the maps' own
+ * sizes. Not preallocated: a hash pins 16 bytes of buckets per entry up
+ * front (4 MiB for egret_allow4), a trie nothing; both grow with use.
+ * A full map fails closed: a learned name answers SERVFAIL (map-full).
+ */
+#define EGRET_SHARED_ENTRIES		(1U << 18)
+#define EGRET_SHARED_CIDRS		(1U << 16)
+#define EGRET_SHARED_HOSTS		(1U << 16)
+#define EGRET_SHARED_UNIX		(1U << 12)
+/* Each attempt takes a slot: a ring buffer and repeat counts, made once
+ * and reused by the attempts after it (registering a new one costs the
+ * kernel an RCU grace period, ~10 ms here). Slot 0 is never handed out. */
+#define EGRET_SLOTS_MAX			4096	/* attempts per set at once */
+#define EGRET_RING_BYTES		(1U << 17)	/* each slot's events */
+
+/* egret_counters: the per-CPU cgroup storage value. */
+struct egret_counts {
+	__u64 n[EGRET_NCOUNTERS];
+};
+
 /* Both compilers (clang -target bpf, gcc) must lay these out alike. */
 _Static_assert(sizeof(struct egret_port_rule) == 16, "egret_port_rule layout");
 _Static_assert(sizeof(struct egret_allow) == 136, "egret_allow layout");
-_Static_assert(sizeof(struct egret_lpm_key4) == 8, "egret_lpm_key4 layout");
-_Static_assert(sizeof(struct egret_lpm_key6) == 20, "egret_lpm_key6 layout");
+_Static_assert(sizeof(struct egret_key4) == 16, "egret_key4 layout");
+_Static_assert(sizeof(struct egret_key6) == 24, "egret_key6 layout");
+_Static_assert(sizeof(struct egret_lpm_key4) == 16, "egret_lpm_key4 layout");
+_Static_assert(sizeof(struct egret_lpm_key6) == 28, "egret_lpm_key6 layout");
+_Static_assert(sizeof(struct egret_attempt) == 40, "egret_attempt layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
-_Static_assert(sizeof(struct egret_name_key) == 20, "egret_name_key layout");
+_Static_assert(sizeof(struct egret_name_key) == 32, "egret_name_key layout");
 _Static_assert(sizeof(struct egret_repeat_key) == 32, "egret_repeat_key layout");
-_Static_assert(sizeof(struct egret_unix_key) == 112, "egret_unix_key layout");
+_Static_assert(sizeof(struct egret_unix_key) == 120, "egret_unix_key layout");
 
 #endif /* EGRET_H */

@@ -20,6 +20,14 @@ EGRET_INLINE __u8 egret_wire_byte(__u32 word, int i)
 	return ((const __u8 *)&word)[i];
 }
 
+/* The attempt's key as trie keys hold it (egret.h): the same 8 bytes as
+ * the __u64 in memory, so one comparison finds an attempt's entries in a
+ * trie and in a hash alike. */
+EGRET_INLINE void egret_lpm_attempt(__u32 dst[2], __u64 attempt)
+{
+	__builtin_memcpy(dst, &attempt, sizeof(attempt));
+}
+
 EGRET_INLINE enum egret_addr_class egret_classify4(__u32 addr)
 {
 	__u8 a = egret_wire_byte(addr, 0), b = egret_wire_byte(addr, 1);

@@ -13,15 +13,15 @@
 #include <bpf/bpf_helpers.h>
 #include "egret.h"
 #include "egret_match.h"
+#include "lib/attempt.h"
 #include "lib/host.h"
 
-/* Exact IPv4 addresses -> port rules with lifetimes. Not preallocated:
- * --max-entries is a limit, not memory every attempt pins up front (two
- * full maps of 65 536 would be ~25 MiB of kernel memory per attempt and
- * several ms of every launch). */
+/* (Attempt, exact IPv4 address) -> port rules with lifetimes, for every
+ * attempt (lib/attempt.h). Not preallocated: the size is a limit, not
+ * memory pinned up front. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EGRET_DEFAULT_MAX_ENTRIES);
+	__uint(max_entries, EGRET_SHARED_ENTRIES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_key4);
 	__type(value, struct egret_allow);
@@ -30,7 +30,7 @@ struct {
 /* Exact IPv6 addresses (never v4-mapped: those live in egret_allow4). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EGRET_DEFAULT_MAX_ENTRIES);
+	__uint(max_entries, EGRET_SHARED_ENTRIES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_key6);
 	__type(value, struct egret_allow);
@@ -40,7 +40,7 @@ struct {
  * space copies the rules of every covering prefix into the narrower ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, EGRET_DEFAULT_MAX_CIDRS);
+	__uint(max_entries, EGRET_SHARED_CIDRS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_lpm_key4);
 	__type(value, struct egret_allow);
@@ -49,7 +49,7 @@ struct {
 /* IPv6 prefixes, same rules as egret_cidr4. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, EGRET_DEFAULT_MAX_CIDRS);
+	__uint(max_entries, EGRET_SHARED_CIDRS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_lpm_key6);
 	__type(value, struct egret_allow);
@@ -98,9 +98,13 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 static __always_inline enum egret_reason
 allow4_judge_at(__u32 addr, __u32 port, __u64 now, int *lasting)
 {
-	struct egret_lpm_key4 lpm_key = { .prefixlen = 32, .addr = addr };
-	struct egret_key4 key = { .addr = addr };
+	__u64 attempt = attempt_key();
+	struct egret_lpm_key4 lpm_key = {
+		.prefixlen = EGRET_LPM_ATTEMPT_BITS + 32, .addr = addr,
+	};
+	struct egret_key4 key = { .attempt = attempt, .addr = addr };
 
+	egret_lpm_attempt(lpm_key.attempt, attempt);
 	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
 			   host4_special(addr), now, lasting);
 }
@@ -108,11 +112,13 @@ allow4_judge_at(__u32 addr, __u32 port, __u64 now, int *lasting)
 static __always_inline enum egret_reason
 allow6_judge_at(const __u32 addr[4], __u32 port, __u64 now, int *lasting)
 {
-	struct egret_lpm_key6 lpm_key = { .prefixlen = 128 };
+	struct egret_lpm_key6 lpm_key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 	struct egret_key6 key = {};
 
 	if (egret_is_v4mapped(addr))
 		return allow4_judge_at(addr[3], port, now, lasting);
+	key.attempt = attempt_key();
+	egret_lpm_attempt(lpm_key.attempt, key.attempt);
 	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
 	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
 	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,

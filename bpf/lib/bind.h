@@ -48,7 +48,7 @@ static __always_inline enum bind_action bind4_action(__u32 addr, int udp_port)
 	if (egret_classify4(addr) == EGRET_ADDR_LOOPBACK)
 		return BIND_PASS;
 	if (addr == 0)
-		return udp_port && !audit ? BIND_TO_LOOPBACK : BIND_PASS;
+		return udp_port && !attempt_cfg()->audit ? BIND_TO_LOOPBACK : BIND_PASS;
 	if (!(host4_flags(addr) & EGRET_HOST_LOCAL))
 		return BIND_NOT_HOSTS;
 	return udp_port ? BIND_LISTENER : BIND_PASS;

@@ -17,16 +17,9 @@
 #include "egret.h"
 #include "egret_match.h"
 #include "lib/net.h"
+#include "lib/attempt.h"
 
 #define DNS_PORT_BE	bpf_htons(53)
-
-/* Set by user space (loader_configure() in user/enforce/loader.c) before
- * the programs are attached, not at load: they may have been loaded in
- * advance (user/enforce/spare.c). The proxy's port (network order; 0 until
- * set, and then nothing counts as DNS) and where IPv6 sockets are sent
- * (::1, or ::ffff:127.0.0.1 without ::1). */
-volatile __u16 dns_proxy_port_be;
-volatile __u32 dns_proxy_ip6[4];
 
 /* The resolver address a socket asked for before we redirected it. */
 struct {
@@ -36,23 +29,29 @@ struct {
 	__type(value, struct egret_dns_orig);
 } egret_dns_orig SEC(".maps");
 
-static __always_inline int dns_proxy_enabled(void)
+/* The attempt's proxy (struct egret_attempt): its port, network order
+ * (0 until egret set it, and then nothing counts as DNS), and where IPv6
+ * sockets are sent (::1, or ::ffff:127.0.0.1 without ::1). */
+static __always_inline __u16 dns_proxy_port_be(void)
 {
-	return dns_proxy_port_be != 0;
+	return attempt_cfg()->dns_proxy_port_be;
 }
 
 static __always_inline int dns_is_proxy4(__u32 ip, __u16 port_be)
 {
-	return dns_proxy_enabled() && ip == LOOPBACK4_BE &&
-	       port_be == dns_proxy_port_be;
+	__u16 proxy = dns_proxy_port_be();
+
+	return proxy && ip == LOOPBACK4_BE && port_be == proxy;
 }
 
 static __always_inline int dns_is_proxy6(const __u32 ip[4], __u16 port_be)
 {
-	if (!dns_proxy_enabled() || port_be != dns_proxy_port_be)
+	struct egret_attempt *cfg = attempt_cfg();
+
+	if (!cfg->dns_proxy_port_be || port_be != cfg->dns_proxy_port_be)
 		return 0;
-	if (ip[0] == dns_proxy_ip6[0] && ip[1] == dns_proxy_ip6[1] &&
-	    ip[2] == dns_proxy_ip6[2] && ip[3] == dns_proxy_ip6[3])
+	if (ip[0] == cfg->dns_proxy_ip6[0] && ip[1] == cfg->dns_proxy_ip6[1] &&
+	    ip[2] == cfg->dns_proxy_ip6[2] && ip[3] == cfg->dns_proxy_ip6[3])
 		return 1;
 	/* A v6 socket that reached the v4 proxy sees ::ffff:127.0.0.1. */
 	return egret_is_v4mapped(ip) && ip[3] == LOOPBACK4_BE;
@@ -76,9 +75,10 @@ dns_orig_get(struct bpf_sock_addr *ctx, __u64 flags)
  */
 static __always_inline int dns_redirect4(struct bpf_sock_addr *ctx)
 {
+	__u16 proxy = dns_proxy_port_be();
 	struct egret_dns_orig *orig;
 
-	if (!dns_proxy_enabled() || (__u16)ctx->user_port != DNS_PORT_BE)
+	if (!proxy || (__u16)ctx->user_port != DNS_PORT_BE)
 		return 0;
 	orig = dns_orig_get(ctx, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!orig)
@@ -92,15 +92,16 @@ static __always_inline int dns_redirect4(struct bpf_sock_addr *ctx)
 	orig->port_be = DNS_PORT_BE;
 	orig->valid = 1;
 	ctx->user_ip4 = LOOPBACK4_BE;
-	ctx->user_port = dns_proxy_port_be;
+	ctx->user_port = proxy;
 	return 1;
 }
 
 static __always_inline int dns_redirect6(struct bpf_sock_addr *ctx)
 {
+	struct egret_attempt *cfg = attempt_cfg();
 	struct egret_dns_orig *orig;
 
-	if (!dns_proxy_enabled() || (__u16)ctx->user_port != DNS_PORT_BE)
+	if (!cfg->dns_proxy_port_be || (__u16)ctx->user_port != DNS_PORT_BE)
 		return 0;
 	orig = dns_orig_get(ctx, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!orig)
@@ -112,11 +113,11 @@ static __always_inline int dns_redirect6(struct bpf_sock_addr *ctx)
 	orig->ip4 = orig->ip6[3];
 	orig->port_be = DNS_PORT_BE;
 	orig->valid = 1;
-	ctx->user_ip6[0] = dns_proxy_ip6[0];
-	ctx->user_ip6[1] = dns_proxy_ip6[1];
-	ctx->user_ip6[2] = dns_proxy_ip6[2];
-	ctx->user_ip6[3] = dns_proxy_ip6[3];
-	ctx->user_port = dns_proxy_port_be;
+	ctx->user_ip6[0] = cfg->dns_proxy_ip6[0];
+	ctx->user_ip6[1] = cfg->dns_proxy_ip6[1];
+	ctx->user_ip6[2] = cfg->dns_proxy_ip6[2];
+	ctx->user_ip6[3] = cfg->dns_proxy_ip6[3];
+	ctx->user_port = cfg->dns_proxy_port_be;
 	return 1;
 }
 

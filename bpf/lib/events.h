@@ -2,14 +2,14 @@
 /*
  * events.h - every decision, counted per hook and sent to egret.
  *
- * Denials (and, with --log-allowed, allows) go through a ring buffer to
- * egret's event loop. A denial is sent once per thing denied: its
- * repeats (the same destination, hook and reason) are only counted, in
- * egret_repeats, which egret reads every second - a burst of 100 000
- * refused connects is one record and one count, not 100 000 records
- * racing for the ring. A full ring buffer never changes a verdict: the
- * event is counted in egret_repeats, or, when that map is full too, as
- * dropped; the decision stands.
+ * Denials (and, with --log-allowed, allows) go through the attempt's ring
+ * buffer to egret's event loop (lib/attempt.h). A denial is sent once per
+ * thing denied: its repeats (the same destination, hook and reason) are
+ * only counted, in the attempt's egret_repeats, which egret reads every
+ * second - a burst of 100 000 refused connects is one record and one
+ * count, not 100 000 records racing for the ring. A full ring buffer
+ * never changes a verdict: the event is counted as a repeat, or, when
+ * that map is full too, as dropped; the decision stands.
  */
 #ifndef EGRET_BPF_EVENTS_H
 #define EGRET_BPF_EVENTS_H
@@ -17,42 +17,14 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "egret.h"
-
-/* Set before the programs are attached (--log-allowed, --audit): by
- * loader_configure() in user/enforce/loader.c, and for bpf/unix.bpf.c by
- * user/enforce/unix_filter.c. */
-volatile __u8 log_allowed;
-volatile __u8 audit;
-
-/* Decisions as they happen; egret reads them in its epoll loop. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
-} egret_events SEC(".maps");
-
-/* Allowed/denied/would-deny per hook, and dropped events (EGRET_COUNTER_*). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, EGRET_NCOUNTERS);
-	__type(key, __u32);
-	__type(value, __u64);
-} egret_counters SEC(".maps");
-
-/* Denials already reported -> how many more since (egret.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EGRET_REPEATS_MAX);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct egret_repeat_key);
-	__type(value, __u64);
-} egret_repeats SEC(".maps");
+#include "lib/attempt.h"
 
 static __always_inline void counter_add(__u32 index)
 {
-	__u64 *n = bpf_map_lookup_elem(&egret_counters, &index);
+	struct egret_counts *c = attempt_counts();
 
-	if (n)
-		*n += 1;	/* per-CPU: no other writer on this CPU */
+	if (c && index < EGRET_NCOUNTERS)
+		c->n[index] += 1;	/* per-CPU: no other writer on this CPU */
 }
 
 /* What one decision was about. Fields that do not apply stay zero. */
@@ -92,9 +64,10 @@ static __always_inline void repeat_key_of(const struct event_info *in,
 }
 
 /* Count one more of a denial egret already knows of; 0 if it knows none. */
-static __always_inline int repeat_count(const struct egret_repeat_key *key)
+static __always_inline int repeat_count(void *repeats,
+					const struct egret_repeat_key *key)
 {
-	__u64 *n = bpf_map_lookup_elem(&egret_repeats, key);
+	__u64 *n = bpf_map_lookup_elem(repeats, key);
 
 	if (!n)
 		return 0;
@@ -106,26 +79,32 @@ static __always_inline int repeat_count(const struct egret_repeat_key *key)
  * queue an event - for a denial, only the first of its kind. */
 static __always_inline void event_emit(const struct event_info *in)
 {
+	struct egret_attempt *cfg = attempt_cfg();
 	struct egret_repeat_key key;
+	void *ring, *repeats = NULL;
 	struct egret_event *e;
+	__u32 slot = cfg->slot;
 	__u64 zero = 0;
 	int tracked = 0;
 
 	counter_add(EGRET_COUNTER(in->hook, in->verdict));
-	if (in->verdict == EGRET_VERDICT_ALLOW && !log_allowed)
+	if (in->verdict == EGRET_VERDICT_ALLOW && !cfg->log_allowed)
 		return;
-	if (in->verdict != EGRET_VERDICT_ALLOW) {
+	if (in->verdict != EGRET_VERDICT_ALLOW)
+		repeats = bpf_map_lookup_elem(&egret_repeat_of, &slot);
+	if (repeats) {
 		repeat_key_of(in, &key);
-		if (repeat_count(&key))
+		if (repeat_count(repeats, &key))
 			return;
 		/* The first: its key from now on (another CPU may have made
 		 * it meanwhile - then two records, never none). */
-		tracked = bpf_map_update_elem(&egret_repeats, &key, &zero,
+		tracked = bpf_map_update_elem(repeats, &key, &zero,
 					      BPF_NOEXIST) == 0;
 	}
-	e = bpf_ringbuf_reserve(&egret_events, sizeof(*e), 0);
+	ring = bpf_map_lookup_elem(&egret_rings, &slot);
+	e = ring ? bpf_ringbuf_reserve(ring, sizeof(*e), 0) : NULL;
 	if (!e) {
-		if (!tracked || !repeat_count(&key))
+		if (!tracked || !repeats || !repeat_count(repeats, &key))
 			counter_add(EGRET_COUNTER_DROPPED);
 		return;
 	}
@@ -161,11 +140,14 @@ static __always_inline void event_emit(const struct event_info *in)
  * denial is logged as would-deny and let through. Returns 1 to proceed. */
 static __always_inline int event_decide(struct event_info *in)
 {
+	int audit;
+
 	if (in->reason == EGRET_REASON_ALLOWED) {
 		in->verdict = EGRET_VERDICT_ALLOW;
 		event_emit(in);
 		return 1;
 	}
+	audit = attempt_cfg()->audit;
 	in->verdict = audit ? EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY;
 	event_emit(in);
 	return audit;

@@ -18,11 +18,12 @@
 #include <bpf/bpf_helpers.h>
 #include "egret.h"
 #include "egret_match.h"
+#include "lib/attempt.h"
 
 /* IPv4 prefixes of the local table -> EGRET_HOST_* flags. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, EGRET_HOST_MAX);
+	__uint(max_entries, EGRET_SHARED_HOSTS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_lpm_key4);
 	__type(value, __u32);
@@ -31,7 +32,7 @@ struct {
 /* The same for IPv6 (never v4-mapped: those are IPv4 on the wire). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, EGRET_HOST_MAX);
+	__uint(max_entries, EGRET_SHARED_HOSTS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_lpm_key6);
 	__type(value, __u32);
@@ -42,17 +43,22 @@ struct {
 
 static __always_inline __u32 host4_flags(__u32 addr)
 {
-	struct egret_lpm_key4 key = { .prefixlen = 32, .addr = addr };
-	__u32 *flags = bpf_map_lookup_elem(&egret_host4, &key);
+	struct egret_lpm_key4 key = {
+		.prefixlen = EGRET_LPM_ATTEMPT_BITS + 32, .addr = addr,
+	};
+	__u32 *flags;
 
+	egret_lpm_attempt(key.attempt, attempt_key());
+	flags = bpf_map_lookup_elem(&egret_host4, &key);
 	return flags ? *flags : 0;
 }
 
 static __always_inline __u32 host6_flags(const __u32 addr[4])
 {
-	struct egret_lpm_key6 key = { .prefixlen = 128 };
+	struct egret_lpm_key6 key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 	__u32 *flags;
 
+	egret_lpm_attempt(key.attempt, attempt_key());
 	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
 	flags = bpf_map_lookup_elem(&egret_host6, &key);
 	return flags ? *flags : 0;

@@ -28,11 +28,15 @@
  * so on an older kernel the verifier drops the call as dead code.
  */
 const volatile __u8 have_set_retval;
-volatile __s32 deny_errno;
 
 static __always_inline int refuse_with_errno(int verdict)
 {
-	if (verdict == SYS_REJECT && have_set_retval && deny_errno > 0)
+	__s32 deny_errno;
+
+	if (verdict != SYS_REJECT || !have_set_retval)
+		return verdict;
+	deny_errno = attempt_cfg()->deny_errno;
+	if (deny_errno > 0)
 		bpf_set_retval(-deny_errno);
 	return verdict;
 }

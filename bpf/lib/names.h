@@ -15,12 +15,12 @@
 #include <bpf/bpf_helpers.h>
 #include "egret.h"
 
-/* Learned address -> name. One entry per address of egret_allow4 and
- * egret_allow6, hence EGRET_NAMES_PER_ENTRY times their size (user space
- * sizes all three from --max-entries before load). */
+/* (Attempt, learned address) -> name. One entry per address of
+ * egret_allow4 and egret_allow6, hence EGRET_NAMES_PER_ENTRY times their
+ * size. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EGRET_NAMES_PER_ENTRY * EGRET_DEFAULT_MAX_ENTRIES);
+	__uint(max_entries, EGRET_NAMES_PER_ENTRY * EGRET_SHARED_ENTRIES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct egret_name_key);
 	__type(value, struct egret_name);

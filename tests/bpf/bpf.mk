@@ -30,7 +30,10 @@ BPFT_LIBS      = $(shell pkg-config --libs $(BPFT_PKGS))
 $(BPFT) $(BPFT)/hdr:
 	$(Q)mkdir -p $@
 
-# The Makefile's own recipe for build/%.bpf.o (bpf_object), into $(BPFT).
+# The Makefile's own recipe for build/%.bpf.o (bpf_object), into $(BPFT),
+# with the attempt's settings and counters in globals the tests can set
+# and read (bpf/lib/attempt.h: BPF_PROG_TEST_RUN's cgroup storage cannot).
+$(BPFT_OBJS): BPF_CFLAGS += -DEGRET_BPF_TEST
 $(BPFT_OBJS): $(BPFT)/%.bpf.o: bpf/%.bpf.c $(BPFT_BPF_DEPS) | $(BPFT)
 	$(bpf_object)
 

@@ -16,6 +16,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "egret.h"
+#include "egret_match.h"
 #include "egret.skel.h"
 #include "harness.h"
 #include "pkt.h"
@@ -72,10 +74,13 @@ static int bpft_on_event(void *ctx, void *data, size_t size)
 int bpft_group_setup(void **state)
 {
 	struct bpft *t = calloc(1, sizeof(*t));
+	LIBBPF_OPTS(bpf_map_create_opts, hash, .map_flags = BPF_F_NO_PREALLOC);
+	__u32 slot = BPFT_SLOT;
 	int r = -ENOMEM;
 
 	if (!t)
 		return r;
+	t->ring_fd = t->repeats_fd = -1;
 	t->skel = egret_bpf__open();
 	if (!t->skel) {
 		r = -errno;
@@ -87,8 +92,22 @@ int bpft_group_setup(void **state)
 		print_error("egret_bpf__load: %s\n", strerror(-r));
 		goto fail;
 	}
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.egret_events),
-				 bpft_on_event, t, NULL);
+	/* The attempt's own ring and repeat counts, as loader.c makes them. */
+	t->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "egret_events", 0, 0,
+				    EGRET_RING_BYTES, NULL);
+	t->repeats_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "egret_repeats",
+				       sizeof(struct egret_repeat_key), sizeof(__u64),
+				       EGRET_REPEATS_MAX, &hash);
+	if (t->ring_fd < 0 || t->repeats_fd < 0 ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.egret_rings), &slot,
+				&t->ring_fd, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.egret_repeat_of), &slot,
+				&t->repeats_fd, BPF_ANY) < 0) {
+		r = -errno;
+		print_error("the attempt's ring and repeat counts: %s\n", strerror(-r));
+		goto fail;
+	}
+	t->rb = ring_buffer__new(t->ring_fd, bpft_on_event, t, NULL);
 	if (!t->rb) {
 		r = -errno;
 		goto fail;
@@ -97,6 +116,10 @@ int bpft_group_setup(void **state)
 	return 0;
 fail:
 	egret_bpf__destroy(t->skel);
+	if (t->ring_fd >= 0)
+		close(t->ring_fd);
+	if (t->repeats_fd >= 0)
+		close(t->repeats_fd);
 	free(t);
 	return r;
 }
@@ -109,11 +132,23 @@ int bpft_group_teardown(void **state)
 		return 0;
 	ring_buffer__free(t->rb);
 	egret_bpf__destroy(t->skel);
+	close(t->ring_fd);
+	close(t->repeats_fd);
 	free(t);
 	return 0;
 }
 
-/* Delete every key of @map (trie and hash alike: the first key, again). */
+/* Delete every key of map @fd (trie and hash alike: the first key, again). */
+static int fd_empty(int fd)
+{
+	unsigned char key[64];
+
+	while (bpf_map_get_next_key(fd, NULL, key) == 0)
+		if (bpf_map_delete_elem(fd, key) < 0)
+			return -errno;
+	return 0;
+}
+
 static int map_empty(struct bpf_map *map)
 {
 	unsigned char key[64];
@@ -134,7 +169,6 @@ int bpft_test_setup(void **state)
 		t->skel->maps.egret_allow4, t->skel->maps.egret_allow6,
 		t->skel->maps.egret_cidr4, t->skel->maps.egret_cidr6,
 		t->skel->maps.egret_host4, t->skel->maps.egret_host6,
-		t->skel->maps.egret_repeats,
 	};
 	int r;
 
@@ -143,7 +177,13 @@ int bpft_test_setup(void **state)
 		if (r < 0)
 			return r;
 	}
+	r = fd_empty(t->repeats_fd);
+	if (r < 0)
+		return r;
 	memset(t->skel->bss, 0, sizeof(*t->skel->bss));
+	/* As loader_configure() writes an attempt's cgroup storage. */
+	t->skel->bss->egret_test_attempt.key = BPFT_ATTEMPT;
+	t->skel->bss->egret_test_attempt.slot = BPFT_SLOT;
 	t->keep_repeats = false;
 	/* Events a failed test left behind are not the next test's. */
 	ring_buffer__consume(t->rb);
@@ -212,21 +252,25 @@ void bpft_allow(struct bpft *t, const char *spec, const struct egret_allow *a)
 	int len, family = spec_parse(spec, addr, &len);
 
 	if (family == AF_INET && len < 0) {
-		struct egret_key4 key = { .addr = addr[0] };
+		struct egret_key4 key = { .attempt = BPFT_ATTEMPT, .addr = addr[0] };
 
 		map_put(t->skel->maps.egret_allow4, &key, a);
 	} else if (family == AF_INET) {
-		struct egret_lpm_key4 key = { .prefixlen = len, .addr = addr[0] };
+		struct egret_lpm_key4 key = {
+			.prefixlen = EGRET_LPM_ATTEMPT_BITS + (__u32)len, .addr = addr[0],
+		};
 
+		egret_lpm_attempt(key.attempt, BPFT_ATTEMPT);
 		map_put(t->skel->maps.egret_cidr4, &key, a);
 	} else if (len < 0) {
-		struct egret_key6 key;
+		struct egret_key6 key = { .attempt = BPFT_ATTEMPT };
 
 		memcpy(key.addr, addr, 16);
 		map_put(t->skel->maps.egret_allow6, &key, a);
 	} else {
-		struct egret_lpm_key6 key = { .prefixlen = len };
+		struct egret_lpm_key6 key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + (__u32)len };
 
+		egret_lpm_attempt(key.attempt, BPFT_ATTEMPT);
 		memcpy(key.addr, addr, 16);
 		map_put(t->skel->maps.egret_cidr6, &key, a);
 	}
@@ -248,12 +292,16 @@ void bpft_host(struct bpft *t, const char *prefix, __u32 flags)
 
 	assert_true(len >= 0);
 	if (family == AF_INET) {
-		struct egret_lpm_key4 key = { .prefixlen = len, .addr = addr[0] };
+		struct egret_lpm_key4 key = {
+			.prefixlen = EGRET_LPM_ATTEMPT_BITS + (__u32)len, .addr = addr[0],
+		};
 
+		egret_lpm_attempt(key.attempt, BPFT_ATTEMPT);
 		map_put(t->skel->maps.egret_host4, &key, &flags);
 	} else {
-		struct egret_lpm_key6 key = { .prefixlen = len };
+		struct egret_lpm_key6 key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + (__u32)len };
 
+		egret_lpm_attempt(key.attempt, BPFT_ATTEMPT);
 		memcpy(key.addr, addr, 16);
 		map_put(t->skel->maps.egret_host6, &key, &flags);
 	}
@@ -268,7 +316,7 @@ __u32 bpft_egress(struct bpft *t, const struct pkt *p)
 
 	t->nevents = 0;
 	if (!t->keep_repeats) {
-		r = map_empty(t->skel->maps.egret_repeats);
+		r = fd_empty(t->repeats_fd);
 		if (r < 0)
 			fail_msg("empty egret_repeats: %s", strerror(-r));
 	}
@@ -281,29 +329,40 @@ __u32 bpft_egress(struct bpft *t, const struct pkt *p)
 	return opts.retval;
 }
 
+void bpft_set_attempt(struct bpft *t, __u64 key)
+{
+	t->skel->bss->egret_test_attempt.key = key;
+}
+
 __u64 bpft_repeats(struct bpft *t, const struct egret_repeat_key *key)
 {
 	__u64 n = 0;
 
-	bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_repeats), key, &n);
+	bpf_map_lookup_elem(t->repeats_fd, key, &n);
 	return n;
 }
 
 __u64 bpft_counter(struct bpft *t, __u32 index)
 {
+	/* The test build's counters: one per-CPU struct egret_counts. */
+	size_t size = (sizeof(struct egret_counts) + 7) & ~(size_t)7;
 	int ncpus = libbpf_num_possible_cpus();
-	__u64 *vals, sum = 0;
+	unsigned char *vals;
+	__u32 zero = 0;
+	__u64 sum = 0, n;
 
-	assert_true(ncpus > 0);
-	vals = calloc((size_t)ncpus, sizeof(*vals));
+	assert_true(ncpus > 0 && index < EGRET_NCOUNTERS);
+	vals = calloc((size_t)ncpus, size);
 	assert_non_null(vals);
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_counters), &index,
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_counters), &zero,
 				vals) < 0) {
 		free(vals);
 		fail_msg("counter %u: %s", index, strerror(errno));
 	}
-	for (int i = 0; i < ncpus; i++)
-		sum += vals[i];
+	for (int i = 0; i < ncpus; i++) {
+		memcpy(&n, vals + (size_t)i * size + index * sizeof(n), sizeof(n));
+		sum += n;
+	}
 	free(vals);
 	return sum;
 }

@@ -7,8 +7,9 @@
  * Makefile compiles egret's own, through its skeleton. Nothing is
  * attached: a test run sends nothing anywhere. The maps start empty for
  * every test, with the host's addresses of a small made-up namespace
- * (BPFT_HOST4/6 and loopback) and the settings zero, as
- * loader_load_fresh() in user/enforce/loader.c leaves them. A test writes
+ * (BPFT_HOST4/6 and loopback) and the settings zero but for the
+ * attempt's key (BPFT_ATTEMPT), as loader_configure() in
+ * user/enforce/loader.c leaves a new attempt's. A test writes
  * what it needs the way user/enforce/ would, runs a program and checks
  * its return value and the events it queued.
  */
@@ -35,9 +36,14 @@ struct pkt;
 
 #define BPFT_EVENTS_MAX	16
 
+/* The attempt every test's entries belong to (a cgroup id, as any). */
+#define BPFT_ATTEMPT	0x00000abc00000123ULL
+#define BPFT_SLOT	1	/* its ring buffer and repeat counts */
+
 struct bpft {
 	struct egret_bpf *skel;
 	struct ring_buffer *rb;
+	int ring_fd, repeats_fd;	/* the attempt's own (attempt.h) */
 	struct egret_event events[BPFT_EVENTS_MAX];
 	int nevents;		/* queued by the last run (more: counted) */
 	/* Runs are judged as if each were the attempt's first: its repeat
@@ -74,6 +80,9 @@ void bpft_host(struct bpft *t, const char *prefix, __u32 flags);
 /* Run egret_egress over @p; returns its verdict (fails the test if the
  * kernel refuses the run), the events it queued in t->events. */
 __u32 bpft_egress(struct bpft *t, const struct pkt *p);
+
+/* Run the programs as attempt @key would (its cgroup storage's key). */
+void bpft_set_attempt(struct bpft *t, __u64 key);
 
 /* The repeat count of the denial @key describes (0: none). */
 __u64 bpft_repeats(struct bpft *t, const struct egret_repeat_key *key);

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "egret.h"
+#include "egret_match.h"
 #include "egret.skel.h"
 #include "harness.h"
 #include "pkt.h"
@@ -277,8 +279,8 @@ static void dns_proxy(void **state)
 	pkt_udp4(&p, "127.0.0.1", 40000, "127.0.0.1", 5353);
 	expect_drop(t, &p, EGRET_REASON_SPECIAL);
 
-	t->skel->bss->dns_proxy_port_be = htons(5353);
-	t->skel->bss->dns_proxy_ip6[3] = htonl(1);	/* ::1 */
+	t->skel->bss->egret_test_attempt.dns_proxy_port_be = htons(5353);
+	t->skel->bss->egret_test_attempt.dns_proxy_ip6[3] = htonl(1);	/* ::1 */
 	expect_pass(t, &p);
 	pkt_tcp4(&p, "127.0.0.1", 40000, "127.0.0.1", 5353);
 	expect_pass(t, &p);
@@ -337,7 +339,7 @@ static void counters(void **state)
 	drop4(t, "203.0.113.10", 80, EGRET_REASON_PORT);
 	assert_int_equal(bpft_counter(t, deny), denied + 2);
 	pass4(t, "203.0.113.10", 443);
-	t->skel->bss->log_allowed = 1;
+	t->skel->bss->egret_test_attempt.log_allowed = 1;
 	pass4(t, "203.0.113.10", 443);
 	assert_int_equal(bpft_counter(t, allow), allowed);
 	assert_int_equal(bpft_counter(t, deny), denied + 2);
@@ -351,7 +353,7 @@ static void audit_lets_through(void **state)
 	__u64 before = bpft_counter(t, would);
 	struct pkt p;
 
-	t->skel->bss->audit = 1;
+	t->skel->bss->egret_test_attempt.audit = 1;
 	pkt_tcp4(&p, SRC4, 40000, "203.0.113.11", 443);
 	assert_int_equal(bpft_egress(t, &p), BPFT_PASS);
 	assert_int_equal(t->nevents, 1);

@@ -15,6 +15,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "egret.h"
+#include "egret_match.h"
 #include "egret.skel.h"
 #include "egret_unix.skel.h"
 #include "harness.h"
@@ -35,7 +37,7 @@ static void egret_object_loads(void **state)
 		assert_true(bpf_program__fd(prog) >= 0);
 		n++;
 	}
-	/* user/enforce/loader.c attaches exactly this many (LOADER_NPROGS). */
+	/* user/enforce/loader.c takes exactly this many (LOADER_NMAIN_PROGS). */
 	assert_int_equal(n, 14);
 }
 
@@ -58,7 +60,7 @@ static int unix_hooks_exist(void)
 	return 1;
 }
 
-/* As unix_filter_attach(): the attach types set before load, since
+/* As load_unix() in user/enforce/loader.c: the attach types set before load, since
  * libbpf 1.1 knows no cgroup/connect_unix section. */
 static void unix_object_loads(void **state)
 {

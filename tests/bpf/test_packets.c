@@ -89,6 +89,26 @@ static void ip4_tcp_udp_denied(void **state)
 /* IPv4 options (source routes, timestamps: whatever ancillary data asked
  * for) are refused outright, even to an allowed destination and port:
  * the ports after them are never read. */
+/* The maps are every attempt's: a program running for another attempt
+ * (another key in its cgroup storage), or for a cgroup whose storage
+ * egret never wrote (key 0), finds none of this attempt's entries. */
+static void other_attempts_entries_unseen(void **state)
+{
+	struct bpft *t = *state;
+	struct pkt p;
+
+	pkt_tcp4(&p, BPFT_HOST4, 40000, DST4, 443);
+	expect_pass(t, &p);
+	bpft_set_attempt(t, BPFT_ATTEMPT + 1);
+	assert_int_equal(bpft_egress(t, &p), BPFT_DROP);
+	bpft_set_attempt(t, 0);
+	assert_int_equal(bpft_egress(t, &p), BPFT_DROP);
+	pkt_tcp6(&p, BPFT_HOST6, 40000, DST6, 443);
+	assert_int_equal(bpft_egress(t, &p), BPFT_DROP);
+	bpft_set_attempt(t, BPFT_ATTEMPT);
+	expect_pass(t, &p);
+}
+
 /* A denial is queued once; its repeats are counted, exactly, until
  * something else is denied - which is queued in turn. */
 static void repeats_counted_not_queued(void **state)
@@ -491,6 +511,7 @@ int bpft_packets_tests(void)
 		cmocka_unit_test_setup(ip4_tcp_udp_allowed, packets_setup),
 		cmocka_unit_test_setup(ip4_tcp_udp_denied, packets_setup),
 		cmocka_unit_test_setup(repeats_counted_not_queued, packets_setup),
+		cmocka_unit_test_setup(other_attempts_entries_unseen, packets_setup),
 		cmocka_unit_test_setup(ip4_options_refused, packets_setup),
 		cmocka_unit_test_setup(ip4_short_ihl_refused, packets_setup),
 		cmocka_unit_test_setup(ip4_truncated, packets_setup),

@@ -195,8 +195,8 @@ policy_path() {
 . "$HERE/test_events.sh"
 # shellcheck source=tests/integration/test_requests.sh
 . "$HERE/test_requests.sh"
-# shellcheck source=tests/integration/test_spare.sh
-. "$HERE/test_spare.sh"
+# shellcheck source=tests/integration/test_shared.sh
+. "$HERE/test_shared.sh"
 # shellcheck source=tests/integration/tmux.sh
 . "$HERE/tmux.sh"
 # shellcheck source=tests/integration/test_terminal.sh
@@ -234,8 +234,8 @@ TESTS=(
 	# test_requests.sh
 	t_requests_recorded t_requests_approve t_requests_deny
 	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
-	# test_spare.sh
-	t_spare_taken t_spare_tampered
+	# test_shared.sh
+	t_shared_set_reused t_shared_isolation t_shared_tampered
 	# test_terminal.sh
 	t_terminal_pty t_terminal_job_control t_terminal_forced_pty
 	# test_egretd.sh

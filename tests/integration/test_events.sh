@@ -134,14 +134,17 @@ finish_bg() {	# GO-FILE
 	ERR=$(cat "$TDIR/bg.err")
 }
 
-# The sum over CPUs of egret_counters[INDEX] of a live attempt, via
-# bpftool's formatted (BTF) output. Usage: bpf_counter ID INDEX
+# Counter INDEX of attempt ID through bpftool: egret_counters is the
+# per-CPU cgroup storage of the attempt's cgroup, keyed by the cgroup's id
+# (its inode number, 8 bytes little-endian), a struct egret_counts per CPU.
 bpf_counter() {
-	local out
-	out=$(bpftool -j map lookup pinned "$PIN_ROOT/$1/egret_counters" \
-		key "$2" 0 0 0 2>&1) || { echo "bpftool-failed: $out"; return; }
-	grep -o '"formatted":.*' <<<"$out" | grep -oE '"value":[0-9]+' |
-		awk -F: '{ s += $2 } END { print s + 0 }'
+	local out ino key
+	ino=$(stat -c %i "$EGRET_CG_PARENT/$1" 2>&1) || { echo "no-cgroup: $ino"; return; }
+	key=$(printf '%016x' "$ino" | sed 's/../& /g' | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+	# shellcheck disable=SC2086 # the hex bytes are words
+	out=$(bpftool -j map lookup pinned "$PIN_ROOT/$1/egret_counters" key hex $key 2>&1) ||
+		{ echo "bpftool-failed: $out"; return; }
+	jq "[.formatted.values[].value.n[$2]] | add" <<<"$out"
 }
 
 # The u32 bpftool prints for an IPv4 address stored in network order.
@@ -563,7 +566,7 @@ EOF
 # that taught it in egret_names, and the per-CPU counters at their
 # documented indexes (connect deny = 0, connect allow = 1, dropped = 24).
 t_events_bpftool() {
-	local tok script id=$ID_PREFIX-evb out key
+	local tok script id=$ID_PREFIX-evb out key cg
 	command -v bpftool >/dev/null || fail "bpftool missing (package bpftool)"
 	tok=$(token evb)
 	script=$(dns_script cmd.sh <<'EOF'
@@ -580,12 +583,15 @@ EOF
 	wait_ready "$TDIR/ready"
 
 	key=$(ip4_as_u32 203.0.113.10)
+	# The maps are every attempt's: keys begin with the attempt's, its
+	# cgroup's id.
+	cg=$(stat -c %i "$EGRET_CG_PARENT/$id") || fail "no cgroup for $id"
 	out=$(bpftool map dump pinned "$PIN_ROOT/$id/egret_allow4" 2>&1) ||
 		fail "bpftool map dump egret_allow4: $out"
 	note "egret_allow4: $(tr -d ' \n' <<<"$out" | head -c 300)"
 	out=$(tr -d ' \n' <<<"$out")
-	[[ $out == *'{"key":{"addr":'"$key"'},"value":{"rules":[{"expires_ns":'[1-9]*',"port_lo":80,"port_hi":80,'* ]] ||
-		fail "bpftool egret_allow4: want github.com's address ($key) with a rule expires_ns/port_lo 80/port_hi 80: $out"
+	[[ $out == *'{"key":{"attempt":'"$cg"',"addr":'"$key"',"zero":0},"value":{"rules":[{"expires_ns":'[1-9]*',"port_lo":80,"port_hi":80,'* ]] ||
+		fail "bpftool egret_allow4: want attempt $cg, github.com's address ($key) with a rule expires_ns/port_lo 80/port_hi 80: $out"
 	[[ $out == *'"flags":'* ]] || fail "bpftool egret_allow4: no named field flags: $out"
 
 	out=$(bpftool map dump pinned "$PIN_ROOT/$id/egret_names" 2>&1) ||
@@ -594,9 +600,9 @@ EOF
 	out=$(tr -d ' \n' <<<"$out")
 	# A char array: bpftool prints it as a string; older ones as an array
 	# of characters.
-	[[ $out == *'{"key":{"family":4,"addr":['"$key"',0,0,0]},"value":{"name":"github.com"}}'* ]] ||
-		[[ $out == *'"family":4,"addr":['"$key"',0,0,0]},"value":{"name":["g","i","t","h","u","b",".","c","o","m"'* ]] ||
-		fail "bpftool egret_names: want family 4, addr $key -> name github.com: $out"
+	[[ $out == *'{"key":{"attempt":'"$cg"',"family":4,"addr":['"$key"',0,0,0],"zero":0},"value":{"name":"github.com"}}'* ]] ||
+		[[ $out == *'"attempt":'"$cg"',"family":4,"addr":['"$key"',0,0,0],"zero":0},"value":{"name":["g","i","t","h","u","b",".","c","o","m"'* ]] ||
+		fail "bpftool egret_names: want attempt $cg, family 4, addr $key -> name github.com: $out"
 
 	assert_eq 2 "$(bpf_counter "$id" 0)" "bpftool egret_counters[0] (connect deny)"
 	assert_eq 1 "$(bpf_counter "$id" 1)" "bpftool egret_counters[1] (connect allow)"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "egret_match.h"
 #include "enforce/allow.h"
 
 #define NOW 1000000000ULL
@@ -168,15 +169,19 @@ static void add_spec_rules(void **state)
 
 /* --- allow_write_static against real BPF maps (root only) --- */
 
+/* The attempt whose entries the tests write (any cgroup id would do). */
+#define T_ATTEMPT	0x0000123400005678ULL
+#define T_OTHER		0x0000123400009abcULL
+
 static int maps_setup(void **state)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, lpm, .map_flags = BPF_F_NO_PREALLOC);
 	static struct allow_maps maps;
 	const __u32 vsz = sizeof(struct egret_allow);
 
-	maps = (struct allow_maps){ .allow4 = -1, .allow6 = -1, .cidr4 = -1,
-				    .cidr6 = -1, .names = -1, .host4 = -1,
-				    .host6 = -1 };
+	maps = (struct allow_maps){ .attempt = T_ATTEMPT, .allow4 = -1,
+				    .allow6 = -1, .cidr4 = -1, .cidr6 = -1,
+				    .names = -1, .host4 = -1, .host6 = -1 };
 	*state = &maps;
 	if (geteuid() != 0)
 		return 0;
@@ -231,14 +236,24 @@ static void write_ok(const struct allow_maps *m, const char *const *texts,
 	assert_null(bad);
 }
 
+static struct egret_key4 key4(const char *addr)
+{
+	struct egret_key4 key = { .attempt = T_ATTEMPT };
+
+	assert_int_equal(inet_pton(AF_INET, addr, &key.addr), 1);
+	return key;
+}
+
 static struct egret_allow get4(int fd, const char *addr, __u32 prefixlen)
 {
-	struct egret_lpm_key4 lpm = { .prefixlen = prefixlen };
+	struct egret_lpm_key4 lpm = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + prefixlen };
+	struct egret_key4 key = key4(addr);
 	struct egret_allow v;
 
-	assert_int_equal(inet_pton(AF_INET, addr, &lpm.addr), 1);
+	egret_lpm_attempt(lpm.attempt, T_ATTEMPT);
+	lpm.addr = key.addr;
 	if (prefixlen == 32)
-		assert_int_equal(bpf_map_lookup_elem(fd, &lpm.addr, &v), 0);
+		assert_int_equal(bpf_map_lookup_elem(fd, &key, &v), 0);
 	else
 		assert_int_equal(bpf_map_lookup_elem(fd, &lpm, &v), 0);
 	return v;
@@ -313,10 +328,11 @@ static void static_special_not_inherited_v6(void **state)
 {
 	const struct allow_maps *m = need_maps(state);
 	const char *const texts[] = { "::/0", "[fe80::/10]:53" };
-	struct egret_lpm_key6 lpm = { .prefixlen = 10 };
+	struct egret_lpm_key6 lpm = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 10 };
 	struct egret_allow v;
 
 	write_ok(m, texts, 2);
+	egret_lpm_attempt(lpm.attempt, T_ATTEMPT);
 	assert_int_equal(inet_pton(AF_INET6, "fe80::", lpm.addr), 1);
 	assert_int_equal(bpf_map_lookup_elem(m->cidr6, &lpm, &v), 0);
 	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
@@ -358,11 +374,12 @@ static void static_ipv6(void **state)
 		"[2001:db8::1]:443", "2001:db8::/32", "[2001:db8:1::/48]:80",
 		"::1", "[fe80::/10]:53",
 	};
-	struct egret_key6 key = {};
-	struct egret_lpm_key6 lpm = { .prefixlen = 48 };
+	struct egret_key6 key = { .attempt = T_ATTEMPT };
+	struct egret_lpm_key6 lpm = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 48 };
 	struct egret_allow v;
 
 	write_ok(m, texts, 5);
+	egret_lpm_attempt(lpm.attempt, T_ATTEMPT);
 
 	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", key.addr), 1);
 	assert_int_equal(bpf_map_lookup_elem(m->allow6, &key, &v), 0);
@@ -380,7 +397,7 @@ static void static_ipv6(void **state)
 	assert_int_equal(count_rule(&v, 0, 65535, NULL), 1);
 	assert_int_equal(v.flags, 0);
 
-	lpm.prefixlen = 10;
+	lpm.prefixlen = EGRET_LPM_ATTEMPT_BITS + 10;
 	assert_int_equal(inet_pton(AF_INET6, "fe80::", lpm.addr), 1);
 	assert_int_equal(bpf_map_lookup_elem(m->cidr6, &lpm, &v), 0);
 	assert_int_equal(v.flags, EGRET_ALLOW_SPECIAL);
@@ -396,12 +413,11 @@ static void static_merges_with_map(void **state)
 {
 	const struct allow_maps *m = need_maps(state);
 	const char *const texts[] = { "203.0.113.9:80" };
-	struct egret_key4 key;
+	struct egret_key4 key = key4("203.0.113.9");
 	struct egret_allow v = {};
 	__u64 far = allow_now_ns() + 3600ULL * 1000000000ULL, exp = 0;
 
 	/* A DNS-learned rule already in the map survives a static write. */
-	assert_int_equal(inet_pton(AF_INET, "203.0.113.9", &key.addr), 1);
 	v.rules[0] = (struct egret_port_rule){ .expires_ns = far,
 					       .port_lo = 443, .port_hi = 443 };
 	assert_int_equal(bpf_map_update_elem(m->allow4, &key, &v, BPF_ANY), 0);
@@ -433,7 +449,7 @@ static void learn_and_refresh(void **state)
 	const struct allow_maps *m = need_maps(state);
 	const struct port_range https = { 443, 443 };
 	__u64 now = allow_now_ns(), exp = 0;
-	struct egret_key6 key6;
+	struct egret_key6 key6 = { .attempt = T_ATTEMPT };
 	struct egret_allow v;
 	__u32 addr;
 
@@ -489,7 +505,7 @@ static void sweep_drops_expired(void **state)
 	const char *const texts[] = { "10.0.0.0/8:22" };
 	const __u64 s = 1000000000ULL;
 	__u64 now = allow_now_ns();
-	struct egret_key4 key;
+	struct egret_key4 key = { .attempt = T_ATTEMPT };
 	struct egret_allow v;
 	__u32 gone, mixed;
 
@@ -517,6 +533,64 @@ static void sweep_drops_expired(void **state)
 	assert_int_equal(allow_sweep(m, now + 200 * s), 0);
 }
 
+/* One attempt's entries are invisible under another's key, and purging
+ * one attempt leaves the other's whole. */
+static void attempts_kept_apart(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	struct allow_maps other = *m;
+	const char *const mine[] = { "203.0.113.1:443", "10.0.0.0/8:22" };
+	const char *const theirs[] = { "203.0.113.2:80" };
+	struct egret_key4 key = key4("203.0.113.1");
+	struct egret_allow v;
+
+	other.attempt = T_OTHER;
+	write_ok(m, mine, 2);
+	write_ok(&other, theirs, 1);
+	key.attempt = T_OTHER;
+	assert_int_equal(bpf_map_lookup_elem(m->allow4, &key, &v), -ENOENT);
+	assert_int_equal(allow_keyed_walk(m->allow4, sizeof(key), 0, T_ATTEMPT, true), 1);
+	assert_int_equal(allow_keyed_walk(m->cidr4, sizeof(struct egret_lpm_key4),
+					  sizeof(__u32), T_ATTEMPT, true), 1);
+	assert_int_equal(allow_keyed_walk(m->allow4, sizeof(key), 0, T_OTHER, true), 1);
+
+	assert_int_equal(allow_purge(m), 0);
+	assert_int_equal(allow_keyed_walk(m->allow4, sizeof(key), 0, T_ATTEMPT, true), 0);
+	assert_int_equal(allow_keyed_walk(m->cidr4, sizeof(struct egret_lpm_key4),
+					  sizeof(__u32), T_ATTEMPT, true), 0);
+	key = key4("203.0.113.2");
+	key.attempt = T_OTHER;
+	assert_int_equal(bpf_map_lookup_elem(m->allow4, &key, &v), 0);
+	assert_int_equal(count_rule(&v, 80, 80, NULL), 1);
+}
+
+/* An attempt's share of the maps: --max-entries new addresses, then
+ * -E2BIG (a refresh of one it has is no new entry); the sweep gives back
+ * what it deletes. */
+static void quota_counts_the_attempts_share(void **state)
+{
+	struct allow_maps q = *need_maps(state);
+	struct allow_quota quota = { .max_entries = 2, .max_cidrs = 1 };
+	const struct port_range p80 = { 80, 80 };
+	const __u64 s = 1000000000ULL;
+	__u64 now = allow_now_ns();
+	__u32 a[3];
+
+	q.quota = &quota;
+	for (int i = 0; i < 3; i++)
+		a[i] = htonl(0xcb007101 + (__u32)i);	/* 203.0.113.1-3 */
+	assert_int_equal(allow_learn(&q, AF_INET, &a[0], &p80, 1, false, now + 10 * s), 0);
+	assert_int_equal(allow_learn(&q, AF_INET, &a[1], &p80, 1, false, now + 100 * s), 0);
+	assert_int_equal(allow_learn(&q, AF_INET, &a[0], &p80, 1, false, now + 20 * s), 0);
+	assert_int_equal(quota.n4, 2);
+	assert_int_equal(allow_learn(&q, AF_INET, &a[2], &p80, 1, false, now + 10 * s), -E2BIG);
+	assert_int_equal(allow_sweep(&q, now + 50 * s), 1);
+	assert_int_equal(quota.n4, 1);
+	assert_int_equal(allow_learn(&q, AF_INET, &a[2], &p80, 1, false, now + 100 * s), 0);
+	assert_int_equal(allow_recount(&q), 0);
+	assert_int_equal(quota.n4, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +601,10 @@ int main(void)
 		cmocka_unit_test(add_rule_reuses_expired_slot_and_fills_up),
 		cmocka_unit_test(add_spec_rules),
 		cmocka_unit_test_setup_teardown(static_cidr_inherits_wider,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(attempts_kept_apart,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(quota_counts_the_attempts_share,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(static_cidr_inherits_wider_listed_later,
 						maps_setup, maps_teardown),

@@ -24,7 +24,7 @@
 #include "enforce/allow.h"
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
-#include "enforce/programs.h"
+#include "enforce/shared.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
 #include "lib/loop.h"
@@ -278,11 +278,12 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 {
 	const struct allow_spec *bad = NULL;
 	const char *step = NULL;
+	struct loader_opts lo;
 	struct allow_maps maps;
 	uint64_t t1;
 	int r, deny_errno;
 
-	/* The proxy's port is baked into the programs: bind it first. */
+	/* The proxy's port goes into the attempt's settings: bind it first. */
 	r = attempt_open_dns(a, o, 0);
 	if (r < 0)
 		return r;
@@ -290,21 +291,28 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	deny_errno = pick_deny_errno(o);
 	if (deny_errno < 0)
 		return deny_errno;
-	t1 = mono_us();
-	r = programs_get(&a->ld, &(struct loader_opts){
+	lo = (struct loader_opts){
 		.max_entries = (__u32)o->max_entries,
 		.max_cidrs = (__u32)o->max_cidrs,
 		.dns_port = dns_proxy_port(a->dns),
 		.dns_ip6_loopback = dns_proxy_ip6_loopback(a->dns),
 		.log_allowed = o->log_allowed, .audit = o->audit,
-		.no_spare = o->no_spare,
-		.deny_errno = deny_errno == EPERM ? 0 : deny_errno }, &step);
+		.deny_errno = deny_errno == EPERM ? 0 : deny_errno,
+	};
+	t1 = mono_us();
+	r = shared_get(&a->ld, o->no_shared, &step);
 	a->load_us = mono_us() - t1;
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
 				       step, PRIV_HINT);
+	/* Its maps pinned in its directory before it has any entry: whoever
+	 * removes the attempt finds all of them there (gc.c). */
+	r = loader_attempt_begin(&a->ld, a->cgroup_fd, a->st.pins, &lo, &step);
+	if (r < 0)
+		return log_error_errno(r, "%s %s", step, a->st.pins);
 	/* The host's addresses: sources allowed, destinations special. */
-	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
+	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6],
+			  a->ld.key);
 	if (r < 0)
 		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
 				       r == -ENOSPC ? ": more than egret keeps" : "");
@@ -315,24 +323,23 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 
 		spec_format(bad, text, sizeof(text));
 		return log_error_errno(r, "write allow entry %s%s", text,
-				       r == -ENOSPC ? " (more than 8 port rules for one address, or map full: raise --max-entries/--max-cidrs)" : "");
+				       r == -ENOSPC || r == -E2BIG ? " (more than 8 port rules for one address, or too many entries: raise --max-entries/--max-cidrs)" : "");
 	}
-	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins, &step);
+	if (o->unix_filter) {
+		r = unix_filter_allow(a->ld.maps[LOADER_UNIX_ALLOW], a->ld.key,
+				      o->unix_names, o->nunix_names);
+		if (r < 0)
+			return log_error_errno(r, "write the allowed abstract socket names");
+	}
+	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins, o->unix_filter, &step);
 	if (r < 0)
 		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
 				       step, a->st.cgroup, PRIV_HINT);
-	if (o->unix_filter) {
-		r = unix_filter_attach(&a->unix_filter, &(struct unix_filter_opts){
-			.names = o->unix_names, .nnames = o->nunix_names,
-			.events_fd = loader_events_fd(&a->ld),
-			.counters_fd = loader_counters_fd(&a->ld),
-			.repeats_fd = loader_repeats_fd(&a->ld),
-			.audit = o->audit, .log_allowed = o->log_allowed,
-			.cgroup_fd = a->cgroup_fd, .pin_dir = a->st.pins }, &step);
-		if (r < 0)
-			return log_error_errno(r, "%s (-v shows libbpf's detail)",
-					       step);
-	}
+	/* Nothing runs in the cgroup yet: until this, its programs refuse
+	 * everything (an unwritten storage names no attempt). */
+	r = loader_configure(&a->ld, &lo, &step);
+	if (r < 0)
+		return log_error_errno(r, "%s", step);
 	*ret_deny_errno = deny_errno;
 	return 0;
 }
@@ -359,17 +366,18 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 		r = attempt_enforce(a, o, &deny_errno);
 	if (r < 0)
 		return r;
-	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF load %.1f ms, %s)",
+	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF programs %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),
 		 (double)(mono_us() - t0) / 1000, (double)a->load_us / 1000,
-		 a->ld.from_spare ? "programs loaded in advance" : "loaded now");
+		 a->ld.loaded_now ? "loaded now" : "the pinned set");
 	return 0;
 }
 
 int attempt_reopen(struct attempt *a, const struct run_opts *o,
 		   const struct attempt_state *st, int state_fd)
 {
+	__u64 key;
 	int r;
 
 	/* Ours from here: attempt_close() takes it down. */
@@ -384,10 +392,20 @@ int attempt_reopen(struct attempt *a, const struct run_opts *o,
 		r = attempt_open_dns(a, o, (uint16_t)st->dns_port);
 	if (r < 0)
 		return r;
-	r = loader_open_pins(&a->ld, st->pins);
+	r = loader_cgroup_key(a->cgroup_fd, &key);
+	if (r == 0)
+		r = loader_open_pins(&a->ld, st->pins, key);
+	if (r == 0) {
+		struct allow_maps maps = loader_allow_maps(&a->ld);
+
+		a->ld.quota = (struct allow_quota){ .max_entries = (__u32)o->max_entries,
+						    .max_cidrs = (__u32)o->max_cidrs };
+		r = allow_recount(&maps);
+	}
 	if (r < 0)
 		return log_error_errno(r, "open the pinned maps in %s", st->pins);
-	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6]);
+	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6],
+			  a->ld.key);
 	if (r < 0)
 		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)");
 	log_info("attempt %s: re-adopted: cgroup %s, DNS proxy on port %u again",
@@ -402,7 +420,6 @@ void attempt_init(struct attempt *a)
 			       .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
 			       .requests = { .timer = { .fd = -1 } } };
 	loader_init(&a->ld);
-	unix_filter_init(&a->unix_filter);
 }
 
 int attempt_close(struct attempt *a)
@@ -421,7 +438,6 @@ int attempt_close(struct attempt *a)
 	request_log_close(&a->requests);
 	events_close(&a->ev);
 	hostaddr_close(&a->host);
-	unix_filter_close(&a->unix_filter);
 	loader_destroy(&a->ld);
 	if (a->exit_fd >= 0)
 		close(a->exit_fd);

@@ -33,10 +33,9 @@ struct attempt {
 	struct dns_proxy *dns;
 	struct events ev;
 	struct hostaddr host;		/* the host maps, kept current */
-	struct unix_filter unix_filter;	/* named abstract sockets, if needed */
 	struct request_log requests;	/* only with --repo */
 	bool requests_on;
-	uint64_t load_us;		/* BPF load and verification */
+	uint64_t load_us;		/* getting the set of programs */
 	/* egretd's attempts: COMMAND's keeper (keeper.h) and the file it
 	 * writes COMMAND's status to; -1 without. */
 	int keeper_pidfd;

@@ -12,7 +12,8 @@
 #include "attempt/cgroup.h"
 #include "attempt/gc.h"
 #include "attempt/state.h"
-#include "enforce/spare.h"
+#include "enforce/loader.h"
+#include "enforce/shared.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/util.h"
@@ -20,10 +21,39 @@
 #define KILL_TIMEOUT_MS 5000
 #define NEW_RECORD_GRACE_S 60
 
+/*
+ * The attempt's entries in the set's maps go first: the maps are every
+ * attempt's, and only its cgroup's id (its key) tells which entries are
+ * its. With the cgroup gone already (an earlier teardown cut short) the
+ * key is unknown and the entries stay, unreachable: no program names
+ * that key again.
+ */
+static void forget_entries(const char *cgroup, const char *pins)
+{
+	_cleanup_close_ int cg = -1;
+	struct loader ld;
+	__u64 key;
+	int r;
+
+	cg = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg < 0 || loader_cgroup_key(cg, &key) < 0)
+		return;
+	loader_init(&ld);
+	r = loader_open_pins(&ld, pins, key);
+	if (r == 0)
+		r = loader_forget(&ld);
+	if (r < 0 && r != -ENOENT)
+		log_warn("remove the entries of %s from the shared maps: %s", cgroup,
+			 strerror(-r));
+	loader_destroy(&ld);
+}
+
 int attempt_teardown(const char *cgroup, const char *pins)
 {
 	int r;
 
+	if (cgroup[0] && pins[0])
+		forget_entries(cgroup, pins);
 	if (cgroup[0]) {
 		r = cgroup_kill_remove(cgroup, KILL_TIMEOUT_MS);
 		if (r < 0 && r != -ENOENT)
@@ -104,7 +134,7 @@ int gc_stale_attempts(bool daemon_too)
 			failed++;
 	}
 	closedir(dir);
-	/* Spares of an older build, or left half-made by a maker that died. */
-	spare_gc(false);
+	/* Sets of programs of an older build, or left half-made. */
+	shared_gc(false);
 	return failed ? -EBUSY : removed;
 }

@@ -68,7 +68,7 @@ void run_usage(FILE *out)
 		"  --deny-errno ERRNO    what a refused connect() or sendto() fails with:\n"
 		"                        ECONNREFUSED (default where the kernel can, Linux\n"
 		"                        5.18+), EPERM, ENETUNREACH or EHOSTUNREACH\n"
-		"  --no-spare            load the BPF programs now, and leave none loaded\n"
+		"  --no-shared           load the BPF programs now, for this attempt alone\n"
 		"                        in advance for the next attempt (docs/ARCHITECTURE.md)\n"
 		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
 		"  -q, --quiet           errors only, no exit summary\n"
@@ -396,7 +396,7 @@ static const struct run_option run_options[] = {
 	OPT_FLAG("log-allowed", log_allowed),
 	OPT_FLAG("audit", audit),
 	OPT_PATH("state-dir", state_dir),
-	OPT_FLAG("no-spare", no_spare),
+	OPT_FLAG("no-shared", no_shared),
 	OPT_FLAG("pty", pty),
 	OPT_FLAG("allow-shared-uid", allow_shared_uid),
 	OPT_FLAG("allow-unconfined-unix", allow_unconfined_unix),

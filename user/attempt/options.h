@@ -39,7 +39,7 @@ struct run_opts {
 	const char *log_file;		/* --log: JSON lines (docs/EVENTS.md) */
 	bool log_allowed;
 	bool audit;
-	bool no_spare;			/* --no-spare: load now, leave none */
+	bool no_shared;			/* --no-shared: load now, not the pinned set */
 	int deny_errno;			/* --deny-errno; 0 until set (run.c picks the default) */
 	bool pty;			/* --pty: a pty even without a terminal */
 	struct environ_opts env;	/* --home, --clean-env, --pass-env, --setenv */

@@ -27,7 +27,6 @@
 #include "attempt/terminal.h"
 #include "attempt/user.h"
 #include "dns/proxy.h"
-#include "enforce/spare.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/trust.h"
@@ -192,9 +191,6 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	if (control && control->started)
 		control->started(control, a.st.id);
 
-	/* COMMAND runs: leave the next attempt programs loaded in advance. */
-	if (!o->no_spare)
-		spare_make_async((__u32)o->max_entries, (__u32)o->max_cidrs);
 	status = supervise(&a, o, pid, pidfd, sigfd, &term, control);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");

@@ -6,7 +6,7 @@
 
 #include "attempt/gc.h"
 #include "cmd/gc.h"
-#include "enforce/spare.h"
+#include "enforce/shared.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 
@@ -15,22 +15,24 @@ int cmd_gc(int argc, char **argv)
 	static const struct option options[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
-		{ "spares", no_argument, NULL, 's' },
+		{ "programs", no_argument, NULL, 's' },
 		{}
 	};
-	bool spares = false;
+	bool programs = false;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "+hv", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			printf("Usage: egret gc [-v] [--spares]\n\n"
+			printf("Usage: egret gc [-v] [--programs]\n\n"
 			       "Kill the processes of attempts whose egret is gone and remove\n"
-			       "their cgroups, pins and records. Live attempts are left alone.\n"
-			       "Spare program sets of other builds go too; --spares: all of them.\n");
+			       "their cgroups, pins, records and entries. Live attempts are left\n"
+			       "alone. Pinned program sets of other builds go too; --programs:\n"
+			       "this build's as well (the next attempt loads it again; running\n"
+			       "attempts keep theirs).\n");
 			return 0;
 		case 's':
-			spares = true;
+			programs = true;
 			break;
 		case 'v':
 			log_set_level(LOG_INFO);
@@ -49,13 +51,13 @@ int cmd_gc(int argc, char **argv)
 		return EXIT_TROUBLE;
 	}
 	printf("removed %d stale attempt%s\n", r, r == 1 ? "" : "s");
-	if (spares) {
-		r = spare_gc(true);
+	if (programs) {
+		r = shared_gc(true);
 		if (r < 0) {
-			log_error_errno(r, "gc: remove spares in %s", SPARE_ROOT);
+			log_error_errno(r, "gc: remove the program sets in %s", SHARED_ROOT);
 			return EXIT_TROUBLE;
 		}
-		printf("removed %d spare program set%s\n", r, r == 1 ? "" : "s");
+		printf("removed %d program set%s\n", r, r == 1 ? "" : "s");
 	}
 	return 0;
 }

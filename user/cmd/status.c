@@ -53,27 +53,15 @@ static int count_pids(const char *cgroup)
 	return f ? n : -1;
 }
 
-static uint64_t counter(int fd, uint32_t index)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
-
-	if (v && bpf_map_lookup_elem(fd, &index, v) == 0)
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
-static void print_counters(int fd, const struct out *o)
+static void print_counters(int fd, __u64 key, const struct out *o)
 {
 	if (fd < 0)
 		return;
 	printf(o->json ? ",\"counters\":{" : "  counters:");
 	for (int h = 0; h < EGRET_HOOK_MAX; h++) {
-		uint64_t a = counter(fd, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
-		uint64_t d = counter(fd, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
-		uint64_t w = counter(fd, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
+		uint64_t a = loader_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
+		uint64_t d = loader_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
+		uint64_t w = loader_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
 
 		if (o->json)
 			printf("%s\"%s\":{\"allow\":%llu,\"deny\":%llu,\"would_deny\":%llu}",
@@ -85,10 +73,10 @@ static void print_counters(int fd, const struct out *o)
 	}
 	if (o->json)
 		printf(",\"dropped_events\":%llu}",
-		       (unsigned long long)counter(fd, EGRET_COUNTER_DROPPED));
+		       (unsigned long long)loader_counter(fd, key, EGRET_COUNTER_DROPPED));
 	else
 		printf(" (allowed/denied); %llu events dropped\n",
-		       (unsigned long long)counter(fd, EGRET_COUNTER_DROPPED));
+		       (unsigned long long)loader_counter(fd, key, EGRET_COUNTER_DROPPED));
 }
 
 /* One allow entry: its live rules, with remaining lifetime. */
@@ -149,10 +137,10 @@ static void print_entry(struct out *o, const char *addr,
 	o->first_entry = false;
 }
 
-static const char *lookup_name(int names_fd, int family, const __u32 *addr,
-			       struct egret_name *buf)
+static const char *lookup_name(int names_fd, __u64 attempt, int family,
+			       const __u32 *addr, struct egret_name *buf)
 {
-	struct egret_name_key key = { .family = (__u32)family };
+	struct egret_name_key key = { .attempt = attempt, .family = (__u32)family };
 
 	memcpy(key.addr, addr, family == 4 ? 4 : 16);
 	if (names_fd < 0 || bpf_map_lookup_elem(names_fd, &key, buf) < 0)
@@ -161,12 +149,16 @@ static const char *lookup_name(int names_fd, int family, const __u32 *addr,
 	return buf->name;
 }
 
-/* Walk one pinned map (exact or trie, v4 or v6). */
+/* Walk one pinned map (exact or trie, v4 or v6): the entries of attempt
+ * @attempt (the maps are every attempt's). */
 static void print_map(struct out *o, const char *pins, enum loader_map map,
-		      int family, bool trie, int names_fd, uint64_t now)
+		      int family, bool trie, int names_fd, __u64 attempt,
+		      uint64_t now)
 {
 	unsigned char key[sizeof(struct egret_lpm_key6)], next[sizeof(key)];
 	_cleanup_close_ int fd = pinned(pins, map);
+	/* egret.h: a trie key holds the attempt after prefixlen. */
+	size_t off = trie ? sizeof(__u32) : 0;
 	void *prev = NULL;
 
 	if (fd < 0)
@@ -175,20 +167,22 @@ static void print_map(struct out *o, const char *pins, enum loader_map map,
 		struct egret_allow val;
 		struct egret_name nb;
 		char text[INET6_ADDRSTRLEN + 8];
-		const __u32 *addr = (const __u32 *)(next + (trie ? 4 : 0));
+		const __u32 *addr = (const __u32 *)(next + off + sizeof(__u64));
 		size_t n;
 
 		memcpy(key, next, sizeof(key));
 		prev = key;
-		if (bpf_map_lookup_elem(fd, key, &val) < 0)
+		if (memcmp(key + off, &attempt, sizeof(attempt)) ||
+		    bpf_map_lookup_elem(fd, key, &val) < 0)
 			continue;
 		inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, text, sizeof(text));
 		if (trie) {
 			n = strlen(text);
-			snprintf(text + n, sizeof(text) - n, "/%u", *(const __u32 *)key);
+			snprintf(text + n, sizeof(text) - n, "/%u",
+				 *(const __u32 *)key - EGRET_LPM_ATTEMPT_BITS);
 		}
 		print_entry(o, text, &val, trie ? NULL :
-			    lookup_name(names_fd, family, addr, &nb), now);
+			    lookup_name(names_fd, attempt, family, addr, &nb), now);
 	}
 }
 
@@ -197,7 +191,9 @@ static void print_attempt(struct out *o, const struct attempt_state *st,
 {
 	_cleanup_close_ int counters = pinned(st->pins, LOADER_COUNTERS);
 	_cleanup_close_ int names = pinned(st->pins, LOADER_NAMES);
+	_cleanup_close_ int cg = open(st->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	uint64_t now = allow_now_ns();
+	__u64 key = 0;
 	char started[32];
 	struct tm tm;
 
@@ -218,16 +214,22 @@ static void print_attempt(struct out *o, const struct attempt_state *st,
 		       count_pids(st->cgroup), started,
 		       st->repo[0] ? st->repo : "-", st->cgroup);
 	}
-	print_counters(counters, o);
+	/* The attempt's key, its cgroup's id; none once the cgroup is gone
+	 * (and then no entry is shown: none is the attempt's any more). */
+	if (cg < 0 || loader_cgroup_key(cg, &key) < 0)
+		key = 0;
+	print_counters(key ? counters : -1, key, o);
 	if (o->json)
 		printf(",\"entries\":[");
 	else
 		printf("    %-40s %-20s %-10s %s\n", "ALLOWED", "PORTS", "EXPIRES", "NAME");
 	o->first_entry = true;
-	print_map(o, st->pins, LOADER_ALLOW4, 4, false, names, now);
-	print_map(o, st->pins, LOADER_ALLOW6, 6, false, names, now);
-	print_map(o, st->pins, LOADER_CIDR4, 4, true, -1, now);
-	print_map(o, st->pins, LOADER_CIDR6, 6, true, -1, now);
+	if (key) {
+		print_map(o, st->pins, LOADER_ALLOW4, 4, false, names, key, now);
+		print_map(o, st->pins, LOADER_ALLOW6, 6, false, names, key, now);
+		print_map(o, st->pins, LOADER_CIDR4, 4, true, -1, key, now);
+		print_map(o, st->pins, LOADER_CIDR6, 6, true, -1, key, now);
+	}
 	printf(o->json ? "]}" : "\n");
 }
 

@@ -71,15 +71,39 @@ int allow_add_spec_rules(struct egret_allow *allow,
 	return 0;
 }
 
-/* Merge @add into the map's entry at @key, creating it if needed. */
+/* One more entry in a share counted by @n (NULL: uncounted), at most @max:
+ * -E2BIG when the attempt's share is full, as the kernel says for a full
+ * map. */
+static int quota_take(__u32 *n, __u32 max)
+{
+	if (!n)
+		return 0;
+	if (*n >= max)
+		return -E2BIG;
+	(*n)++;
+	return 0;
+}
+
+static void quota_give(__u32 *n)
+{
+	if (n && *n)
+		(*n)--;
+}
+
+/* Merge @add into the map's entry at @key, creating it if needed (a new
+ * one counted in @n, at most @max). */
 static int map_merge(int fd, const void *key, const struct egret_allow *add,
-		     __u64 now_ns)
+		     __u64 now_ns, __u32 *n, __u32 max)
 {
 	struct egret_allow cur = {};
+	bool created = false;
 	int i, r;
 
-	if (bpf_map_lookup_elem(fd, key, &cur) < 0 && errno != ENOENT)
-		return -errno;
+	if (bpf_map_lookup_elem(fd, key, &cur) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		created = true;
+	}
 	cur.flags |= add->flags;
 	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
 		const struct egret_port_rule *rule = &add->rules[i];
@@ -91,15 +115,39 @@ static int map_merge(int fd, const void *key, const struct egret_allow *add,
 		if (r < 0)
 			return r;
 	}
-	if (bpf_map_update_elem(fd, key, &cur, BPF_ANY) < 0)
-		return -errno;
+	if (created && (r = quota_take(n, max)) < 0)
+		return r;
+	if (bpf_map_update_elem(fd, key, &cur, BPF_ANY) < 0) {
+		r = -errno;
+		if (created)
+			quota_give(n);
+		return r;
+	}
 	return 0;
 }
 
-static int map_put(int fd, const void *key, const struct egret_allow *val)
+/* Write @val at @key whole (a trie entry), a new key counted in @n. */
+static int map_put(int fd, const void *key, const struct egret_allow *val,
+		   __u32 *n, __u32 max)
 {
-	return bpf_map_update_elem(fd, key, val, BPF_ANY) < 0 ? -errno : 0;
+	struct egret_allow old;
+	bool created = bpf_map_lookup_elem(fd, key, &old) < 0;
+	int r;
+
+	if (created && (r = quota_take(n, max)) < 0)
+		return r;
+	if (bpf_map_update_elem(fd, key, val, BPF_ANY) < 0) {
+		r = -errno;
+		if (created)
+			quota_give(n);
+		return r;
+	}
+	return 0;
 }
+
+#define QUOTA(maps, field, limit) \
+	((maps)->quota ? &(maps)->quota->field : NULL), \
+	((maps)->quota ? (maps)->quota->limit : 0)
 
 static int write_one(const struct allow_maps *maps,
 		     const struct allow_spec *spec,
@@ -131,29 +179,37 @@ static int write_one(const struct allow_maps *maps,
 	}
 
 	if (spec->family == AF_INET && exact) {
-		struct egret_key4 key = { .addr = spec->addr[0] };
+		struct egret_key4 key = { .attempt = maps->attempt, .addr = spec->addr[0] };
 
-		return map_merge(maps->allow4, &key, &add, now_ns);
+		return map_merge(maps->allow4, &key, &add, now_ns,
+				 QUOTA(maps, n4, max_entries));
 	}
 	/* A trie lookup returns the longest match, not this prefix's own
 	 * entry: never read back. @add is already complete (its own rules,
 	 * duplicates' and covering prefixes'), so write it whole. */
 	if (spec->family == AF_INET) {
-		struct egret_lpm_key4 key = { .prefixlen = spec->prefixlen,
-					      .addr = spec->addr[0] };
+		struct egret_lpm_key4 key = {
+			.prefixlen = EGRET_LPM_ATTEMPT_BITS + spec->prefixlen,
+			.addr = spec->addr[0],
+		};
 
-		return map_put(maps->cidr4, &key, &add);
+		egret_lpm_attempt(key.attempt, maps->attempt);
+		return map_put(maps->cidr4, &key, &add, QUOTA(maps, ncidr4, max_cidrs));
 	}
 	if (exact) {
-		struct egret_key6 key = {};
+		struct egret_key6 key = { .attempt = maps->attempt };
 
 		memcpy(key.addr, spec->addr, sizeof(key.addr));
-		return map_merge(maps->allow6, &key, &add, now_ns);
+		return map_merge(maps->allow6, &key, &add, now_ns,
+				 QUOTA(maps, n6, max_entries));
 	}
-	struct egret_lpm_key6 key = { .prefixlen = spec->prefixlen };
+	struct egret_lpm_key6 key = {
+		.prefixlen = EGRET_LPM_ATTEMPT_BITS + spec->prefixlen,
+	};
 
+	egret_lpm_attempt(key.attempt, maps->attempt);
 	memcpy(key.addr, spec->addr, sizeof(key.addr));
-	return map_put(maps->cidr6, &key, &add);
+	return map_put(maps->cidr6, &key, &add, QUOTA(maps, ncidr6, max_cidrs));
 }
 
 int allow_write_static(const struct allow_maps *maps,
@@ -193,15 +249,17 @@ int allow_learn(const struct allow_maps *maps, int family, const void *addr,
 	if (r < 0)
 		return r;
 	if (family == AF_INET) {
-		struct egret_key4 key;
+		struct egret_key4 key = { .attempt = maps->attempt };
 
 		memcpy(&key.addr, addr, sizeof(key.addr));
-		return map_merge(maps->allow4, &key, &add, now_ns);
+		return map_merge(maps->allow4, &key, &add, now_ns,
+				 QUOTA(maps, n4, max_entries));
 	}
-	struct egret_key6 key;
+	struct egret_key6 key = { .attempt = maps->attempt };
 
 	memcpy(key.addr, addr, sizeof(key.addr));
-	return map_merge(maps->allow6, &key, &add, now_ns);
+	return map_merge(maps->allow6, &key, &add, now_ns,
+			 QUOTA(maps, n6, max_entries));
 }
 
 /* Clear the expired rules of one entry. Returns how many rules stay live;
@@ -226,8 +284,22 @@ static int sweep_entry(struct egret_allow *val, __u64 now_ns, bool *changed)
 	return live;
 }
 
-static int sweep_map(int fd, size_t key_size, __u64 now_ns)
+/* The names entry of the address an exact key holds. */
+static void name_key_of(const void *key, int family, struct egret_name_key *ret)
 {
+	*ret = (struct egret_name_key){ .family = (__u32)family };
+	memcpy(&ret->attempt, key, sizeof(ret->attempt));
+	memcpy(ret->addr, (const char *)key + sizeof(__u64), family == 4 ? 4 : 16);
+}
+
+/* The attempt's entries of one exact map: expired rules cleared, entries
+ * left with none deleted (with their names). Other attempts' entries are
+ * theirs to sweep. */
+static int sweep_map(const struct allow_maps *maps, int fd, int family,
+		     __u64 now_ns, __u32 *n)
+{
+	size_t key_size = family == 4 ? sizeof(struct egret_key4) :
+			  sizeof(struct egret_key6);
 	unsigned char cur[sizeof(struct egret_key6)], next[sizeof(cur)];
 	int deleted = 0, more;
 
@@ -239,10 +311,20 @@ static int sweep_map(int fd, size_t key_size, __u64 now_ns)
 		bool changed;
 
 		more = bpf_map_get_next_key(fd, cur, next) == 0;
-		if (bpf_map_lookup_elem(fd, cur, &val) == 0) {
+		if (!memcmp(cur, &maps->attempt, sizeof(maps->attempt)) &&
+		    bpf_map_lookup_elem(fd, cur, &val) == 0) {
 			if (sweep_entry(&val, now_ns, &changed) == 0) {
-				if (bpf_map_delete_elem(fd, cur) == 0)
+				if (bpf_map_delete_elem(fd, cur) == 0) {
+					struct egret_name_key nk;
+
 					deleted++;
+					quota_give(n);
+					name_key_of(cur, family, &nk);
+					if (maps->names >= 0 &&
+					    bpf_map_delete_elem(maps->names, &nk) == 0 &&
+					    maps->quota)
+						quota_give(&maps->quota->nnames);
+				}
 			} else if (changed) {
 				bpf_map_update_elem(fd, cur, &val, BPF_EXIST);
 			}
@@ -254,19 +336,119 @@ static int sweep_map(int fd, size_t key_size, __u64 now_ns)
 
 int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
 {
-	return sweep_map(maps->allow4, sizeof(struct egret_key4), now_ns) +
-	       sweep_map(maps->allow6, sizeof(struct egret_key6), now_ns);
+	struct allow_quota *q = maps->quota;
+
+	return sweep_map(maps, maps->allow4, 4, now_ns, q ? &q->n4 : NULL) +
+	       sweep_map(maps, maps->allow6, 6, now_ns, q ? &q->n6 : NULL);
 }
 
 int allow_name(const struct allow_maps *maps, int family, const void *addr,
 	       const char *name)
 {
-	struct egret_name_key key = { .family = family == AF_INET ? 4 : 6 };
+	struct egret_name_key key = { .attempt = maps->attempt,
+				      .family = family == AF_INET ? 4 : 6 };
+	struct allow_quota *q = maps->quota;
 	struct egret_name val = {};
+	int r;
 
 	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
 	snprintf(val.name, sizeof(val.name), "%s", name);
-	return bpf_map_update_elem(maps->names, &key, &val, BPF_ANY) < 0 ? -errno : 0;
+	if (bpf_map_update_elem(maps->names, &key, &val, BPF_EXIST) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	r = q ? quota_take(&q->nnames, EGRET_NAMES_PER_ENTRY * q->max_entries) : 0;
+	if (r < 0)
+		return r;
+	if (bpf_map_update_elem(maps->names, &key, &val, BPF_NOEXIST) < 0) {
+		r = -errno;
+		if (q)
+			quota_give(&q->nnames);
+		return r;
+	}
+	return 0;
+}
+
+int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
+		     bool count)
+{
+	unsigned char cur[128], next[128];
+	int n = 0, more;
+
+	if (fd < 0)
+		return 0;
+	if (key_size > sizeof(cur) || off + sizeof(attempt) > key_size)
+		return -EINVAL;
+	more = bpf_map_get_next_key(fd, NULL, cur) == 0;
+	while (more) {
+		more = bpf_map_get_next_key(fd, cur, next) == 0;
+		if (!memcmp(cur + off, &attempt, sizeof(attempt))) {
+			if (count)
+				n++;
+			else if (bpf_map_delete_elem(fd, cur) == 0)
+				n++;
+			else if (errno != ENOENT)
+				return -errno;
+		}
+		memcpy(cur, next, key_size);
+	}
+	return n;
+}
+
+/* The key layouts of egret.h: where each map's keys hold the attempt. */
+#define LPM_ATTEMPT_OFF	sizeof(__u32)	/* after prefixlen */
+
+int allow_recount(const struct allow_maps *maps)
+{
+	struct allow_quota *q = maps->quota;
+	int n[5];
+
+	if (!q)
+		return 0;
+	n[0] = allow_keyed_walk(maps->allow4, sizeof(struct egret_key4), 0, maps->attempt, true);
+	n[1] = allow_keyed_walk(maps->allow6, sizeof(struct egret_key6), 0, maps->attempt, true);
+	n[2] = allow_keyed_walk(maps->cidr4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF,
+				maps->attempt, true);
+	n[3] = allow_keyed_walk(maps->cidr6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF,
+				maps->attempt, true);
+	n[4] = allow_keyed_walk(maps->names, sizeof(struct egret_name_key), 0, maps->attempt, true);
+	for (int i = 0; i < 5; i++)
+		if (n[i] < 0)
+			return n[i];
+	q->n4 = (__u32)n[0];
+	q->n6 = (__u32)n[1];
+	q->ncidr4 = (__u32)n[2];
+	q->ncidr6 = (__u32)n[3];
+	q->nnames = (__u32)n[4];
+	return 0;
+}
+
+int allow_purge(const struct allow_maps *maps)
+{
+	const struct { int fd; size_t size, off; } all[] = {
+		{ maps->allow4, sizeof(struct egret_key4), 0 },
+		{ maps->allow6, sizeof(struct egret_key6), 0 },
+		{ maps->cidr4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
+		{ maps->cidr6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
+		{ maps->names, sizeof(struct egret_name_key), 0 },
+		{ maps->host4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
+		{ maps->host6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
+	};
+	int first = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		int r = allow_keyed_walk(all[i].fd, all[i].size, all[i].off,
+					 maps->attempt, false);
+
+		if (r < 0 && !first)
+			first = r;
+	}
+	if (maps->quota)
+		*maps->quota = (struct allow_quota){
+			.max_entries = maps->quota->max_entries,
+			.max_cidrs = maps->quota->max_cidrs,
+		};
+	return first;
 }
 
 bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr)
@@ -275,8 +457,11 @@ bool allow_special_addr(const struct allow_maps *maps, int family, const void *a
 
 	memcpy(words, addr, family == AF_INET ? 4 : 16);
 	if (family == AF_INET) {
-		struct egret_lpm_key4 key = { .prefixlen = 32, .addr = words[0] };
+		struct egret_lpm_key4 key = {
+			.prefixlen = EGRET_LPM_ATTEMPT_BITS + 32, .addr = words[0],
+		};
 
+		egret_lpm_attempt(key.attempt, maps->attempt);
 		if (egret_classify4(words[0]) != EGRET_ADDR_NORMAL)
 			return true;
 		if (maps->host4 >= 0 && bpf_map_lookup_elem(maps->host4, &key, &flags) == 0)
@@ -286,8 +471,9 @@ bool allow_special_addr(const struct allow_maps *maps, int family, const void *a
 	if (egret_is_v4mapped(words) || egret_classify6(words) != EGRET_ADDR_NORMAL)
 		return true;
 	{
-		struct egret_lpm_key6 key = { .prefixlen = 128 };
+		struct egret_lpm_key6 key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 
+		egret_lpm_attempt(key.attempt, maps->attempt);
 		memcpy(key.addr, words, sizeof(key.addr));
 		if (maps->host6 >= 0 && bpf_map_lookup_elem(maps->host6, &key, &flags) == 0)
 			return flags != 0;

@@ -15,9 +15,21 @@
 #include "egret.h"
 #include "policy/spec.h"
 
-/* The four allow maps of one attempt, by fd, and those the decisions
- * read besides (the names map, the host's addresses). */
+/* How many entries an attempt holds in the set's maps, and may hold
+ * (--max-entries, --max-cidrs): the maps are every attempt's, so each
+ * attempt's share is counted here, by its only writer. */
+struct allow_quota {
+	__u32 max_entries;	/* exact entries per family */
+	__u32 max_cidrs;	/* prefixes per family */
+	__u32 n4, n6, ncidr4, ncidr6, nnames;
+};
+
+/* The four allow maps, by fd, and those the decisions read besides (the
+ * names map, the host's addresses); @attempt is the key of the attempt
+ * whose entries these calls read and write. */
 struct allow_maps {
+	__u64 attempt;
+	struct allow_quota *quota;	/* NULL: only the maps' sizes limit */
 	int allow4;
 	int allow6;
 	int cidr4;
@@ -78,6 +90,20 @@ bool allow_special_addr(const struct allow_maps *maps, int family, const void *a
 /* Record in the names map that @addr came from @name's answer. */
 int allow_name(const struct allow_maps *maps, int family, const void *addr,
 	       const char *name);
+
+/* Count the attempt's entries into maps->quota (an egretd re-adopting an
+ * attempt finds them in the maps). 0 or -errno. */
+int allow_recount(const struct allow_maps *maps);
+
+/* Delete every entry of the attempt from the allow, names and host maps.
+ * 0 or the first -errno (the others are still tried). */
+int allow_purge(const struct allow_maps *maps);
+
+/* Delete every key of @fd (keys of @key_size bytes) whose 8 bytes at @off
+ * hold @attempt; with @count, only count them. Returns how many, or
+ * -errno. */
+int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
+		     bool count);
 
 /* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_coarse_ns() reads (a tick
  * behind at most); allow deadlines are on it. */

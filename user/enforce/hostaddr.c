@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "egret.h"
+#include "egret_match.h"
 #include "enforce/hostaddr.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -103,11 +104,14 @@ static __u32 flags_of(const struct hostaddr_route *routes, size_t n,
 static int map_sync(const struct hostaddr *h, const struct hostaddr_route *p,
 		    __u32 flags)
 {
-	struct egret_lpm_key6 k6 = { .prefixlen = p->prefixlen };
-	struct egret_lpm_key4 k4 = { .prefixlen = p->prefixlen, .addr = p->addr[0] };
+	struct egret_lpm_key6 k6 = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + p->prefixlen };
+	struct egret_lpm_key4 k4 = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + p->prefixlen,
+				     .addr = p->addr[0] };
 	int fd = p->family == AF_INET ? h->map4 : h->map6;
 	const void *key = p->family == AF_INET ? (const void *)&k4 : (const void *)&k6;
 
+	egret_lpm_attempt(k4.attempt, h->attempt);
+	egret_lpm_attempt(k6.attempt, h->attempt);
 	memcpy(k6.addr, p->addr, sizeof(k6.addr));
 	if (flags)
 		return bpf_map_update_elem(fd, key, &flags, BPF_ANY) < 0 ? -errno : 0;
@@ -278,7 +282,7 @@ static void on_notify(struct loop_source *src, uint32_t events)
 			 strerror(-r));
 }
 
-int hostaddr_open(struct hostaddr *h, int map4, int map6)
+int hostaddr_open(struct hostaddr *h, int map4, int map6, __u64 attempt)
 {
 	struct sockaddr_nl sa = {
 		.nl_family = AF_NETLINK,
@@ -286,7 +290,8 @@ int hostaddr_open(struct hostaddr *h, int map4, int map6)
 	};
 	int rcvbuf = 1 << 20;
 
-	*h = (struct hostaddr){ .map4 = map4, .map6 = map6, .src = { .fd = -1 } };
+	*h = (struct hostaddr){ .map4 = map4, .map6 = map6, .attempt = attempt,
+				.src = { .fd = -1 } };
 	h->routes = calloc(HOSTADDR_MAX_ROUTES, sizeof(*h->routes));
 	if (!h->routes)
 		return -ENOMEM;

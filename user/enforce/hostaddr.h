@@ -33,6 +33,7 @@ struct hostaddr_route {
 
 struct hostaddr {
 	int map4, map6;			/* egret_host4/6 (not owned) */
+	__u64 attempt;			/* whose entries these are */
 	struct loop_source src;		/* the notification socket */
 	struct loop *loop;
 	struct hostaddr_route *routes;
@@ -40,8 +41,9 @@ struct hostaddr {
 	uint64_t resyncs;		/* dumps after lost notifications */
 };
 
-/* Subscribe, dump the local table into @map4/@map6. Returns 0 or -errno. */
-int hostaddr_open(struct hostaddr *h, int map4, int map6);
+/* Subscribe, dump the local table into @map4/@map6 as attempt @attempt's
+ * entries. Returns 0 or -errno. */
+int hostaddr_open(struct hostaddr *h, int map4, int map6, __u64 attempt);
 
 /* Follow the table's changes in @loop. */
 int hostaddr_start(struct hostaddr *h, struct loop *loop);

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * enforce/loader.h - egret's BPF programs and maps for one attempt: loaded
- * now (or taken from a spare, enforce/programs.h chooses), configured,
- * attached to the attempt's cgroup by bpf_link and pinned.
+ * enforce/loader.h - egret's BPF programs and maps, and one attempt's use
+ * of them.
  *
- * Everything is held as plain fds, whichever way it was loaded.
+ * The programs and most maps are a set, loaded and verified once and
+ * shared by every attempt (enforce/shared.h finds or makes it); each map
+ * key begins with the attempt's key, its cgroup's id (bpf/lib/attempt.h).
+ * An attempt adds a ring buffer and repeat counts of its own, pins every
+ * map it uses in its own directory (so egret status, bpftool and a
+ * re-adopting egretd find them there), attaches the programs to its cgroup
+ * by bpf_link and writes its settings into the attachment's cgroup storage.
+ *
+ * Everything is held as plain fds.
  */
 #ifndef EGRET_LOADER_H
 #define EGRET_LOADER_H
@@ -15,24 +22,35 @@
 #include "enforce/allow.h"
 
 struct loader_opts {
-	__u32 max_entries;	/* each exact map */
-	__u32 max_cidrs;	/* each trie */
+	__u32 max_entries;	/* exact entries per family: the attempt's quota */
+	__u32 max_cidrs;	/* prefixes per family */
 	__u16 dns_port;		/* the DNS proxy's port, host order */
 	bool dns_ip6_loopback;	/* proxy on ::1; else ::ffff:127.0.0.1 */
 	bool log_allowed;	/* events for allowed decisions too */
 	bool audit;		/* log would-be denials, deny nothing */
-	bool no_spare;		/* load now even if a spare is ready */
 	int deny_errno;		/* refused connect/sendmsg: 0 = EPERM (loader_can_set_errno) */
 };
 
-#define LOADER_NPROGS	14
+/* The main object's 14 programs, then the unix object's 2 (absent, -1,
+ * where this kernel has no cgroup unix hooks). */
+#define LOADER_NPROGS		16
+#define LOADER_NMAIN_PROGS	14
+#define LOADER_UNIX_CONNECT	14
+#define LOADER_UNIX_SENDMSG	15
 
 enum loader_map {
+	/* The set's: keyed by attempt, or per socket, or per attachment. */
 	LOADER_ALLOW4, LOADER_ALLOW6, LOADER_CIDR4, LOADER_CIDR6, LOADER_NAMES,
-	LOADER_EVENTS, LOADER_COUNTERS, LOADER_DNS_ORIG, LOADER_CONN,
 	LOADER_HOST4, LOADER_HOST6,	/* the host's addresses (hostaddr.h) */
-	LOADER_REPEATS,		/* denials counted, not queued (events.h) */
-	LOADER_BSS,		/* the programs' settings (proxy port, flags) */
+	LOADER_UNIX_ALLOW,		/* abstract names (unix_filter.h) */
+	LOADER_CONN, LOADER_DNS_ORIG,	/* socket storage */
+	LOADER_ATTEMPT, LOADER_COUNTERS,	/* cgroup storage */
+	LOADER_RINGS, LOADER_REPEAT_OF,	/* slot -> the two below */
+	LOADER_SLOTS,			/* slot -> the attempt holding it */
+	LOADER_NSHARED,
+	/* The attempt's slot's: its own while it holds the slot. */
+	LOADER_EVENTS = LOADER_NSHARED,	/* the ring buffer */
+	LOADER_REPEATS,			/* the repeat counts (events.h) */
 	LOADER_NMAPS,
 };
 
@@ -41,7 +59,7 @@ struct loader_prog_def {
 	enum bpf_attach_type type;
 };
 
-/* Every program of the object, and every map, by name (pin names). */
+/* Every program, and every map by pin name. */
 extern const struct loader_prog_def loader_progs[LOADER_NPROGS];
 extern const char *const loader_map_names[LOADER_NMAPS];
 
@@ -50,54 +68,77 @@ struct loader {
 	int maps[LOADER_NMAPS];
 	int links[LOADER_NPROGS];
 	int nlinks;
-	bool from_spare;	/* loaded in advance by another egret */
+	__u64 key;		/* the attempt's key: its cgroup's id */
+	__u32 slot;		/* its ring buffer and repeat counts; 0: none */
+	struct allow_quota quota;
+	bool loaded_now;	/* the set was loaded (verified) by us */
 };
 
 /* Every fd -1: loader_destroy() is then safe whatever happened. */
 void loader_init(struct loader *ld);
 
-/* Write the settings of @opts into the programs' .bss: before any attach. */
-int loader_configure(struct loader *ld, const struct loader_opts *opts,
-		     const char **ret_step);
-
-/*
- * Load the object now, sized by @max_entries/@max_cidrs, with no settings
- * (nothing counts as DNS until loader_configure()). For spare.c and
- * programs.c.
- */
-int loader_load_fresh(struct loader *ld, __u32 max_entries, __u32 max_cidrs,
-		      const char **ret_step);
+/* Load both objects now, the unix one where the kernel can: a set with
+ * no attempt yet. For shared.c. */
+int loader_load_set(struct loader *ld, const char **ret_step);
 
 /* 1 when this kernel lets egret choose the errno of a refused connect()
  * or sendmsg() (bpf_set_retval, Linux 5.18), 0 when only EPERM; negative
  * errno when the probe itself could not load. */
 int loader_can_set_errno(void);
 
-/* The allow maps' fds, for allow_write_static() and the DNS path. */
-struct allow_maps loader_allow_maps(const struct loader *ld);
+/* The id of the cgroup behind @cgroup_fd: an attempt's key. */
+int loader_cgroup_key(int cgroup_fd, __u64 *ret);
 
-/* The event ring buffer, the per-CPU counters, the repeat counts. */
+/*
+ * Begin the attempt of cgroup @cgroup_fd: a slot (a ring buffer and
+ * repeat counts, emptied of its last holder's), and every map pinned in
+ * @pin_dir (an existing private directory) - before any entry is
+ * written, so whoever removes the attempt finds every map that may hold
+ * its entries there.
+ */
+int loader_attempt_begin(struct loader *ld, int cgroup_fd, const char *pin_dir,
+			 const struct loader_opts *opts, const char **ret_step);
+
+/* Attach the programs (the unix ones too when @with_unix) to @cgroup_fd
+ * with bpf_link, pinning each link in @pin_dir. */
+int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
+		      bool with_unix, const char **ret_step);
+
+/* Write the attempt's settings into its cgroup storage: after the attach
+ * (which makes the storage), before anything runs in the cgroup. */
+int loader_configure(struct loader *ld, const struct loader_opts *opts,
+		     const char **ret_step);
+
+/* The maps an attempt pinned in @pin_dir, for egret status and for an
+ * egretd that re-adopts it (the programs stay attached by their pinned
+ * links, and are not opened); @key is the attempt's. 0 or -errno. */
+int loader_open_pins(struct loader *ld, const char *pin_dir, __u64 key);
+
+/* Remove every entry of the attempt from the set's maps and give its slot
+ * back. 0 or the first -errno. */
+int loader_forget(struct loader *ld);
+
+/* Make slots 1..@n that are not made yet (egretd, before its callers:
+ * making one waits for an RCU grace period). 0 or -errno. */
+int loader_make_slots(struct loader *ld, __u32 n);
+
+/* The allow maps' fds, for allow_write_static() and the DNS path. */
+struct allow_maps loader_allow_maps(struct loader *ld);
+
+/* The attempt's ring buffer, counters (cgroup storage) and repeat counts. */
 int loader_events_fd(const struct loader *ld);
 int loader_counters_fd(const struct loader *ld);
 int loader_repeats_fd(const struct loader *ld);
 
-/* Attach every program to @cgroup_fd with bpf_link, pinning each link and
- * every map under @pin_dir (an existing, private directory). */
-int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
-		      const char **ret_step);
+/* Sum counter @index over CPUs, read from the counters' cgroup storage
+ * (@fd) of attempt @key; 0 when unreadable. */
+__u64 loader_counter(int fd, __u64 key, __u32 index);
 
 /* Close links, programs and maps. Pins are the caller's (flat_dir_remove). */
-/*
- * The maps an attempt pinned in @pin_dir (loader_attach_pin), for an
- * egretd that re-adopts it: the programs stay attached by their pinned
- * links, and are not opened. 0 or -errno.
- */
-int loader_open_pins(struct loader *ld, const char *pin_dir);
-
 void loader_destroy(struct loader *ld);
 
-/* A fingerprint of the embedded BPF object: spares of another build are
- * never taken. 16 hex digits. */
+/* A fingerprint of the embedded BPF objects: a set of another build is
+ * never used. 16 hex digits. */
 void loader_object_tag(char *buf, size_t len);
 
 #endif

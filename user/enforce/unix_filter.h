@@ -5,9 +5,10 @@
  * when the operator allows some outside ones (--allow-unix @NAME), or the
  * kernel has the cgroup unix hooks (6.7+) but no Landlock scope (< 6.12).
  *
- * Its own small BPF object, loaded fresh when needed: it shares the main
- * object's event ring buffer and counters (map reuse) and is attached and
- * pinned beside its programs, so it outlives egret like them.
+ * Its own small BPF object, loaded with the main one into the set of
+ * programs (enforce/loader.c) where the kernel can; an attempt that needs
+ * it writes its names into the set's egret_unix_allow under its key and
+ * attaches the two programs with the others.
  */
 #ifndef EGRET_UNIX_FILTER_H
 #define EGRET_UNIX_FILTER_H
@@ -17,34 +18,15 @@
 
 #include "egret.h"
 
-struct unix_filter {
-	int links[2];
-	int allow_fd;
-	bool attached;
-};
-
-struct unix_filter_opts {
-	const struct egret_unix_key *names;
-	size_t nnames;
-	int events_fd, counters_fd, repeats_fd;	/* the main object's */
-	bool audit, log_allowed;
-	int cgroup_fd;
-	const char *pin_dir;
-};
-
 /* Does this kernel have cgroup/connect_unix and sendmsg_unix (6.7+)? */
 bool unix_filter_supported(void);
 
 /* "@NAME" -> a key; -EINVAL for a path or a name too long. */
 int unix_name_parse(const char *text, struct egret_unix_key *ret);
 
-void unix_filter_init(struct unix_filter *f);
-
-/* Load, fill with @o->names, attach to @o->cgroup_fd, pin. 0 or -errno. */
-int unix_filter_attach(struct unix_filter *f, const struct unix_filter_opts *o,
-		       const char **ret_step);
-
-/* Close our fds (the pins are the attempt's, removed with it). */
-void unix_filter_close(struct unix_filter *f);
+/* Allow @names (at most EGRET_UNIX_ALLOW_MAX) to attempt @attempt, in
+ * egret_unix_allow (@fd). 0 or -errno. */
+int unix_filter_allow(int fd, __u64 attempt, const struct egret_unix_key *names,
+		      size_t n);
 
 #endif

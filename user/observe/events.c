@@ -13,6 +13,7 @@
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/percpu.h"
 #include "lib/util.h"
 #include "lib/vocab.h"
 #include "observe/events.h"
@@ -341,11 +342,13 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 }
 
 int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
-		 int counters_fd, int repeats_fd, const struct names *names)
+		 int counters_fd, uint64_t counters_key, int repeats_fd,
+		 const struct names *names)
 {
 	int r;
 
 	ev->counters_fd = counters_fd;
+	ev->counters_key = counters_key;
 	ev->names = names;
 	ev->loop = loop;
 	repeats_init(&ev->repeats, repeats_fd);
@@ -372,20 +375,13 @@ void events_drain(struct events *ev)
 	read_all(ev);
 }
 
-/* Sum one per-CPU counter. */
+/* Sum one per-CPU counter (the attempt's cgroup storage). */
 static uint64_t counter(const struct events *ev, uint32_t index)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t sum = 0, *vals;
-
-	if (ev->counters_fd < 0 || ncpu <= 0)
+	if (index >= EGRET_NCOUNTERS)
 		return 0;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (vals && bpf_map_lookup_elem(ev->counters_fd, &index, vals) == 0)
-		for (int i = 0; i < ncpu; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
+	return percpu_sum(ev->counters_fd, &ev->counters_key,
+			  sizeof(struct egret_counts), index * sizeof(__u64));
 }
 
 static int by_name_count(const void *a, const void *b)

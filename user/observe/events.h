@@ -45,7 +45,8 @@ struct events {
 	const char *attempt;		/* id, in every line */
 	int log_fd;			/* --log FILE, or -1 */
 	bool audit;
-	int counters_fd;
+	int counters_fd;		/* per-CPU cgroup storage */
+	uint64_t counters_key;		/* the attempt's cgroup id */
 	const struct names *names;	/* learned address -> name */
 	/* Each denial BPF reported, @count times (repeats come counted),
 	 * with the name that taught its address (NULL: none): the attempt
@@ -78,7 +79,8 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 /* Read the ring buffer and the repeat counts from @loop; @names
  * attributes addresses. */
 int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
-		 int counters_fd, int repeats_fd, const struct names *names);
+		 int counters_fd, uint64_t counters_key, int repeats_fd,
+		 const struct names *names);
 
 /* Drain what is left (call after COMMAND exited, before the summary). */
 void events_drain(struct events *ev);

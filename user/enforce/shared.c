@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "enforce/loader.h"
+#include "enforce/shared.h"
+#include "lib/log.h"
+#include "lib/paths.h"
+#include "lib/trust.h"
+#include "lib/util.h"
+
+#define SET_DIR_MAX	(sizeof(SHARED_ROOT) + 64)
+
+/* Our own directory, as we made it: a directory, ours, 0700. */
+static bool dir_is_ours(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && stat_private_dir(&st);
+}
+
+static __u32 prog_type_of(int i)
+{
+	switch (loader_progs[i].type) {
+	case BPF_CGROUP_INET_SOCK_CREATE:
+		return BPF_PROG_TYPE_CGROUP_SOCK;
+	case BPF_CGROUP_SETSOCKOPT:
+		return BPF_PROG_TYPE_CGROUP_SOCKOPT;
+	case BPF_CGROUP_INET_EGRESS:
+		return BPF_PROG_TYPE_CGROUP_SKB;
+	case BPF_CGROUP_SOCK_OPS:
+		return BPF_PROG_TYPE_SOCK_OPS;
+	default:
+		return BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
+	}
+}
+
+/*
+ * The program is the one its name says, and every map it uses is one of
+ * the set's (@ids) or its own read-only data: programs and maps of two
+ * sets cannot be paired up into one.
+ */
+static int check_prog(int fd, int i, const __u32 *ids, size_t nids)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), used[LOADER_NSHARED + 4];
+
+	info.nr_map_ids = ARRAY_SIZE(used);
+	info.map_ids = (__u64)(unsigned long)used;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	if (strncmp(info.name, loader_progs[i].name, sizeof(info.name) - 1) ||
+	    info.type != prog_type_of(i) || info.nr_map_ids > ARRAY_SIZE(used))
+		return -EPROTO;
+	for (__u32 k = 0; k < info.nr_map_ids; k++) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+		bool ours = false;
+		int mfd;
+
+		for (size_t j = 0; j < nids; j++)
+			ours = ours || (ids[j] && ids[j] == used[k]);
+		if (ours)
+			continue;
+		mfd = bpf_map_get_fd_by_id(used[k]);
+		if (mfd < 0)
+			return -errno;
+		if (bpf_obj_get_info_by_fd(mfd, &mi, &mlen) < 0 ||
+		    !strstr(mi.name, ".rodata")) {
+			close(mfd);
+			return -EPROTO;
+		}
+		close(mfd);
+	}
+	return 0;
+}
+
+/* What each of the set's maps must be: its type, and for those sized by
+ * egret.h, its size. */
+static const struct { __u32 type, max; } map_kinds[LOADER_NSHARED] = {
+	[LOADER_ALLOW4] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_ENTRIES },
+	[LOADER_ALLOW6] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_ENTRIES },
+	[LOADER_CIDR4] = { BPF_MAP_TYPE_LPM_TRIE, EGRET_SHARED_CIDRS },
+	[LOADER_CIDR6] = { BPF_MAP_TYPE_LPM_TRIE, EGRET_SHARED_CIDRS },
+	[LOADER_NAMES] = { BPF_MAP_TYPE_HASH, EGRET_NAMES_PER_ENTRY * EGRET_SHARED_ENTRIES },
+	[LOADER_HOST4] = { BPF_MAP_TYPE_LPM_TRIE, EGRET_SHARED_HOSTS },
+	[LOADER_HOST6] = { BPF_MAP_TYPE_LPM_TRIE, EGRET_SHARED_HOSTS },
+	[LOADER_UNIX_ALLOW] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_UNIX },
+	[LOADER_CONN] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
+	[LOADER_DNS_ORIG] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
+	[LOADER_ATTEMPT] = { BPF_MAP_TYPE_CGROUP_STORAGE, 0 },
+	[LOADER_COUNTERS] = { BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, 0 },
+	[LOADER_RINGS] = { BPF_MAP_TYPE_ARRAY_OF_MAPS, EGRET_SLOTS_MAX },
+	[LOADER_REPEAT_OF] = { BPF_MAP_TYPE_ARRAY_OF_MAPS, EGRET_SLOTS_MAX },
+	[LOADER_SLOTS] = { BPF_MAP_TYPE_HASH, EGRET_SLOTS_MAX },
+};
+
+static int check_map(int fd, int which, __u32 *ret_id)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	*ret_id = info.id;
+	if (info.type != map_kinds[which].type ||
+	    (map_kinds[which].max && info.max_entries != map_kinds[which].max))
+		return -EPROTO;
+	return 0;
+}
+
+static void set_dir(char *buf, size_t len)
+{
+	char tag[32];
+
+	loader_object_tag(tag, sizeof(tag));
+	snprintf(buf, len, SHARED_ROOT "/%s", tag);
+}
+
+/* The pinned set in @dir, checked. The unix programs and their names map
+ * may be absent (a kernel without the hooks), but not one without the
+ * other. */
+static int open_set(struct loader *ld, const char *dir)
+{
+	char path[SET_DIR_MAX + 64];
+	__u32 ids[LOADER_NSHARED] = {};
+	int r;
+
+	if (!dir_is_ours(dir))
+		return -ENOENT;
+	for (int i = 0; i < LOADER_NSHARED; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, loader_map_names[i]);
+		ld->maps[i] = bpf_obj_get(path);
+		if (ld->maps[i] < 0) {
+			if (i == LOADER_UNIX_ALLOW && errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		r = check_map(ld->maps[i], i, &ids[i]);
+		if (r < 0)
+			return r;
+	}
+	for (int i = 0; i < LOADER_NPROGS; i++) {
+		bool unix_prog = i >= LOADER_NMAIN_PROGS;
+
+		snprintf(path, sizeof(path), "%s/prog_%s", dir, loader_progs[i].name);
+		ld->progs[i] = bpf_obj_get(path);
+		if (ld->progs[i] < 0) {
+			if (unix_prog && errno == ENOENT && ld->maps[LOADER_UNIX_ALLOW] < 0)
+				continue;
+			return -errno;
+		}
+		if (unix_prog && ld->maps[LOADER_UNIX_ALLOW] < 0)
+			return -EPROTO;
+		r = check_prog(ld->progs[i], i, ids, LOADER_NSHARED);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Pin what loader_load_set() loaded into a making_<tag>_<pid> sibling
+ * of @dir (bpffs names take no dots), then rename it into place: whoever
+ * renames first made the set. */
+static int pin_set(struct loader *ld, const char *dir)
+{
+	char making[SET_DIR_MAX + 32], path[SET_DIR_MAX + 96], tag[32];
+	int r = 0;
+
+	loader_object_tag(tag, sizeof(tag));
+	snprintf(making, sizeof(making), SHARED_ROOT "/making_%s_%d", tag, (int)getpid());
+	if (mkdir(making, 0700) < 0)
+		return -errno;
+	for (int i = 0; r == 0 && i < LOADER_NPROGS; i++) {
+		if (ld->progs[i] < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/prog_%s", making, loader_progs[i].name);
+		r = bpf_obj_pin(ld->progs[i], path) < 0 ? -errno : 0;
+	}
+	for (int i = 0; r == 0 && i < LOADER_NSHARED; i++) {
+		if (ld->maps[i] < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", making, loader_map_names[i]);
+		r = bpf_obj_pin(ld->maps[i], path) < 0 ? -errno : 0;
+	}
+	if (r == 0 && rename(making, dir) < 0)
+		r = -errno;
+	if (r < 0)
+		flat_dir_remove(making);
+	return r;
+}
+
+int shared_get(struct loader *ld, bool fresh, const char **ret_step)
+{
+	char dir[SET_DIR_MAX];
+	_cleanup_close_ int lock = -1;
+	int r;
+
+	if (fresh)
+		return loader_load_set(ld, ret_step);
+	set_dir(dir, sizeof(dir));
+	r = open_set(ld, dir);
+	if (r == 0)
+		return 0;
+	loader_destroy(ld);
+	/* None yet (or unusable): load it, one egret at a time. A lock we
+	 * cannot take only costs a second load. */
+	lock = open(SHARED_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock >= 0 && flock(lock, LOCK_EX) == 0) {
+		r = open_set(ld, dir);	/* made while we waited */
+		if (r == 0)
+			return 0;
+		loader_destroy(ld);
+	}
+	if (r != -ENOENT) {
+		log_info("the pinned programs in %s are unusable (%s): loading and pinning them again",
+			 dir, strerror(-r));
+		flat_dir_remove(dir);
+	}
+	r = loader_load_set(ld, ret_step);
+	if (r < 0)
+		return r;
+	r = bpffs_ensure();
+	if (r == 0)
+		r = private_dir_ensure(SHARED_ROOT);
+	if (r == 0)
+		r = pin_set(ld, dir);
+	if (r < 0)
+		log_debug("the programs are not pinned for the next attempts: %s",
+			  strerror(-r));
+	return 0;
+}
+
+/* "making_<tag>_<pid>": is its maker still at work? */
+static bool maker_alive(const char *name)
+{
+	const char *us = strrchr(name, '_');
+	long pid = us ? strtol(us + 1, NULL, 10) : 0;
+
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+int shared_gc(bool all)
+{
+	char tag[32], path[PATH_MAX];
+	_cleanup_(closedirp) DIR *d = NULL;
+	struct dirent *de;
+	int n = 0;
+
+	d = opendir(SHARED_ROOT);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	loader_object_tag(tag, sizeof(tag));
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		bool stale;
+
+		if (name[0] == '.')
+			continue;
+		if (!strncmp(name, "making_", 7))
+			stale = !maker_alive(name);
+		else
+			stale = all || strcmp(name, tag);
+		if (!stale)
+			continue;
+		snprintf(path, sizeof(path), SHARED_ROOT "/%s", name);
+		if (flat_dir_remove(path) == 0)
+			n++;
+	}
+	return n;
+}

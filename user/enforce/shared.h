@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * enforce/shared.h - the set of programs every attempt uses: loaded and
+ * verified once per build and boot, pinned under SHARED_ROOT/<tag>/.
+ *
+ * Loading egret's objects costs 100-200 ms of BPF verifier time, nearly
+ * all of an attempt's start. The programs keep no attempt in themselves
+ * (bpf/lib/attempt.h), so the first egret of a build loads them and pins
+ * them, and every later one opens the pins, checks them (each program
+ * present, of its kind, using only the set's maps; each map of its kind
+ * and size) and attaches: a few ms. An attempt pins what it uses in its
+ * own directory too, so removing a set - another build's, or `egret gc
+ * --all` - never takes anything from a running attempt.
+ */
+#ifndef EGRET_SHARED_H
+#define EGRET_SHARED_H
+
+#include <stdbool.h>
+
+#include "lib/paths.h"
+
+#define SHARED_ROOT	EGRET_BPFFS "/egret-programs"
+/* Held while a set is looked for or made: a burst of attempts on a fresh
+ * boot loads once, the others wait and open it. */
+#define SHARED_LOCK	"/run/egret-programs.lock"
+
+struct loader;
+
+/* This build's set into @ld: the pinned one, or (none yet, or unusable)
+ * loaded now and pinned for the next attempts. With @fresh, loaded now
+ * for this attempt alone and never pinned. ld->loaded_now says which. */
+int shared_get(struct loader *ld, bool fresh, const char **ret_step);
+
+/* Remove sets of other builds, and half-made ones whose maker is gone;
+ * @all: every set. Returns how many were removed, or -errno. */
+int shared_gc(bool all);
+
+#endif
