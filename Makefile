@@ -84,8 +84,7 @@ $(OUT)/egret_unix.skel.h: $(OUT)/unix.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name egret_unix_bpf > $@
 
-$(OUT)/user/enforce/loader.o: $(OUT)/egret.skel.h
-$(OUT)/user/enforce/unix_filter.o: $(OUT)/egret_unix.skel.h
+$(OUT)/user/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h
 
 # Header dependencies come from the compiler (-MMD -MP: the .d files).
 $(OUT)/user/%.o: user/%.c
@@ -194,8 +193,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(OUT)/fuzz/enforce/loader.o: $(OUT)/egret.skel.h
-$(OUT)/fuzz/enforce/unix_filter.o: $(OUT)/egret_unix.skel.h
+$(OUT)/fuzz/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h
 
 $(OUT)/fuzz/%.o: user/%.c
 	$(call msg,FUZZ-CC,$@)
