@@ -38,10 +38,12 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * An allowed connect: the socket remembers where, for the backstop - unless
- * a rule that never expires allowed it, which the backstop will find in
- * the maps for as long as the flow lives (and creating the socket's storage
- * is most of this program's cost).
+ * An allowed UDP connect: the socket remembers where, for the backstop -
+ * unless a rule that never expires allowed it, which the backstop will
+ * find in the maps for as long as the flow lives (and creating the
+ * socket's storage is most of this program's cost). A TCP socket needs no
+ * memory: the backstop judges its SYN, and passes the rest of its
+ * connection (lib/egress.h).
  */
 SEC("cgroup/connect4")
 int egret_connect4(struct bpf_sock_addr *ctx)
@@ -55,7 +57,7 @@ int egret_connect4(struct bpf_sock_addr *ctx)
 		conn_forget(ctx);
 		return SYS_PROCEED;
 	}
-	if (verdict != SYS_PROCEED)
+	if (verdict != SYS_PROCEED || ctx->type == SOCK_STREAM)
 		return refuse_with_errno(verdict);
 	if (lasting) {
 		conn_forget(ctx);
@@ -81,7 +83,7 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 		conn_forget(ctx);
 		return SYS_PROCEED;
 	}
-	if (verdict != SYS_PROCEED)
+	if (verdict != SYS_PROCEED || ctx->type == SOCK_STREAM)
 		return refuse_with_errno(verdict);
 	if (lasting) {
 		conn_forget(ctx);

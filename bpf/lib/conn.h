@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * conn.h - the connection memory: per socket, the destination its
+ * conn.h - the connection memory: per UDP socket, the destination its
  * connect() was allowed to.
  *
- * connect4/6 write it when a rule that can expire allowed the connect (a
+ * connect4/6 write it when a rule that can expire allowed a UDP connect (a
  * rule that never expires outlives the flow, and creating the storage is
- * most of connect4's cost); in --audit mode sendmsg4/6 write it for a
- * datagram they let through. The egress backstop and the sendmsg hooks
- * (a connected UDP socket sending with a cmsg) read it: the flow's packets
- * pass even after the allow entry expired, so established connections are
- * not cut. The storage dies with the socket: nothing to leak or expire.
+ * most of connect4's cost; a TCP connection needs none: the egress
+ * backstop judges its SYN and passes the rest, lib/egress.h); in --audit
+ * mode sendmsg4/6 write it for a datagram they let through. The egress
+ * backstop and the sendmsg hooks (a connected UDP socket sending with a
+ * cmsg) read it: the flow's datagrams pass even after the allow entry
+ * expired, so established flows are not cut. The storage dies with the
+ * socket: nothing to leak or expire.
  */
 #ifndef EGRET_BPF_CONN_H
 #define EGRET_BPF_CONN_H

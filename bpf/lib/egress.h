@@ -7,9 +7,16 @@
  * judges the packet on the wire. It catches what the hooks cannot see: a
  * routing header or IP options added through ancillary data, replies of a
  * listener inside the attempt (a listener is a channel too), anything a
- * future kernel path sends without those hooks. A packet passes if
- *  1. it belongs to a connection whose connect() was allowed (the socket
- *     remembers where: established flows outlive their allow entry), or
+ * future kernel path sends without those hooks.
+ *
+ * A TCP segment without SYN passes at once: it belongs to a connection
+ * whose first segment - the SYN of a connect(), the SYN-ACK of a listener
+ * - was judged here in full, and nothing the attempt can do changes a TCP
+ * connection's addresses after that (TCP_REPAIR needs CAP_NET_ADMIN). So
+ * an established flow costs two header loads per packet, and outlives the
+ * allow entry that let it start. Every other packet passes if
+ *  1. it is a datagram of a UDP socket whose connect() was allowed (the
+ *     socket remembers where: its flow outlives its allow entry), or
  *  2. it goes to egret's DNS proxy, or
  *  3. its destination address and port are allowed now, or
  *  4. it is TCP from loopback to loopback from an allowed address and port
@@ -62,15 +69,26 @@ static __always_inline int egress_deny(int family, const __u32 dst[4],
 	return egress_refuse(family, dst, dport_be, proto, EGRET_REASON_PACKET);
 }
 
-/* The L4 ports at @off: 0, or -1 when the packet ends before them.
- * Callers skip this for a later fragment, which carries no ports. */
-static __always_inline int load_ports(struct __sk_buff *skb, __u32 off,
-				      __u16 *sport_be, __u16 *dport_be)
+#define TCP_FLAGS_OFF	13	/* in the TCP header */
+#define TCP_SYN_		0x02
+
+/* The L4 ports at @off, and for TCP whether the segment carries SYN: 0,
+ * or -1 when the packet ends before them. Callers skip this for a later
+ * fragment, which carries no ports. */
+static __always_inline int load_l4(struct __sk_buff *skb, __u32 off, __u8 proto,
+				   __u16 *sport_be, __u16 *dport_be, int *syn)
 {
+	__u8 hdr[TCP_FLAGS_OFF + 1];
 	__u16 ports[2];
 
-	if (bpf_skb_load_bytes(skb, off, ports, sizeof(ports)) < 0)
+	if (proto == IPPROTO_TCP_) {
+		if (bpf_skb_load_bytes(skb, off, hdr, sizeof(hdr)) < 0)
+			return -1;
+		__builtin_memcpy(ports, hdr, sizeof(ports));
+		*syn = hdr[TCP_FLAGS_OFF] & TCP_SYN_;
+	} else if (bpf_skb_load_bytes(skb, off, ports, sizeof(ports)) < 0) {
 		return -1;
+	}
 	*sport_be = ports[0];
 	*dport_be = ports[1];
 	return 0;
@@ -82,24 +100,27 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4] = {}, src;
 	enum egret_reason reason;
-	int lasting;
+	int lasting, syn = 1;
 
 	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
 		return egress_deny(4, NULL, 0, 0);
 	dst[0] = iph.daddr;
 	src = iph.saddr;
-	if (!(host4_flags(src) & EGRET_HOST_LOCAL))
-		return egress_refuse(4, dst, 0, iph.protocol, EGRET_REASON_SOURCE);
 	/* Options (source routes and the like), other protocols: refused. */
 	if (iph.ihl != 5 ||
 	    (iph.protocol != IPPROTO_TCP_ && iph.protocol != IPPROTO_UDP_))
 		return egress_deny(4, dst, 0, iph.protocol);
 	/* A later fragment has no ports: judge it by its first's address. */
-	if (!(iph.frag_off & bpf_htons(0x1fff)) &&
-	    load_ports(skb, sizeof(iph), &sport, &dport) < 0)
-		return egress_deny(4, dst, 0, iph.protocol);
+	if (!(iph.frag_off & bpf_htons(0x1fff))) {
+		if (load_l4(skb, sizeof(iph), iph.protocol, &sport, &dport, &syn) < 0)
+			return egress_deny(4, dst, 0, iph.protocol);
+		if (iph.protocol == IPPROTO_TCP_ && !syn)
+			return SKB_PASS;	/* an established connection */
+	}
+	if (!(host4_flags(src) & EGRET_HOST_LOCAL))
+		return egress_refuse(4, dst, 0, iph.protocol, EGRET_REASON_SOURCE);
 
-	if (dport && conn_matches(skb, 4, dst, dport))
+	if (dport && iph.protocol == IPPROTO_UDP_ && conn_matches(skb, 4, dst, dport))
 		return SKB_PASS;
 	if (dport && dns_is_proxy4(dst[0], dport))
 		return SKB_PASS;
@@ -122,7 +143,7 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4], src[4], off = sizeof(ip6);
 	enum egret_reason reason;
-	int lasting;
+	int lasting, syn = 1;
 	__u8 next;
 	int i, first = 1;
 
@@ -130,8 +151,6 @@ static __always_inline int egress6(struct __sk_buff *skb)
 		return egress_deny(6, NULL, 0, 0);
 	__builtin_memcpy(dst, &ip6.daddr, sizeof(dst));
 	__builtin_memcpy(src, &ip6.saddr, sizeof(src));
-	if (!(host6_flags(src) & EGRET_HOST_LOCAL))
-		return egress_refuse(6, dst, 0, ip6.nexthdr, EGRET_REASON_SOURCE);
 	next = ip6.nexthdr;
 	/* Walk the extension headers: a routing header is refused, others
 	 * (hop-by-hop, destination options, fragment) are stepped over. */
@@ -156,10 +175,16 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	}
 	if (next != NEXTHDR_TCP && next != NEXTHDR_UDP)
 		return egress_deny(6, dst, 0, next);
-	if (first && load_ports(skb, off, &sport, &dport) < 0)
-		return egress_deny(6, dst, 0, next);
+	if (first) {
+		if (load_l4(skb, off, next, &sport, &dport, &syn) < 0)
+			return egress_deny(6, dst, 0, next);
+		if (next == NEXTHDR_TCP && !syn)
+			return SKB_PASS;	/* an established connection */
+	}
+	if (!(host6_flags(src) & EGRET_HOST_LOCAL))
+		return egress_refuse(6, dst, 0, next, EGRET_REASON_SOURCE);
 
-	if (dport && conn_matches(skb, 6, dst, dport))
+	if (dport && next == NEXTHDR_UDP && conn_matches(skb, 6, dst, dport))
 		return SKB_PASS;
 	if (dport && dns_is_proxy6(dst, dport))
 		return SKB_PASS;

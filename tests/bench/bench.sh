@@ -18,9 +18,14 @@
 #   4. bulk: one large TCP upload (BENCH_MIB MiB) unrestricted vs egret vs
 #      through an allowlisting HTTP CONNECT proxy (tinyproxy, FilterDefaultDeny).
 #   5. launch: wall time and peak RSS of `egret run -- true`, one at a time
-#      with programs loaded on the spot (--no-spare) and with a spare ready,
-#      and 50 at once; egret's own set-up and BPF load times (-v); one
-#      attempt's map memory.
+#      with programs loaded on the spot (--no-shared) and from the pinned
+#      set, and 100 at once; egret's own set-up and BPF times (-v); the
+#      kernel memory one attempt adds, and the set's, held once.
+#   6. through egretd (tests/bench/egretd.sh): caller start to COMMAND
+#      running, one at a time and 100 at once.
+#   7. loopback: connect+close to a listener on 127.0.0.1 with an explicit
+#      loopback allow, LOROUNDS interleaved rounds.
+#   8. a flood of denied connects: how many decisions the log accounts for.
 #
 # Env: BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
 #      BENCH_OUT (build/bench/results). Output: $BENCH_OUT/raw.txt,
@@ -31,6 +36,8 @@ EGRET=$ROOT/build/egret
 HELPERS=$ROOT/build/helpers
 B=$ROOT/build/bench
 ROUNDS=${BENCH_ROUNDS:-15}
+LOROUNDS=${BENCH_LOROUNDS:-21}
+FLOOD=${BENCH_FLOOD:-100000}
 N=${BENCH_N:-5000}
 LAUNCH=${BENCH_LAUNCH:-30}
 MIB=${BENCH_MIB:-1024}
@@ -317,7 +324,7 @@ bulk() {
 	bulk-tinyproxy) x=$(world_exec_client "$B/bulkbench" send "$V4" "$BULKPORT" "$MIB" \
 		via 127.0.0.1 8888) ;;
 	esac
-	x=$(awk '{ print $2 }' <<<"$x")
+	x=$(awk '{ print $2, $6 }' <<<"$x")
 	[ -n "$x" ] || { echo "bench: $v round $r failed" >&2; return 1; }
 	echo "bulk $v $r $x" >>"$RAW"
 }
@@ -329,54 +336,91 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 # --- 5. launch ----------------------------------------------------------------
-echo "bench: 5. launch ($LAUNCH sequential, 3 x 50 concurrent)" >&2
+echo "bench: 5. launch ($LAUNCH sequential, 3 x 100 concurrent)" >&2
 L=("$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" -- true)
 world_exec_client "$B/spawnbench" seq 3 -- "${L[@]}" >/dev/null
 world_exec_client "$B/spawnbench" seq "$LAUNCH" -- /bin/true |
 	awk '{ print "launch true", $2, $4, $6, $8 }' >>"$RAW"
-# Cold: the programs loaded and verified on the spot (--no-spare).
+# Cold: the programs loaded and verified on the spot (--no-shared).
 world_exec_client "$B/spawnbench" seq "$LAUNCH" -- "$EGRET" run --allow-root -q \
-	--no-spare --dns-upstream "$WORLD_DNS" -- true |
+	--no-shared --dns-upstream "$WORLD_DNS" -- true |
 	awk '{ print "launch egret-cold", $2, $4, $6, $8 }' >>"$RAW"
-# Warm: a spare left by the previous attempt is ready (the gap, not timed,
-# is the time a real attempt's command runs while its spare is made).
-"$EGRET" gc --spares >/dev/null
-for ((i = 1; i <= LAUNCH; i++)); do
-	for ((w = 0; w < 50; w++)); do
-		ls /sys/fs/bpf/egret-spares 2>/dev/null | grep -q '^spare_' && break
-		sleep 0.1
-	done
-	world_exec_client "$B/spawnbench" seq 1 -- "${L[@]}" |
-		awk -v i="$i" '{ print "launch egret", i, $4, $6, $8 }' >>"$RAW"
-done
+# Warm: the pinned set (the warm-up runs above pinned it).
+world_exec_client "$B/spawnbench" seq "$LAUNCH" -- "${L[@]}" |
+	awk '{ print "launch egret", $2, $4, $6, $8 }' >>"$RAW"
 for r in 1 2 3; do
-	world_exec_client "$B/spawnbench" conc 50 -- "${L[@]}" |
+	world_exec_client "$B/spawnbench" conc 100 -- "${L[@]}" |
 		awk -v r="$r" '{ print "conc egret", r, $4, $6, $8 }' >>"$RAW"
 done
-# Where the time goes: egret -v reports its set-up and BPF load times
-# (a spare is ready for most: the previous run left one, 0.5 s ago).
+# Where the time goes: egret -v reports its set-up and BPF times.
+phase() {
+	sed -n 's/.*set up in \([0-9.]*\) ms (BPF programs \([0-9.]*\) ms, \([a-z ]*\)).*/phase setup \1 \2 \3/p' |
+		sed 's/ the pinned set$/ shared/; s/ loaded now$/ now/' >>"$RAW"
+}
 for ((i = 1; i <= 10; i++)); do
-	sleep 0.5
 	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --allow-root --dns-upstream "$WORLD_DNS" \
-		-- true 2>&1 | sed -n 's/.*set up in \([0-9.]*\) ms (BPF load \([0-9.]*\) ms, \([a-z ]*\)).*/phase setup \1 \2 \3/p' |
-		sed 's/ programs loaded in advance$/ spare/; s/ loaded now$/ now/' >>"$RAW"
+		-- true 2>&1 | phase
 done
 for ((i = 1; i <= 5; i++)); do
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --no-spare --allow-root --dns-upstream "$WORLD_DNS" \
-		-- true 2>&1 | sed -n 's/.*set up in \([0-9.]*\) ms (BPF load \([0-9.]*\) ms, \([a-z ]*\)).*/phase setup \1 \2 \3/p' |
-		sed 's/ programs loaded in advance$/ spare/; s/ loaded now$/ now/' >>"$RAW"
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run -v --no-shared --allow-root --dns-upstream "$WORLD_DNS" \
+		-- true 2>&1 | phase
 done
-# Kernel memory of one attempt's maps (bpftool's memlock), while it runs.
+# Kernel memory (bpftool's memlock): what one attempt adds - its slot's
+# ring buffer and repeat counts, besides its entries and two cgroup
+# storages - and what the set holds once, maps and programs.
 d=$(mktemp -d "$TMP/mem.XXXXXX")
 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
 	--id "bench-mem-$$" -- "$ROOT/tests/bench/in-attempt.sh" "$d" -- true >/dev/null 2>&1 &
 pid=$!
 if waitfile "$d/cg"; then
-	for m in /sys/fs/bpf/egret/bench-mem-$$/egret_*; do
+	for m in egret_events egret_repeats; do
+		bpftool -j map show pinned "/sys/fs/bpf/egret/bench-mem-$$/$m" 2>/dev/null
+	done | jq -s 'map(.bytes_memlock // 0) | add' | awk '{ print "meta attempt_memlock_bytes", $1 }' >>"$RAW"
+	set=$(find /sys/fs/bpf/egret-programs -mindepth 1 -maxdepth 1 -type d ! -name 'making_*' | head -n 1)
+	for m in "$set"/egret_*; do
 		bpftool -j map show pinned "$m" 2>/dev/null
-	done | jq -s 'map(.bytes_memlock // 0) | add' | awk '{ print "meta map_memlock_bytes", $1 }' >>"$RAW"
+	done | jq -s 'map(.bytes_memlock // 0) | add' | awk '{ print "meta set_maps_memlock_bytes", $1 }' >>"$RAW"
+	for m in "$set"/prog_*; do
+		bpftool -j prog show pinned "$m" 2>/dev/null
+	done | jq -s 'map(.bytes_memlock // 0) | add' | awk '{ print "meta set_progs_memlock_bytes", $1 }' >>"$RAW"
+	bpftool -j map dump pinned "$set/egret_rings" 2>/dev/null | jq length |
+		awk '{ print "meta slots_made", $1 }' >>"$RAW"
 fi
 : >"$d/go1"; : >"$d/go2"; wait "$pid"
+
+# --- 6. through egretd ------------------------------------------------------
+echo "bench: 6. through egretd ($LAUNCH one at a time, 3 x 100 at once)" >&2
+RAW=$RAW SEQ=$LAUNCH BURST=100 BURSTS=3 "$ROOT/tests/bench/egretd.sh" >"$OUT/egretd.md" ||
+	{ echo "bench: egretd.sh failed" >&2; exit 1; }
+
+# --- 7. loopback ------------------------------------------------------------
+echo "bench: 7. loopback ($LOROUNDS rounds x $N connects, BPF stats off)" >&2
+stats 0
+world_exec_client "$B/acceptor" 127.0.0.1 "$PORT" >"$TMP/acc-lo" 2>&1 &
+disown
+for _ in $(seq 50); do grep -q ready "$TMP/acc-lo" && break; sleep 0.1; done
+plain warm 0 127.0.0.1 || exit 1
+sed -i '/^connect warm /d' "$RAW"
+for ((r = 1; r <= LOROUNDS; r++)); do
+	if ((r % 2)); then
+		plain lo-unrestricted "$r" 127.0.0.1 && attempt lo-egret "$r" 127.0.0.1 0 --allow "127.0.0.1:$PORT"
+	else
+		attempt lo-egret "$r" 127.0.0.1 0 --allow "127.0.0.1:$PORT" && plain lo-unrestricted "$r" 127.0.0.1
+	fi || exit 1
+done
+
+# --- 8. a flood of denied connects ------------------------------------------
+echo "bench: 8. $FLOOD denied connects in a burst, 3 rounds" >&2
+for r in 1 2 3; do
+	log=$TMP/flood-$r.log
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root --dns-upstream "$WORLD_DNS" \
+		--log "$log" -- "$HELPERS/probe" flood 203.0.113.11 443 "$FLOOD" >"$TMP/flood.out" 2>"$TMP/flood.err"
+	lost=$(sed -n 's/^egret:   \([0-9]*\) events lost.*/\1/p' "$TMP/flood.err")
+	awk -v r="$r" -v n="$FLOOD" -v lost="${lost:-0}" '
+		/"addr":"203.0.113.11","port":443,/ { k = 1; if (match($0, /"repeats":[0-9]+/)) k = substr($0, RSTART + 10, RLENGTH - 10); t += k; lines++ }
+		END { print "flood egret", r, n, t + 0, lines + 0, lost }' "$log" >>"$RAW"
+done
+
 leftover=$(find "$CGROOT" -path '*egret/*' -type d 2>/dev/null | wc -l)
 echo "meta leftover_cgroups $leftover" >>"$RAW"
 

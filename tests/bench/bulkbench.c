@@ -3,13 +3,15 @@
  *     accept connections forever; read each to EOF, then close.
  * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT]
  *     connect (through an HTTP CONNECT proxy with "via"), write MIB MiB,
- *     shutdown, wait for the server's close; print "mib_s <MiB/s> mib <MIB>".
+ *     shutdown, wait for the server's close; print "mib_s <MiB/s> mib <MIB>
+ *     cpu_us <the sender's CPU time>".
  * IPv4 only. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "send") && argc >= 5) {
 		long mib = atol(argv[4]), i;
 		struct timespec t0, t1;
+		struct rusage ru;
 		double sec;
 		const char *target = NULL;
 		char tbuf[128];
@@ -105,7 +108,12 @@ int main(int argc, char **argv)
 			;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		sec = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-		printf("mib_s %.1f mib %ld\n", mib / sec, mib);
+		/* The sender's CPU time: its system calls, the TCP stack and
+		 * the egress programs that run on its behalf. */
+		getrusage(RUSAGE_SELF, &ru);
+		printf("mib_s %.1f mib %ld cpu_us %ld\n", mib / sec, mib,
+		       (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L +
+		       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 		return 0;
 	}
 	return 2;

@@ -8,11 +8,16 @@
 # while all of them run. Root only; everything happens in a network
 # namespace of its own with only loopback (no traffic leaves it).
 #
-# Env: BURST (100), BENCH_USER (egret-test). Output: a markdown table.
+# Env: BURST (100), BURSTS (1), SEQ callers one at a time first (0),
+# BENCH_USER (egret-test), RAW (a file to append raw lines to, for
+# tests/bench/report.py). Output: a markdown table per burst.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 EGRET=$ROOT/build/egret
 BURST=${BURST:-100}
+BURSTS=${BURSTS:-1}
+SEQ=${SEQ:-0}
+RAW=${RAW:-}
 USER_=${BENCH_USER:-egret-test}
 [ "$(id -u)" = 0 ] || { echo "egretd.sh: root only" >&2; exit 1; }
 UID_=$(id -u "$USER_") GID_=$(id -g "$USER_") || exit 1
@@ -38,63 +43,83 @@ chmod 644 "$D/egretd.yaml"
 # One namespace for egretd and its callers (egretd serves callers in its
 # own namespaces), with loopback only.
 # shellcheck disable=SC2016 # expanded by the inner shell
-unshare --net bash -s "$EGRET" "$D" "$W" "$BURST" "$UID_" "$GID_" <<'INNER'
-EGRET=$1 D=$2 W=$3 BURST=$4 U=$5 G=$6
+unshare --net bash -s "$EGRET" "$D" "$W" "$BURST" "$UID_" "$GID_" "$SEQ" "$BURSTS" "$RAW" <<'INNER'
+EGRET=$1 D=$2 W=$3 BURST=$4 U=$5 G=$6 SEQ=$7 BURSTS=$8 RAW=$9
 ip link set lo up
 "$(dirname "$EGRET")/egretd" --config "$D/egretd.yaml" 2>"$W/egretd.err" &
 EPID=$!
 for _ in $(seq 100); do [ -S "$D/egret.sock" ] && break; sleep 0.05; done
-# Each COMMAND stamps when it runs, then waits for the others so that all
-# are alive together when memory is read.
-for i in $(seq "$BURST"); do
+raw() { [ -n "$RAW" ] && echo "$*" >>"$RAW"; }
+# One caller: COMMAND stamps when it runs, then (with WAIT) waits for
+# $W/go so that all are alive together when memory is read.
+caller() {	# TAG I WAIT
 	(
 		t0=$(date +%s%N)
 		cd "$W" && setpriv --reuid="$U" --regid="$G" --clear-groups \
 			"$EGRET" run --via "$D/egret.sock" -- \
-			sh -c 'date +%s%N >"$1/run.$2"; i=0; while [ ! -e "$1/go" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' \
-			sh "$W" "$i" >/dev/null 2>"$W/err.$i"
-		echo "$? $t0" >"$W/rc.$i"
-	) &
+			sh -c 'date +%s%N >"$1/run.$2"; i=0; while [ "$3" = 1 ] && [ ! -e "$1/go" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' \
+			sh "$W" "$1.$2" "$3" >/dev/null 2>"$W/err.$1.$2"
+		echo "$? $t0" >"$W/rc.$1.$2"
+	)
+}
+latency() {	# TAG I: ms from the caller's start to COMMAND running
+	local rc t0
+	read -r rc t0 <"$W/rc.$1.$2" 2>/dev/null || return 1
+	[ -e "$W/run.$1.$2" ] || return 1
+	echo "$rc $(( ($(cat "$W/run.$1.$2") - t0) / 1000000 ))"
+}
+# One at a time.
+for i in $(seq "$SEQ"); do
+	caller seq "$i" 0
+	read -r rc ms < <(latency seq "$i") && raw "egretd seq $i $ms $rc"
 done
-start=$(date +%s%N)
-for _ in $(seq 600); do
-	[ "$(ls "$W" | grep -c '^run\.')" -ge "$BURST" ] && break
-	[ "$(ls "$W" | grep -c '^rc\.')" -ge "$BURST" ] && break
-	sleep 0.1
-done
-all_running=$(date +%s%N)
-# Memory while every attempt runs: egretd's processes (the accept loop and
-# one per attempt), their resident set; the attempts' maps are kernel memory.
-# And each attempt's keeper, its handler's child (COMMAND's parent).
-rss=0 n=0 krss=0 kn=0
-for p in $(pgrep -P "$EPID") "$EPID"; do
-	r=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null)
-	[ -n "$r" ] && rss=$((rss + r)) n=$((n + 1))
-	[ "$p" = "$EPID" ] && continue
-	for k in $(pgrep -P "$p"); do
-		r=$(awk '/^VmRSS/ { print $2 }' "/proc/$k/status" 2>/dev/null)
-		[ -n "$r" ] && krss=$((krss + r)) kn=$((kn + 1))
+for b in $(seq "$BURSTS"); do
+	rm -f "$W/go"
+	for i in $(seq "$BURST"); do
+		caller "b$b" "$i" 1 &
 	done
+	start=$(date +%s%N)
+	for _ in $(seq 600); do
+		[ "$(ls "$W" | grep -c "^run\.b$b\.")" -ge "$BURST" ] && break
+		[ "$(ls "$W" | grep -c "^rc\.b$b\.")" -ge "$BURST" ] && break
+		sleep 0.02
+	done
+	all_running=$(date +%s%N)
+	# Memory while every attempt runs: egretd's processes (the accept loop
+	# and one per attempt), their resident set; the attempts' maps are
+	# kernel memory. And each attempt's keeper, its handler's child.
+	rss=0 n=0 krss=0 kn=0
+	for p in $(pgrep -P "$EPID") "$EPID"; do
+		r=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null)
+		[ -n "$r" ] && rss=$((rss + r)) n=$((n + 1))
+		[ "$p" = "$EPID" ] && continue
+		for k in $(pgrep -P "$p"); do
+			r=$(awk '/^VmRSS/ { print $2 }' "/proc/$k/status" 2>/dev/null)
+			[ -n "$r" ] && krss=$((krss + r)) kn=$((kn + 1))
+		done
+	done
+	touch "$W/go"
+	wait $(jobs -p | grep -v "^$EPID$") 2>/dev/null
+	done_at=$(date +%s%N)
+	ok=0; lat=()
+	for i in $(seq "$BURST"); do
+		read -r rc ms < <(latency "b$b" "$i") || continue
+		[ "$rc" = 0 ] && ok=$((ok + 1))
+		lat+=("$ms")
+		raw "egretd burst$b $i $ms $rc"
+	done
+	raw "egretd-burst $b $BURST $ok $(( (all_running - start) / 1000000 )) $(( (done_at - start) / 1000000 )) $(( rss / (n > 1 ? n - 1 : 1) )) $(( krss / (kn > 0 ? kn : 1) ))"
+	sorted=$(printf '%s\n' "${lat[@]}" | sort -n)
+	pct() { echo "$sorted" | awk -v p="$1" '{ a[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print a[i] }'; }
+	echo "| through egretd, $BURST at once (burst $b) | value |"
+	echo "|---|---|"
+	echo "| attempts that ran COMMAND and exited 0 | $ok of $BURST |"
+	echo "| caller start to COMMAND running, ms: p50 / p90 / max | $(pct 0.5) / $(pct 0.9) / $(pct 1) |"
+	echo "| all $BURST COMMANDs running, ms after the first caller started | $(( (all_running - start) / 1000000 )) |"
+	echo "| egretd's processes while all run: count, resident KiB total, per attempt | $n, $rss, $(( rss / (n > 1 ? n - 1 : 1) )) |"
+	echo "| their keepers (COMMAND's parents): count, resident KiB total, per attempt | $kn, $krss, $(( krss / (kn > 0 ? kn : 1) )) |"
+	echo "| all exited, ms after the first caller started (each COMMAND waits until all run) | $(( (done_at - start) / 1000000 )) |"
 done
-touch "$W/go"
-wait $(jobs -p | grep -v "^$EPID$") 2>/dev/null
-done_at=$(date +%s%N)
 kill "$EPID"; wait "$EPID" 2>/dev/null
-ok=0; lat=()
-for i in $(seq "$BURST"); do
-	read -r rc t0 <"$W/rc.$i" 2>/dev/null || continue
-	[ "$rc" = 0 ] && ok=$((ok + 1))
-	[ -e "$W/run.$i" ] && lat+=($(( ($(cat "$W/run.$i") - t0) / 1000000 )))
-done
-sorted=$(printf '%s\n' "${lat[@]}" | sort -n)
-pct() { echo "$sorted" | awk -v p="$1" '{ a[NR] = $1 } END { i = int((NR - 1) * p + 0.5) + 1; print a[i] }'; }
-echo "| through egretd, $BURST at once | value |"
-echo "|---|---|"
-echo "| attempts that ran COMMAND and exited 0 | $ok of $BURST |"
-echo "| caller start to COMMAND running, ms: p50 / p90 / max | $(pct 0.5) / $(pct 0.9) / $(pct 1) |"
-echo "| all $BURST COMMANDs running, ms after the first caller started | $(( (all_running - start) / 1000000 )) |"
-echo "| egretd's processes while all run: count, resident KiB total, per attempt | $n, $rss, $(( rss / (n > 1 ? n - 1 : 1) )) |"
-echo "| their keepers (COMMAND's parents): count, resident KiB total, per attempt | $kn, $krss, $(( krss / (kn > 0 ? kn : 1) )) |"
-echo "| all exited, ms after the first caller started (each COMMAND waits until all run) | $(( (done_at - start) / 1000000 )) |"
 grep -h . "$W"/err.* 2>/dev/null | sort | uniq -c | sort -rn | head -5 | sed 's/^/  stderr: /'
 INNER

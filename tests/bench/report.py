@@ -14,6 +14,11 @@ progr = defaultdict(list)           # (variant, name, type) -> [ns/run per round
 launch = defaultdict(list)          # what -> [(ms, kb, status)]
 conc = []
 bulk = defaultdict(list)            # variant -> [MiB/s]
+bulkr = defaultdict(dict)           # variant -> {round: (MiB/s, cpu µs)}
+egretd_seq = []                     # (ms, rc)
+egretd_burst = defaultdict(list)    # burst -> [(ms, rc)]
+egretd_bursts = []                  # (burst, n, ok, all_running_ms, done_ms, rss_kb, keeper_kb)
+floods = []                         # (round, n, accounted, lines, lost)
 dnsr = defaultdict(list)            # variant-kind-mode -> [{qps, p50_us, ...}]
 meta = {}
 phases = []                         # (set-up ms, BPF load ms) from egret -v
@@ -36,6 +41,16 @@ for line in open(raw):
         dnsr[f[1]].append({k: float(x) for k, x in d.items()})
     elif f[0] == "bulk":
         bulk[f[1]].append(float(f[3]))
+        bulkr[f[1]][f[2]] = (float(f[3]), float(f[4]) if len(f) > 4 else 0.0)
+    elif f[0] == "egretd":
+        if f[1] == "seq":
+            egretd_seq.append((float(f[3]), int(f[4])))
+        else:
+            egretd_burst[f[1]].append((float(f[3]), int(f[4])))
+    elif f[0] == "egretd-burst":
+        egretd_bursts.append(tuple(int(x) for x in f[1:8]))
+    elif f[0] == "flood":
+        floods.append(tuple(int(x) for x in f[2:7]))
     elif f[0] == "launch":
         launch[f[1]].append((float(f[3]), int(f[4]), int(f[5])))
     elif f[0] == "conc":
@@ -50,15 +65,19 @@ def summ(xs):
     return {"median": st.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
 
 
+def pct(xs, p):
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, int((len(ys) - 1) * p + 0.5))]
+
+
 res = {"connect_us": {}, "bpf_prog_ns_per_run": {}, "launch": {}, "meta": meta}
 print("| measurement | variant | median | min | max | rounds | ratio to unrestricted (of medians; median of per-round paired ratios) |")
 print("|---|---|---|---|---|---|---|")
-base = {"4": "unrestricted4", "6": "unrestricted6"}
-for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536"]:
+for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret"]:
     if v not in conn:
         continue
     s = summ(conn[v])
-    b = base["4"] if v.endswith("4") else base["6"]
+    b = "lo-unrestricted" if v.startswith("lo-") else "unrestricted4" if v.endswith("4") else "unrestricted6"
     s["ratio"] = s["median"] / st.median(conn[b])
     pr = [byround[v][r] / byround[b][r] for r in byround[v] if r in byround[b]]
     s["paired_ratio_median"] = st.median(pr)
@@ -67,7 +86,8 @@ for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unres
     label = {"unrestricted4": "connect+close µs, IPv4", "egret4": "connect+close µs, IPv4, static allow entry",
              "egretdns4": "connect+close µs, IPv4, DNS-learned allow entry", "cgroup4": "connect+close µs, IPv4, empty cgroup",
              "iptables4": "connect+close µs, IPv4, dnsmasq+ipset+iptables",
-             "unrestricted6": "connect+close µs, IPv6"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
+             "unrestricted6": "connect+close µs, IPv6", "lo-unrestricted": "connect+close µs, loopback",
+             "lo-egret": "connect+close µs, loopback, explicit loopback allow"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
     print(f"| {label} | {v} | {s['median']:.2f} | {s['min']:.2f} | {s['max']:.2f} | {s['n']} | {s['ratio']:.3f}; {s['paired_ratio_median']:.3f} ({s['paired_ratio_min']:.2f}–{s['paired_ratio_max']:.2f}) |")
 for (v, name, at), (cnt, ns) in sorted(prog.items()):
     if not cnt:
@@ -93,13 +113,26 @@ for kind in ["allowed", "denied"]:
             res["dns"][f"{k}-{key}"] = s
             print(f"| DNS {kind} names, {unit} | {v[4:]} | {s['median']:.0f} | {s['min']:.0f} | {s['max']:.0f} | {s['n']} | {s['ratio']:.3f} to direct; lost {s['lost_total']:.0f}, NXDOMAIN {s['nxdomain_total']:.0f} |")
 res["bulk_mib_s"] = {}
+def paired(a, b, i):
+    """Per-round ratios of field i of variant a to variant b (bulkr)."""
+    return [bulkr[a][r][i] / bulkr[b][r][i] for r in bulkr[a] if r in bulkr[b] and bulkr[b][r][i]]
+
+
 for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy"]:
     if v not in bulk:
         continue
     s = summ(bulk[v])
     s["ratio"] = s["median"] / st.median(bulk["bulk-unrestricted"])
+    pr = paired(v, "bulk-unrestricted", 0)
+    s["paired_ratio_median"] = st.median(pr)
+    cpu = [bulkr[v][r][1] for r in bulkr[v]]
+    s["cpu_us_median"] = st.median(cpu)
+    cr = paired(v, "bulk-unrestricted", 1)
+    s["cpu_paired_ratio_median"] = st.median(cr)
+    s["cpu_paired_ratio_min"], s["cpu_paired_ratio_max"] = min(cr), max(cr)
     res["bulk_mib_s"][v] = s
-    print(f"| bulk TCP upload MiB/s | {v[5:]} | {s['median']:.0f} | {s['min']:.0f} | {s['max']:.0f} | {s['n']} | {s['ratio']:.3f} (of medians) |")
+    print(f"| bulk TCP upload MiB/s | {v[5:]} | {s['median']:.0f} | {s['min']:.0f} | {s['max']:.0f} | {s['n']} | {s['ratio']:.3f} (of medians); {s['paired_ratio_median']:.3f} paired |")
+    print(f"| bulk TCP upload, sender CPU ms per GiB | {v[5:]} | {s['cpu_us_median'] / 1000:.0f} | {min(cpu) / 1000:.0f} | {max(cpu) / 1000:.0f} | {s['n']} | {s['cpu_paired_ratio_median']:.3f} paired ({s['cpu_paired_ratio_min']:.3f}–{s['cpu_paired_ratio_max']:.3f}) |")
 for what, rows in launch.items():
     ms = [r[0] for r in rows]
     kb = [r[1] for r in rows]
@@ -109,7 +142,7 @@ for what, rows in launch.items():
     s["maxrss_kb_max"] = max(kb)
     s["nonzero_exits"] = bad
     res["launch"][what] = s
-    cmd = {"egret": "egret run -- true`, a spare ready", "egret-cold": "egret run --no-spare -- true`, loaded on the spot", "true": "true`"}[what]
+    cmd = {"egret": "egret run -- true`, the pinned set", "egret-cold": "egret run --no-shared -- true`, loaded on the spot", "true": "true`"}[what]
     print(f"| launch wall ms (`{cmd}) | sequential | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | |")
     print(f"| launch peak RSS KiB | {what} | {s['maxrss_kb_median']:.0f} | {min(kb)} | {max(kb)} | {s['n']} | |")
 if conc:
@@ -117,18 +150,103 @@ if conc:
     s = summ(ms)
     s["ok"] = [c[1] for c in conc]
     s["maxrss_kb_max"] = max(c[2] for c in conc)
-    res["launch"]["concurrent50"] = s
-    print(f"| 50 concurrent `egret run -- true`, wall ms for all | egret | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | exit 0: {s['ok']} of 50 |")
+    res["launch"]["concurrent100"] = s
+    print(f"| 100 concurrent `egret run -- true`, wall ms for all | egret | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | exit 0: {s['ok']} of 100 |")
 if phases:
-    for how in ["spare", "now"]:
+    for how in ["shared", "now"]:
         rows = [p for p in phases if p[2] == how]
         if not rows:
             continue
         for i, what in [(0, "egret set-up (record, cgroup, proxy, programs, attach, pins), ms"), (1, "of which getting the BPF programs, ms")]:
             s = summ([p[i] for p in rows])
             res["launch"][f"phase_{'setup' if i == 0 else 'bpf'}_{how}"] = s
-            label = "taken from a spare" if how == "spare" else "loaded now"
+            label = "the pinned set" if how == "shared" else "loaded now"
             print(f"| {what} | {label} (egret -v) | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | |")
-if "map_memlock_bytes" in meta:
-    print(f"| kernel memory of one attempt's maps (memlock), KiB | egret | {int(meta['map_memlock_bytes']) / 1024:.0f} | | | 1 | |")
+for k, label in [("attempt_memlock_bytes", "kernel memory one attempt adds: its slot's ring buffer and repeat counts (memlock), KiB"),
+                 ("set_maps_memlock_bytes", "kernel memory of the set's maps, once per build (memlock), KiB"),
+                 ("set_progs_memlock_bytes", "kernel memory of the set's programs, once per build (memlock), KiB")]:
+    if k in meta:
+        print(f"| {label} | egret | {int(meta[k]) / 1024:.0f} | | | 1 | |")
+if egretd_seq:
+    ms = [m for m, _ in egretd_seq]
+    s = summ(ms)
+    s["p90"] = pct(ms, 0.9)
+    s["nonzero_exits"] = sum(1 for _, rc in egretd_seq if rc)
+    res["egretd_seq_ms"] = s
+    print(f"| through egretd, one at a time: caller start to COMMAND running, ms | egretd | {s['median']:.1f} | {s['min']:.1f} | {s['max']:.1f} | {s['n']} | p90 {s['p90']:.1f}; {s['nonzero_exits']} nonzero exits |")
+for b, n, ok, allrun, done, rss, krss in egretd_bursts:
+    ms = [m for m, _ in egretd_burst.get(f"burst{b}", [])]
+    s = summ(ms) if ms else {"median": float("nan"), "min": 0, "max": 0, "n": 0}
+    s.update({"n_callers": n, "ok": ok, "all_running_ms": allrun, "all_done_ms": done,
+              "handler_rss_kb": rss, "keeper_rss_kb": krss, "p90": pct(ms, 0.9) if ms else 0})
+    res.setdefault("egretd_bursts", []).append(s)
+    print(f"| through egretd, {n} at once (burst {b}): caller start to COMMAND running, ms | egretd | {s['median']:.0f} | {s['min']:.0f} | {s['max']:.0f} | {s['n']} | p90 {s['p90']:.0f}; all running after {allrun} ms; {ok} of {n} exit 0; per attempt {rss} KiB handler + {krss} KiB keeper resident |")
+for r, n, acc, lines, lost in floods:
+    res.setdefault("flood", []).append({"round": r, "n": n, "accounted": acc, "log_lines": lines, "lost_in_summary": lost})
+    print(f"| {n} denied connects in a burst: decisions the log accounts for | egret | {acc} | | | 1 | {lines} log lines; lost {n - acc} ({100 * (n - acc) / n:.2f} %); the summary's events lost: {lost} |")
+
+# The targets of issue 17, each from this run's figures.
+T = []
+
+
+def target(what, value, ok, goal):
+    T.append((what, value, ok, goal))
+
+
+def cm(v, k="paired_ratio_median"):
+    return res["connect_us"].get(v, {}).get(k)
+
+
+def bpf(v, name):
+    d = res["bpf_prog_ns_per_run"].get(v, {})
+    for key, x in d.items():
+        if key.startswith(name + "/"):
+            return x["ns_per_run_median_round"]
+    return None
+
+
+for v, goal, label in [("egret4", 1.02, "connect+close over veth, static entry"),
+                       ("egretdns4", 1.03, "connect+close over veth, DNS-learned entry"),
+                       ("lo-egret", 1.03, "connect+close on loopback, explicit loopback allow")]:
+    x = cm(v)
+    if x is not None:
+        target(label, f"{x:.3f} paired (of medians {cm(v, 'ratio'):.3f})", x <= goal, f"≤ {goal}")
+for v, label in [("bpf-static4", "static"), ("bpf-learned4", "learned")]:
+    c, e = bpf(v, "egret_connect4"), bpf(v, "egret_egress")
+    if c is not None and e is not None:
+        target(f"BPF connect4 + egress per packet, {label}", f"{c:.0f} + {e:.0f} = {c + e:.0f} ns", c + e <= 600, "≤ 600 ns")
+q = res["dns"]
+if "dns-egret-allowed-qps-qps" in q:
+    r1 = q["dns-egret-allowed-qps-qps"]["ratio"]
+    r2 = q["dns-egret-allowed-qps-qps"]["median"] / q["dns-dnsmasq-allowed-qps-qps"]["median"]
+    target("DNS queries/s, allowed names, 32 in flight", f"{r1:.2f} of direct, {r2:.2f}× dnsmasq", r1 >= 0.8 and r2 >= 2, "≥ 0.8 of direct and ≥ 2× dnsmasq")
+    p99 = q["dns-egret-allowed-lat-p99_us"]["ratio"]
+    target("DNS p99, allowed names", f"{p99:.2f} of direct", p99 <= 1.3, "≤ 1.3")
+if "bulk-egret" in res["bulk_mib_s"]:
+    b = res["bulk_mib_s"]["bulk-egret"]
+    target("bulk TCP upload", f"{b['paired_ratio_median']:.3f} paired throughput; sender CPU per byte {b['cpu_paired_ratio_median']:.3f} paired ({b['cpu_paired_ratio_min']:.3f}–{b['cpu_paired_ratio_max']:.3f})",
+           b["paired_ratio_median"] >= 0.99 and b["cpu_paired_ratio_median"] <= 1.01, "≥ 0.99 throughput, ≤ 1.01 CPU per byte")
+if "egretd_seq_ms" in res:
+    bursts = res.get("egretd_bursts", [])
+    worst = max([x["median"] for x in bursts] or [0])
+    s = res["egretd_seq_ms"]["median"]
+    target("attempt start through egretd, p50", f"{s:.1f} ms one at a time; {worst:.0f} ms in a burst of 100 (worst of {len(bursts)} bursts' p50)", s <= 5 and worst <= 5, "≤ 5 ms, with or without a burst")
+    allrun = [x["all_running_ms"] for x in bursts]
+    if allrun:
+        target("100 attempts at once through egretd: all running", f"{min(allrun)}–{max(allrun)} ms ({', '.join(str(a) for a in allrun)})", max(allrun) <= 1000, "≤ 1 s")
+if "concurrent100" in res["launch"]:
+    c = res["launch"]["concurrent100"]
+    target("100 `egret run` at once (root, no egretd): wall for all", f"{c['median']:.0f} ms median of {c['n']}", c["median"] <= 1000, "≤ 1 s")
+if "attempt_memlock_bytes" in meta:
+    kib = int(meta["attempt_memlock_bytes"]) / 1024
+    target("kernel memory per attempt", f"{kib:.0f} KiB (its slot's maps; the set's {int(meta.get('set_maps_memlock_bytes', 0)) / 1048576:.1f} MiB of maps and {int(meta.get('set_progs_memlock_bytes', 0)) / 1024:.0f} KiB of programs once)", kib <= 1024, "≤ 1 MiB")
+if floods:
+    worst = max((n - acc) / n for _, n, acc, _, _ in floods)
+    target("100 000 denied connects in a burst: events lost", f"{100 * worst:.2f} % (worst of {len(floods)})", worst <= 0.01, "≤ 1 %")
+res["targets"] = [{"what": w, "value": v, "met": ok, "target": g} for w, v, ok, g in T]
+print()
+print("| target (issue 17) | this run | goal | verdict |")
+print("|---|---|---|---|")
+for w, v, ok, g in T:
+    print(f"| {w} | {v} | {g} | {'**met**' if ok else '**missed**'} |")
 json.dump(res, open(out, "w"), indent=1)

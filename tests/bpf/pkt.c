@@ -124,6 +124,7 @@ void pkt_tcp(struct pkt *p, uint16_t sport, uint16_t dport)
 	struct tcphdr *tcp;
 
 	pkt_chain(p, PKT_TCP);
+	p->tcp = p->len;
 	tcp = pkt_put(p, sizeof(*tcp));
 	tcp->source = htons(sport);
 	tcp->dest = htons(dport);
@@ -131,6 +132,12 @@ void pkt_tcp(struct pkt *p, uint16_t sport, uint16_t dport)
 	tcp->syn = 1;
 	tcp->window = htons(65535);
 	p->next_at = 0;
+}
+
+void pkt_tcp_flags(struct pkt *p, uint8_t flags)
+{
+	assert_true(p->tcp != 0);
+	p->buf[p->tcp + 13] = flags;
 }
 
 void pkt_udp(struct pkt *p, uint16_t sport, uint16_t dport)

@@ -36,6 +36,7 @@ struct pkt {
 	size_t len;
 	size_t l3;		/* where the IP header starts */
 	size_t udp;		/* where pkt_udp() put a UDP header, 0 if not */
+	size_t tcp;		/* where pkt_tcp() put a TCP header, 0 if not */
 	size_t next_at;		/* the byte the next header's number goes in */
 	int family;		/* 4 or 6, once an IP header is in */
 };
@@ -61,6 +62,13 @@ void pkt_ip6_frag(struct pkt *p, unsigned int offset8, int more);
  * protocol of a later fragment, which has no header of its own (@hdr_len
  * zeroed bytes, 0 for none). */
 void pkt_tcp(struct pkt *p, uint16_t sport, uint16_t dport);
+/* The TCP header's flags byte (pkt_tcp() writes a SYN). */
+#define PKT_FIN		0x01
+#define PKT_SYN		0x02
+#define PKT_RST		0x04
+#define PKT_PSH		0x08
+#define PKT_ACK		0x10
+void pkt_tcp_flags(struct pkt *p, uint8_t flags);
 void pkt_udp(struct pkt *p, uint16_t sport, uint16_t dport);
 void pkt_proto(struct pkt *p, uint8_t proto, size_t hdr_len);
 void pkt_payload(struct pkt *p, size_t n, uint8_t fill);

@@ -89,6 +89,77 @@ static void ip4_tcp_udp_denied(void **state)
 /* IPv4 options (source routes, timestamps: whatever ancillary data asked
  * for) are refused outright, even to an allowed destination and port:
  * the ports after them are never read. */
+/*
+ * The established-flow shortcut: a TCP segment without SYN passes unjudged,
+ * because its connection began with a SYN (connect) or SYN-ACK (listener)
+ * that was judged in full - so a SYN, whatever else it carries, never
+ * takes it, and neither does anything the shortcut must not skip: IPv4
+ * options, an IPv6 routing header, a later fragment, the flags read at
+ * the wrong offset behind IPv6 extension headers.
+ */
+static void tcp_established_shortcut(void **state)
+{
+	struct bpft *t = *state;
+	static const uint8_t established[] = {
+		PKT_ACK, PKT_ACK | PKT_PSH, PKT_FIN | PKT_ACK, PKT_RST, PKT_RST | PKT_ACK,
+	};
+	struct pkt p;
+
+	for (size_t i = 0; i < sizeof(established); i++) {
+		pkt_tcp4(&p, BPFT_HOST4, 40000, OTHER4, 443);
+		pkt_tcp_flags(&p, established[i]);
+		expect_pass(t, &p);
+	}
+	pkt_tcp4(&p, BPFT_HOST4, 40000, OTHER4, 443);
+	expect_drop(t, &p, EGRET_REASON_NO_ENTRY);		/* SYN */
+	pkt_tcp_flags(&p, PKT_SYN | PKT_ACK);			/* a listener's reply */
+	expect_drop(t, &p, EGRET_REASON_NO_ENTRY);
+	pkt_tcp_flags(&p, PKT_SYN | PKT_ACK | PKT_PSH | PKT_FIN);
+	expect_drop(t, &p, EGRET_REASON_NO_ENTRY);
+	/* A SYN from a source not the host's, even to an allowed address. */
+	pkt_tcp4(&p, "198.51.100.99", 40000, DST4, 443);
+	expect_drop(t, &p, EGRET_REASON_SOURCE);
+
+	pkt_init(&p, PKT_ETH_IP);
+	pkt_ip4(&p, BPFT_HOST4, OTHER4);
+	pkt_ip4_options(&p, 1);
+	pkt_tcp(&p, 40000, 443);
+	pkt_tcp_flags(&p, PKT_ACK);
+	pkt_done(&p);
+	expect_drop(t, &p, EGRET_REASON_PACKET);
+
+	pkt_init(&p, PKT_ETH_IP);
+	pkt_ip4(&p, BPFT_HOST4, OTHER4);
+	pkt_ip4_frag(&p, 9, 0);
+	pkt_proto(&p, PKT_TCP, 0);
+	pkt_payload(&p, 64, 0);	/* zeroes where a TCP header's flags would be */
+	pkt_done(&p);
+	expect_drop(t, &p, EGRET_REASON_NO_ENTRY);
+
+	/* IPv6: the flags found behind extension headers, and a SYN there
+	 * still judged; a routing header refused whatever follows. */
+	for (int syn = 0; syn <= 1; syn++) {
+		pkt_init(&p, PKT_ETH_IP6);
+		pkt_ip6(&p, BPFT_HOST6, OTHER6);
+		pkt_ip6_ext(&p, PKT_HOP, 0, 0x01);
+		pkt_ip6_ext(&p, PKT_DEST, 2, 0x01);
+		pkt_tcp(&p, 40000, 443);
+		pkt_tcp_flags(&p, syn ? PKT_SYN : PKT_ACK);
+		pkt_done(&p);
+		if (syn)
+			expect_drop(t, &p, EGRET_REASON_NO_ENTRY);
+		else
+			expect_pass(t, &p);
+	}
+	pkt_init(&p, PKT_ETH_IP6);
+	pkt_ip6(&p, BPFT_HOST6, OTHER6);
+	pkt_ip6_ext(&p, PKT_ROUTING, 0, 0);
+	pkt_tcp(&p, 40000, 443);
+	pkt_tcp_flags(&p, PKT_ACK);
+	pkt_done(&p);
+	expect_drop(t, &p, EGRET_REASON_PACKET);
+}
+
 /* The maps are every attempt's: a program running for another attempt
  * (another key in its cgroup storage), or for a cgroup whose storage
  * egret never wrote (key 0), finds none of this attempt's entries. */
@@ -181,13 +252,22 @@ static void ip4_truncated(void **state)
 	struct pkt p;
 
 	/* A header, and three bytes of ports. */
-	pkt_tcp4(&p, BPFT_HOST4, 40000, DST4_ANY, 443);
+	pkt_udp4(&p, BPFT_HOST4, 40000, DST4_ANY, 443);
 	pkt_cut(&p, 20 + 3);
 	expect_drop(t, &p, EGRET_REASON_PACKET);
 	assert_int_equal(t->events[0].family, 4);
-	/* Four bytes of ports are all it reads. */
-	pkt_tcp4(&p, BPFT_HOST4, 40000, DST4_ANY, 443);
+	/* Four bytes of ports are all it reads of UDP... */
+	pkt_udp4(&p, BPFT_HOST4, 40000, DST4_ANY, 443);
 	pkt_cut(&p, 20 + 4);
+	expect_pass(t, &p);
+	/* ... and of TCP, up to its flags: a segment that ends before them
+	 * is no established one. */
+	pkt_tcp4(&p, BPFT_HOST4, 40000, DST4_ANY, 443);
+	pkt_tcp_flags(&p, PKT_ACK);
+	pkt_cut(&p, 20 + 13);
+	expect_drop(t, &p, EGRET_REASON_PACKET);
+	pkt_tcp4(&p, BPFT_HOST4, 40000, DST4_ANY, 443);
+	pkt_cut(&p, 20 + 14);
 	expect_pass(t, &p);
 }
 
@@ -208,7 +288,8 @@ static void ip4_other_protocols_refused(void **state)
 }
 
 /* A source that is not the host's would have an allowed host answer
- * someone else: refused before anything else is looked at. */
+ * someone else: refused before the destination is looked at (after the
+ * header's own checks: options are refused as they are). */
 static void ip4_forged_source(void **state)
 {
 	struct bpft *t = *state;
@@ -222,13 +303,14 @@ static void ip4_forged_source(void **state)
 	expect_drop(t, &p, EGRET_REASON_SOURCE);
 	pkt_tcp4(&p, "0.0.0.0", 40000, DST4_ANY, 443);
 	expect_drop(t, &p, EGRET_REASON_SOURCE);
-	/* Even with options, the source is what it says first. */
+	pkt_udp4(&p, "198.51.100.99", 40000, DST4_ANY, 443);
+	expect_drop(t, &p, EGRET_REASON_SOURCE);
 	pkt_init(&p, PKT_ETH_IP);
 	pkt_ip4(&p, "198.51.100.99", DST4_ANY);
 	pkt_ip4_options(&p, 1);
 	pkt_udp(&p, 40000, 443);
 	pkt_done(&p);
-	expect_drop(t, &p, EGRET_REASON_SOURCE);
+	expect_drop(t, &p, EGRET_REASON_PACKET);
 }
 
 /* A first fragment carries the ports; a later one none, so it is judged
@@ -512,6 +594,7 @@ int bpft_packets_tests(void)
 		cmocka_unit_test_setup(ip4_tcp_udp_denied, packets_setup),
 		cmocka_unit_test_setup(repeats_counted_not_queued, packets_setup),
 		cmocka_unit_test_setup(other_attempts_entries_unseen, packets_setup),
+		cmocka_unit_test_setup(tcp_established_shortcut, packets_setup),
 		cmocka_unit_test_setup(ip4_options_refused, packets_setup),
 		cmocka_unit_test_setup(ip4_short_ihl_refused, packets_setup),
 		cmocka_unit_test_setup(ip4_truncated, packets_setup),
