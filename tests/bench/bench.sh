@@ -10,7 +10,7 @@
 #      iptables OUTPUT DROP + ipset match, ipt-world.sh, its own world).
 #      Plus the attempt's BPF programs' own cost (run_time_ns / run_cnt).
 #   2. growth: the same over IPv6 with 10, 10 000 and 65 536 (= default and
-#      here the configured --max-entries, i.e. a full map) exact entries.
+#      here the configured --max-entries, i.e. a full share) exact entries.
 #   3. DNS: queries/s (32 in flight, BENCH_DNSQ distinct names) and p50/p99
 #      latency (one at a time, 2000 names) for allowed and for denied names:
 #      straight to an upstream (a non-logging dnsmasq in the world, port 5300),
@@ -180,7 +180,7 @@ attempt() {
 	fi
 	cg=$CGROOT$(cat "$d/cg")
 	if [ "$fill" -gt 0 ] && ! "$B/fillmap" "/sys/fs/bpf/egret/${cg##*/}/egret_allow6" \
-		"$addr" "$fill" >"$d/fill" 2>&1; then
+		"$cg" "$addr" "$fill" >"$d/fill" 2>&1; then
 		cat "$d/fill" >&2; : >"$d/go1"; : >"$d/go2"; wait "$pid"; return 1
 	fi
 	snap "$cg" >"$d/s1"

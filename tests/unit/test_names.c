@@ -26,9 +26,12 @@ static void put_get(void **state)
 	assert_string_equal(names_get(t, AF_INET, a4), "github.com");
 	assert_string_equal(names_get(t, AF_INET6, a6), "github.com");
 	assert_null(names_get(t, AF_INET, b4));
-	/* A later answer re-attributes the address. */
-	names_put(t, AF_INET, a4, "www.github.com");
+	/* A later answer re-attributes the address; the same name again is
+	 * no change (and no write to the kernel's copy). */
+	assert_true(names_put(t, AF_INET, a4, "www.github.com"));
 	assert_string_equal(names_get(t, AF_INET, a4), "www.github.com");
+	assert_false(names_put(t, AF_INET, a4, "www.github.com"));
+	assert_true(names_put(t, AF_INET, b4, "www.github.com"));
 	free(t);
 }
 

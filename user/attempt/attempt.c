@@ -129,16 +129,19 @@ static int pick_deny_errno(const struct run_opts *o)
  *
  * COMMAND's uid is this attempt's alone: its lock held, no process of it
  * running. After gc (a dead egret's attempt may have run as this uid),
- * before anything is made.
+ * before anything is made. egretd picked the uid with both checks done
+ * (pick_uid in daemon/handle.c), moments before: not scanned again.
  */
 static int attempt_claim_uid(struct attempt *a, const struct run_opts *o,
 			     const struct launch_user *user)
 {
 	char err[320];
 	pid_t other = 0;
-	int r = a->uid_lock_fd >= 0 ? 0 :	/* held already (egretd) */
-		preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
+	int r;
 
+	if (a->uid_lock_fd >= 0)
+		return 0;	/* held already, and the uid found unused (egretd) */
+	r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
 	if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
 		log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
 			  (int)other, (unsigned int)user->uid);
@@ -278,6 +281,7 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 {
 	const struct allow_spec *bad = NULL;
 	const char *step = NULL;
+	char keep[PATH_MAX];
 	struct loader_opts lo;
 	struct allow_maps maps;
 	uint64_t t1;
@@ -300,7 +304,8 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 		.deny_errno = deny_errno == EPERM ? 0 : deny_errno,
 	};
 	t1 = mono_us();
-	r = shared_get(&a->ld, o->no_shared, &step);
+	cgroup_keep_path(keep, sizeof(keep));
+	r = shared_get(&a->ld, o->no_shared, keep[0] ? keep : NULL, &step);
 	a->load_us = mono_us() - t1;
 	if (r < 0)
 		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",

@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "attempt/cgroup.h"
+#include "lib/paths.h"
 #include "lib/util.h"
 
 int cgroup2_mount_parse(FILE *mountinfo, char *ret, size_t len)
@@ -73,6 +74,18 @@ int cgroup2_mount(char *ret, size_t len)
 	if (!f)
 		return -errno;
 	return cgroup2_mount_parse(f, ret, len);
+}
+
+int cgroup_keep_path(char *ret, size_t len)
+{
+	char mnt[PATH_MAX];
+	int r = cgroup2_mount(mnt, sizeof(mnt));
+
+	if (r == 0)
+		r = path_fmt(ret, len, "%s/egret-keep", mnt);
+	if (r < 0 && len)
+		ret[0] = '\0';
+	return r;
 }
 
 int cgroup2_self(char *ret, size_t len)

@@ -17,6 +17,11 @@ int cgroup2_self_parse(FILE *proc_cgroup, char *ret, size_t len);
 int cgroup2_mount(char *ret, size_t len);
 int cgroup2_self(char *ret, size_t len);
 
+/* Where the set of programs keeps the kernel's cgroup hooks on
+ * (enforce/shared.h): "<cgroup2 mount>/egret-keep". Into @ret, or "" and
+ * -errno. */
+int cgroup_keep_path(char *ret, size_t len);
+
 /*
  * The path ("/a/b", from the cgroup2 root) of the cgroup whose id is @id,
  * as the kernel finds it (open_by_handle_at on our cgroup2 mount, which

@@ -115,6 +115,7 @@ static int gc_one(int dfd, const char *name, bool daemon_too)
 
 int gc_stale_attempts(bool daemon_too)
 {
+	char keep[PATH_MAX];
 	int removed = 0, failed = 0;
 	struct dirent *de;
 	DIR *dir;
@@ -135,6 +136,7 @@ int gc_stale_attempts(bool daemon_too)
 	}
 	closedir(dir);
 	/* Sets of programs of an older build, or left half-made. */
-	shared_gc(false);
+	cgroup_keep_path(keep, sizeof(keep));
+	shared_gc(false, keep[0] ? keep : NULL);
 	return failed ? -EBUSY : removed;
 }

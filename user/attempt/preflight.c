@@ -130,53 +130,77 @@ int preflight_daemon_sockets(const struct launch_user *user,
 }
 
 /*
- * Is a live task of @path (/proc/PID/task/TID/status) running with @uid as
- * any of its four uids? Each thread has credentials of its own (a raw
- * setresuid changes one thread only), and a process whose first thread
- * exited shows that thread as a zombie while the others run: so every
- * task is read, and only a task that is itself a zombie is skipped.
+ * Is the live task of @path (a /proc status file) running with @uid as
+ * any of its four uids? *@threads: the Threads: line (of a process's
+ * leader: how many tasks it has), 0 if none.
  */
-static bool task_has_uid(const char *path, uid_t uid, char *comm, size_t commlen)
+static bool status_has_uid(const char *path, uid_t uid, char *comm, size_t commlen,
+			   long *threads)
 {
-	char line[256];
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	/* Name:, State:, Uid: and Threads: are in the first kilobyte: one
+	 * read, no stdio (this runs for every process on the host). */
+	char buf[2048], *line, *save = NULL;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	bool dead = false, found = false;
+	ssize_t n;
 
-	if (!f)
+	*threads = 0;
+	if (fd < 0)
 		return false;	/* gone meanwhile */
-	while (fgets(line, sizeof(line), f)) {
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long ids[4];
 
-		if (!strncmp(line, "Name:", 5))
-			snprintf(comm, commlen, "%.*s", (int)strcspn(line + 6, "\n"), line + 6);
-		else if (!strncmp(line, "State:", 6))
+		if (!strncmp(line, "Name:", 5)) {
+			snprintf(comm, commlen, "%s", line + 6);
+		} else if (!strncmp(line, "State:", 6)) {
 			dead = strpbrk(line + 6, "ZX") != NULL;
-		else if (!strncmp(line, "Uid:", 4) &&
-			 sscanf(line + 4, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2],
-				&ids[3]) == 4) {
+		} else if (!strncmp(line, "Uid:", 4) &&
+			   sscanf(line + 4, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2],
+				  &ids[3]) == 4) {
 			for (int i = 0; i < 4; i++)
 				found = found || ids[i] == (unsigned long)uid;
-			break;	/* State: comes before Uid: */
+		} else if (!strncmp(line, "Threads:", 8)) {
+			*threads = strtol(line + 8, NULL, 10);
+			break;	/* State: and Uid: come before Threads: */
 		}
 	}
 	return found && !dead;
 }
 
+/*
+ * Each thread has credentials of its own (a raw setresuid changes one
+ * thread only), and a process whose first thread exited shows that
+ * thread as a zombie while the others run: so every task of a process
+ * with more than one is read, and only a task that is itself a zombie is
+ * skipped. A process of one thread is its leader's status alone.
+ */
 static bool process_has_uid(const char *pid, uid_t uid, char *comm, size_t commlen)
 {
 	char path[96];
 	_cleanup_(closedirp) DIR *tasks = NULL;
 	struct dirent *de;
+	long threads;
 
+	snprintf(path, sizeof(path), "/proc/%.24s/status", pid);
+	if (status_has_uid(path, uid, comm, commlen, &threads))
+		return true;
+	if (threads <= 1)
+		return false;
 	snprintf(path, sizeof(path), "/proc/%.24s/task", pid);
 	tasks = opendir(path);
 	if (!tasks)
 		return false;	/* gone meanwhile */
 	while ((de = readdir(tasks))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
+		long ignored;
+
+		if (!isdigit((unsigned char)de->d_name[0]) || !strcmp(de->d_name, pid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%.24s/task/%.24s/status", pid, de->d_name);
-		if (task_has_uid(path, uid, comm, commlen))
+		if (status_has_uid(path, uid, comm, commlen, &ignored))
 			return true;
 	}
 	return false;

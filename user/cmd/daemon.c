@@ -13,6 +13,7 @@
 #include "cmd/daemon.h"
 #include "daemon/config.h"
 #include "daemon/server.h"
+#include "attempt/cgroup.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
 #include "lib/exit.h"
@@ -49,11 +50,13 @@ static void daemon_usage(FILE *out)
 static void warm_programs(unsigned int max)
 {
 	const char *step = "";
+	char keep[PATH_MAX];
 	struct loader ld;
 	int r;
 
 	loader_init(&ld);
-	r = shared_get(&ld, false, &step);
+	cgroup_keep_path(keep, sizeof(keep));
+	r = shared_get(&ld, false, keep[0] ? keep : NULL, &step);
 	if (max > EGRETD_WARM_SLOTS)
 		max = EGRETD_WARM_SLOTS;
 	if (r == 0 && (r = loader_make_slots(&ld, max)) < 0)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* cmd/gc.c - `egret gc`: what attempts whose egret died left behind. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "attempt/cgroup.h"
 #include "attempt/gc.h"
 #include "cmd/gc.h"
 #include "enforce/shared.h"
@@ -52,7 +54,10 @@ int cmd_gc(int argc, char **argv)
 	}
 	printf("removed %d stale attempt%s\n", r, r == 1 ? "" : "s");
 	if (programs) {
-		r = shared_gc(true);
+		char keep[PATH_MAX];
+
+		cgroup_keep_path(keep, sizeof(keep));
+		r = shared_gc(true, keep[0] ? keep : NULL);
 		if (r < 0) {
 			log_error_errno(r, "gc: remove the program sets in %s", SHARED_ROOT);
 			return EXIT_TROUBLE;

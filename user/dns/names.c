@@ -20,7 +20,7 @@ static int slot_is(const struct name_slot *s, int family, const uint8_t *addr)
 	       !memcmp(s->addr, addr, family == AF_INET ? 4 : 16);
 }
 
-void names_put(struct names *t, int family, const void *addr, const char *name)
+bool names_put(struct names *t, int family, const void *addr, const char *name)
 {
 	uint32_t h = addr_hash(family, addr);
 	struct name_slot *victim = NULL;
@@ -28,7 +28,13 @@ void names_put(struct names *t, int family, const void *addr, const char *name)
 	for (int i = 0; i < NAMES_PROBES; i++) {
 		struct name_slot *s = &t->slots[(h + (uint32_t)i) & (NAMES_SLOTS - 1)];
 
-		if (slot_is(s, family, addr) || !s->stamp) {
+		if (slot_is(s, family, addr)) {
+			if (!strncmp(s->name, name, DNS_NAME_MAX))
+				return false;
+			victim = s;
+			break;
+		}
+		if (!s->stamp) {
 			victim = s;
 			break;
 		}
@@ -41,6 +47,7 @@ void names_put(struct names *t, int family, const void *addr, const char *name)
 	memcpy(victim->addr, addr, family == AF_INET ? 4 : 16);
 	strncpy(victim->name, name, DNS_NAME_MAX);
 	victim->name[DNS_NAME_MAX] = '\0';
+	return true;
 }
 
 const char *names_get(const struct names *t, int family, const void *addr)

@@ -9,6 +9,7 @@
 #ifndef EGRET_NAMES_H
 #define EGRET_NAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dns/wire.h"
@@ -28,8 +29,10 @@ struct names {
 	uint64_t clock;
 };
 
-/* Remember that @addr (network order) came from @name's answer. */
-void names_put(struct names *t, int family, const void *addr, const char *name);
+/* Remember that @addr (network order) came from @name's answer (a later
+ * answer of another name re-attributes it). True unless the table said so
+ * already: then the kernel's copy, egret_names, needs no write either. */
+bool names_put(struct names *t, int family, const void *addr, const char *name);
 
 /* The name that taught @addr, or NULL. */
 const char *names_get(const struct names *t, int family, const void *addr);

@@ -162,9 +162,9 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 			ttl = DNS_MAX_TTL;
 		if (ttl < min_seen)
 			min_seen = ttl;
-		names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name);
 		/* Attribution only: a full names map never fails an answer. */
-		allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name);
+		if (names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name))
+			allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name);
 		if (qy->audit_only)
 			continue;
 		r = allow_learn(&p->maps, addrs[i].family, addrs[i].addr,
@@ -239,12 +239,21 @@ out:
 
 /* ---- queries ------------------------------------------------------ */
 
+/* Query ids from the kernel's random pool, a buffer at a time (a system
+ * call per query was a measurable part of the proxy's cost). c-ares puts
+ * its own random id on what it sends upstream. */
 static uint16_t random_id(void)
 {
+	static uint16_t pool[256];
+	static size_t left;
 	uint16_t id = 0;
 
-	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id))
-		id = (uint16_t)(allow_now_ns() ^ (allow_now_ns() >> 17));
+	if (!left) {
+		if (getrandom(pool, sizeof(pool), GRND_NONBLOCK) != (ssize_t)sizeof(pool))
+			return (uint16_t)(allow_now_ns() ^ (allow_now_ns() >> 17));
+		left = sizeof(pool) / sizeof(pool[0]);
+	}
+	id = pool[--left];
 	return id;
 }
 

@@ -284,17 +284,9 @@ static int sweep_entry(struct egret_allow *val, __u64 now_ns, bool *changed)
 	return live;
 }
 
-/* The names entry of the address an exact key holds. */
-static void name_key_of(const void *key, int family, struct egret_name_key *ret)
-{
-	*ret = (struct egret_name_key){ .family = (__u32)family };
-	memcpy(&ret->attempt, key, sizeof(ret->attempt));
-	memcpy(ret->addr, (const char *)key + sizeof(__u64), family == 4 ? 4 : 16);
-}
-
 /* The attempt's entries of one exact map: expired rules cleared, entries
- * left with none deleted (with their names). Other attempts' entries are
- * theirs to sweep. */
+ * left with none deleted (their names stay, for attribution, within the
+ * attempt's share). Other attempts' entries are theirs to sweep. */
 static int sweep_map(const struct allow_maps *maps, int fd, int family,
 		     __u64 now_ns, __u32 *n)
 {
@@ -315,15 +307,8 @@ static int sweep_map(const struct allow_maps *maps, int fd, int family,
 		    bpf_map_lookup_elem(fd, cur, &val) == 0) {
 			if (sweep_entry(&val, now_ns, &changed) == 0) {
 				if (bpf_map_delete_elem(fd, cur) == 0) {
-					struct egret_name_key nk;
-
 					deleted++;
 					quota_give(n);
-					name_key_of(cur, family, &nk);
-					if (maps->names >= 0 &&
-					    bpf_map_delete_elem(maps->names, &nk) == 0 &&
-					    maps->quota)
-						quota_give(&maps->quota->nnames);
 				}
 			} else if (changed) {
 				bpf_map_update_elem(fd, cur, &val, BPF_EXIST);

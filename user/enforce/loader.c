@@ -381,11 +381,12 @@ int loader_make_slots(struct loader *ld, __u32 n)
 	return r;
 }
 
-static int pin_maps(struct loader *ld, const char *pin_dir)
+/* Pin maps [@from, @to) that @ld holds in @pin_dir. */
+static int pin_maps(struct loader *ld, const char *pin_dir, int from, int to)
 {
 	char path[PATH_MAX];
 
-	for (int i = 0; i < LOADER_NMAPS; i++) {
+	for (int i = from; i < to; i++) {
 		if (ld->maps[i] < 0)
 			continue;	/* the unix names, in a set without them */
 		if (path_fmt(path, sizeof(path), "%s/%s", pin_dir, loader_map_names[i]) < 0)
@@ -407,13 +408,20 @@ int loader_attempt_begin(struct loader *ld, int cgroup_fd, const char *pin_dir,
 	}
 	ld->quota = (struct allow_quota){ .max_entries = opts->max_entries,
 					  .max_cidrs = opts->max_cidrs };
+	/* The set's maps first: a teardown that finds them gives back a
+	 * slot claimed after them, even before its own maps are pinned. */
+	r = pin_maps(ld, pin_dir, 0, LOADER_NSHARED);
+	if (r < 0) {
+		*ret_step = "pin BPF map";
+		return r;
+	}
 	r = claim_slot(ld);
 	if (r < 0) {
 		*ret_step = r == -EBUSY ? "find a free slot (EGRET_SLOTS_MAX attempts at once)" :
 			    "claim a slot (ring buffer and repeat counts)";
 		return r;
 	}
-	r = pin_maps(ld, pin_dir);
+	r = pin_maps(ld, pin_dir, LOADER_NSHARED, LOADER_NMAPS);
 	if (r < 0)
 		*ret_step = "pin BPF map";
 	return r;
@@ -522,7 +530,11 @@ int loader_open_pins(struct loader *ld, const char *pin_dir, __u64 key)
 		if (path_fmt(path, sizeof(path), "%s/%s", pin_dir, loader_map_names[i]) < 0)
 			return -ENAMETOOLONG;
 		ld->maps[i] = bpf_obj_get(path);
-		if (ld->maps[i] < 0 && !(i == LOADER_UNIX_ALLOW && errno == ENOENT))
+		/* Absent: the unix names of a set without them; the slot's
+		 * maps of an attempt cut short before it had one (its users
+		 * fail on the fd then). */
+		if (ld->maps[i] < 0 && !((i == LOADER_UNIX_ALLOW || i >= LOADER_NSHARED) &&
+					 errno == ENOENT))
 			return -errno;
 	}
 	return 0;

@@ -200,7 +200,37 @@ static int pin_set(struct loader *ld, const char *dir)
 	return r;
 }
 
-int shared_get(struct loader *ld, bool fresh, const char **ret_step)
+/* The set's programs attached to @keep too, the links pinned in @dir as
+ * keep_<program> (shared.h): once per set. Best effort - without it
+ * attempts only start and end slower. */
+static void keep_hooks_on(struct loader *ld, const char *dir, const char *keep)
+{
+	char path[SET_DIR_MAX + 64];
+	_cleanup_close_ int cg = -1;
+
+	snprintf(path, sizeof(path), "%s/keep_%s", dir, loader_progs[0].name);
+	if (!keep || access(path, F_OK) == 0)
+		return;
+	if (mkdir(keep, 0755) < 0 && errno != EEXIST)
+		return;
+	cg = open(keep, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg < 0)
+		return;
+	for (int i = 0; i < LOADER_NPROGS; i++) {
+		_cleanup_close_ int link = -1;
+
+		if (ld->progs[i] < 0)
+			continue;
+		link = bpf_link_create(ld->progs[i], cg, loader_progs[i].type, NULL);
+		snprintf(path, sizeof(path), "%s/keep_%s", dir, loader_progs[i].name);
+		/* Another egret's pin first: ours is detached as it closes. */
+		if (link < 0 || bpf_obj_pin(link, path) < 0)
+			log_debug("keep %s attached to %s: %s", loader_progs[i].name, keep,
+				  strerror(errno));
+	}
+}
+
+int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret_step)
 {
 	char dir[SET_DIR_MAX];
 	_cleanup_close_ int lock = -1;
@@ -210,16 +240,20 @@ int shared_get(struct loader *ld, bool fresh, const char **ret_step)
 		return loader_load_set(ld, ret_step);
 	set_dir(dir, sizeof(dir));
 	r = open_set(ld, dir);
-	if (r == 0)
+	if (r == 0) {
+		keep_hooks_on(ld, dir, keep);
 		return 0;
+	}
 	loader_destroy(ld);
 	/* None yet (or unusable): load it, one egret at a time. A lock we
 	 * cannot take only costs a second load. */
 	lock = open(SHARED_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (lock >= 0 && flock(lock, LOCK_EX) == 0) {
 		r = open_set(ld, dir);	/* made while we waited */
-		if (r == 0)
+		if (r == 0) {
+			keep_hooks_on(ld, dir, keep);
 			return 0;
+		}
 		loader_destroy(ld);
 	}
 	if (r != -ENOENT) {
@@ -238,6 +272,8 @@ int shared_get(struct loader *ld, bool fresh, const char **ret_step)
 	if (r < 0)
 		log_debug("the programs are not pinned for the next attempts: %s",
 			  strerror(-r));
+	else
+		keep_hooks_on(ld, dir, keep);
 	return 0;
 }
 
@@ -250,12 +286,12 @@ static bool maker_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-int shared_gc(bool all)
+int shared_gc(bool all, const char *keep)
 {
 	char tag[32], path[PATH_MAX];
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
-	int n = 0;
+	int n = 0, left = 0;
 
 	d = opendir(SHARED_ROOT);
 	if (!d)
@@ -271,11 +307,18 @@ int shared_gc(bool all)
 			stale = !maker_alive(name);
 		else
 			stale = all || strcmp(name, tag);
-		if (!stale)
+		if (!stale) {
+			left++;
 			continue;
+		}
 		snprintf(path, sizeof(path), SHARED_ROOT "/%s", name);
 		if (flat_dir_remove(path) == 0)
 			n++;
+		else
+			left++;
 	}
+	/* Its programs were the removed sets'; none is attached to it now. */
+	if (!left && keep)
+		rmdir(keep);
 	return n;
 }

@@ -26,13 +26,25 @@
 
 struct loader;
 
-/* This build's set into @ld: the pinned one, or (none yet, or unusable)
+/*
+ * This build's set into @ld: the pinned one, or (none yet, or unusable)
  * loaded now and pinned for the next attempts. With @fresh, loaded now
- * for this attempt alone and never pinned. ld->loaded_now says which. */
-int shared_get(struct loader *ld, bool fresh, const char **ret_step);
+ * for this attempt alone and never pinned. ld->loaded_now says which.
+ *
+ * @keep (NULL: none) is an empty cgroup of egret's own to which a pinned
+ * set's programs are attached as well, once: the kernel turns the cgroup
+ * hooks of an attach type on and off as its first program comes and its
+ * last goes, and each turn rewrites kernel text on every CPU (a few
+ * hundred microseconds, twice per attach type per attempt when attempts
+ * come one at a time). Held there, they stay on. Nothing runs in @keep;
+ * anything that did would find every destination refused (its storage
+ * names no attempt).
+ */
+int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret_step);
 
 /* Remove sets of other builds, and half-made ones whose maker is gone;
- * @all: every set. Returns how many were removed, or -errno. */
-int shared_gc(bool all);
+ * @all: every set. With none left, @keep (NULL: none) goes too. Returns
+ * how many sets were removed, or -errno. */
+int shared_gc(bool all, const char *keep);
 
 #endif
