@@ -591,6 +591,34 @@ static void quota_counts_the_attempts_share(void **state)
 	assert_int_equal(quota.n4, 2);
 }
 
+/* A repeat of what allow_learn() just wrote is not written again unless it
+ * moves the deadline by a second or more, or asks other ports. */
+static void learn_repeats_skipped(void **state)
+{
+	struct allow_maps q = *need_maps(state);
+	const struct port_range p443 = { 443, 443 }, p80 = { 80, 80 };
+	const __u64 s = 1000000000ULL;
+	__u64 now = allow_now_ns(), exp = 0;
+	struct egret_allow v;
+	__u32 a = htonl(0xcb007105);	/* 203.0.113.5 */
+
+	q.learned = allow_learned_new();
+	assert_non_null(q.learned);
+	assert_int_equal(allow_learn(&q, AF_INET, &a, &p443, 1, false, now + 10 * s), 0);
+	assert_int_equal(allow_learn(&q, AF_INET, &a, &p443, 1, false, now + 10 * s + s / 2), 0);
+	v = get4(q.allow4, "203.0.113.5", 32);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_true(exp == now + 10 * s);		/* not rewritten */
+	assert_int_equal(allow_learn(&q, AF_INET, &a, &p443, 1, false, now + 12 * s), 0);
+	v = get4(q.allow4, "203.0.113.5", 32);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_true(exp == now + 12 * s);		/* a second or more: written */
+	assert_int_equal(allow_learn(&q, AF_INET, &a, &p80, 1, false, now + 12 * s), 0);
+	v = get4(q.allow4, "203.0.113.5", 32);
+	assert_int_equal(count_rule(&v, 80, 80, NULL), 1);	/* other ports: written */
+	allow_learned_free(q.learned);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +633,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(attempts_kept_apart,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(quota_counts_the_attempts_share,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(learn_repeats_skipped,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(static_cidr_inherits_wider_listed_later,
 						maps_setup, maps_teardown),

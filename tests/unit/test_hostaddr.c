@@ -126,10 +126,46 @@ static void malformed(void **state)
 	assert_int_equal(hostaddr_parse_route(m.b, m.len, &r), -EBADMSG);
 }
 
+/* hostaddr_has() answers as egret_host4/6 would: inside a kept prefix or
+ * not, bit by bit at the prefix's edge. */
+static void has_prefixes(void **state)
+{
+	struct hostaddr_route routes[3] = {
+		{ .family = AF_INET, .prefixlen = 8, .type = RTN_LOCAL },
+		{ .family = AF_INET, .prefixlen = 32, .type = RTN_BROADCAST },
+		{ .family = AF_INET6, .prefixlen = 128, .type = RTN_LOCAL },
+	};
+	struct hostaddr h = { .routes = routes, .nroutes = 3 };
+	uint32_t a;
+	uint8_t a6[16];
+
+	(void)state;
+	inet_pton(AF_INET, "127.0.0.0", &routes[0].addr[0]);
+	inet_pton(AF_INET, "192.0.2.255", &routes[1].addr[0]);
+	inet_pton(AF_INET6, "2001:db8:1::2", routes[2].addr);
+	inet_pton(AF_INET, "127.200.1.1", &a);
+	assert_true(hostaddr_has(&h, AF_INET, &a));
+	inet_pton(AF_INET, "128.0.0.1", &a);
+	assert_false(hostaddr_has(&h, AF_INET, &a));
+	inet_pton(AF_INET, "192.0.2.255", &a);
+	assert_true(hostaddr_has(&h, AF_INET, &a));
+	inet_pton(AF_INET, "192.0.2.254", &a);
+	assert_false(hostaddr_has(&h, AF_INET, &a));
+	inet_pton(AF_INET6, "2001:db8:1::2", a6);
+	assert_true(hostaddr_has(&h, AF_INET6, a6));
+	inet_pton(AF_INET6, "2001:db8:1::3", a6);
+	assert_false(hostaddr_has(&h, AF_INET6, a6));
+	/* An IPv4 prefix never answers for IPv6, nor the other way. */
+	memset(a6, 0, sizeof(a6));
+	memcpy(a6, &routes[0].addr[0], 4);
+	assert_false(hostaddr_has(&h, AF_INET6, a6));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(local_routes),
+		cmocka_unit_test(has_prefixes),
 		cmocka_unit_test(other_routes_ignored),
 		cmocka_unit_test(malformed),
 	};

@@ -178,6 +178,7 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	struct supervisor sv = { .status = -EIO, .term = term,
 				 .approvals = { .timer = { .fd = -1 } } };
 	_cleanup_close_ int sweep_fd = -1;
+	struct allow_learned *learned;
 	uint64_t sweep_ms;
 	int r;
 
@@ -185,6 +186,10 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	if (r < 0)
 		return r;
 	sv.maps = loader_allow_maps(&a->ld);
+	/* The DNS path's shortcuts: the host's addresses from memory, and
+	 * no rewrite of an entry it has just written (enforce/allow.h). */
+	sv.maps.host = &a->host;
+	sv.maps.learned = learned = allow_learned_new();
 	sv.child = (struct loop_source){ .fn = on_child,
 		.fd = a->keeper_pidfd >= 0 ? a->keeper_pidfd : pidfd };
 	sv.command_pidfd = pidfd;
@@ -240,5 +245,6 @@ out:
 	hostaddr_close(&a->host);
 	request_log_detach(&a->requests);
 	loop_close(&sv.loop);
+	allow_learned_free(learned);
 	return r;
 }

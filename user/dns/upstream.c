@@ -48,6 +48,7 @@ struct dns_upstreams {
 	bool library;				/* ares_library_init() succeeded */
 	struct loop *loop;
 	struct loop_source timer;		/* c-ares' next deadline */
+	uint64_t armed_ms;			/* when it fires (now_ms()), 0: not armed */
 	struct sock socks[MAX_SOCKS];
 };
 
@@ -72,11 +73,14 @@ static uint64_t now_ms(void)
 
 /* ---- c-ares in the loop ------------------------------------------- */
 
-/* Arm the timer for the soonest deadline of every channel. */
+/* Arm the timer for the soonest deadline of every channel - unless it is
+ * armed for that or sooner already: a query in flight adds a later
+ * deadline, and re-arming for each was a system call per query. A timer
+ * that fires early finds nothing due and arms for what is. */
 static void rearm(struct dns_upstreams *ups)
 {
 	struct timeval tv = { .tv_sec = 3600 }, buf, *t;
-	uint64_t ms;
+	uint64_t ms, now = now_ms();
 
 	if (!ups->loop)
 		return;
@@ -87,7 +91,12 @@ static void rearm(struct dns_upstreams *ups)
 		tv = *t;
 	}
 	ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
-	timerfd_arm_ms(ups->timer.fd, ms ? ms : 1, false);
+	if (!ms)
+		ms = 1;
+	if (ups->armed_ms && ups->armed_ms > now && ups->armed_ms <= now + ms)
+		return;
+	if (timerfd_arm_ms(ups->timer.fd, ms, false) == 0)
+		ups->armed_ms = now + ms;
 }
 
 static void on_timer(struct loop_source *src, uint32_t events)
@@ -96,6 +105,7 @@ static void on_timer(struct loop_source *src, uint32_t events)
 	uint64_t ticks;
 
 	(void)events;
+	ups->armed_ms = 0;
 	if (read(src->fd, &ticks, sizeof(ticks)) < 0) {
 		/* nothing: a re-armed timer may have no expiry to read */
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -8,6 +9,7 @@
 
 #include "egret_match.h"
 #include "enforce/allow.h"
+#include "enforce/hostaddr.h"
 
 __u64 allow_now_ns(void)
 {
@@ -230,12 +232,94 @@ int allow_write_static(const struct allow_maps *maps,
 	return 0;
 }
 
-int allow_learn(const struct allow_maps *maps, int family, const void *addr,
-		const struct port_range *ports, unsigned int nports, bool any,
-		__u64 expires_ns)
+/* allow_learn()'s last writes, direct-mapped: a slot per hash, the newest
+ * write wins it. A miss only costs the write. */
+#define LEARNED_SLOTS	1024
+#define LEARNED_SLACK_NS	1000000000ULL	/* a second */
+
+struct learned_slot {
+	__u64 expires_ns;		/* 0: empty */
+	__u64 ports_hash;
+	__u32 addr[4];
+	__u8 family;
+};
+
+struct allow_learned {
+	struct learned_slot slots[LEARNED_SLOTS];
+};
+
+struct allow_learned *allow_learned_new(void)
+{
+	return calloc(1, sizeof(struct allow_learned));
+}
+
+void allow_learned_free(struct allow_learned *l)
+{
+	free(l);
+}
+
+static __u64 ports_hash(const struct port_range *ports, unsigned int nports, bool any)
+{
+	__u64 h = any || nports == 0 ? 1 : 1469598103934665603ULL;
+
+	for (unsigned int i = 0; !any && i < nports; i++) {
+		h = (h ^ ports[i].lo) * 1099511628211ULL;
+		h = (h ^ ports[i].hi) * 1099511628211ULL;
+	}
+	return h;
+}
+
+/* The slot that would hold (@family, @addr, @ph). */
+static struct learned_slot *learned_slot(struct allow_learned *l, int family,
+					 const __u32 addr[4], __u64 ph)
+{
+	__u64 h = ph ^ (__u64)family;
+
+	for (int i = 0; i < 4; i++)
+		h = (h ^ addr[i]) * 1099511628211ULL;
+	return &l->slots[(h >> 17) & (LEARNED_SLOTS - 1)];
+}
+
+/*
+ * Is a write of (@addr, @ports) until @expires_ns one that is there
+ * already, to within a second? The entry allow_learn() last wrote for
+ * them is live until a later or nearly as late deadline, and the sweep
+ * deletes only entries whose every rule expired: so it still holds that
+ * rule. (An entry ending up to a second before the last answer's TTL is
+ * the price; lifetimes are max(TTL, min_ttl), seconds at least.)
+ */
+static bool learned_already(struct allow_learned *l, int family, const __u32 addr[4],
+			    __u64 ph, __u64 expires_ns, __u64 now_ns)
+{
+	struct learned_slot *s;
+
+	if (!l)
+		return false;
+	s = learned_slot(l, family, addr, ph);
+	return s->expires_ns > now_ns && s->family == family && s->ports_hash == ph &&
+	       !memcmp(s->addr, addr, sizeof(s->addr)) &&
+	       expires_ns <= s->expires_ns + LEARNED_SLACK_NS;
+}
+
+static void learned_note(struct allow_learned *l, int family, const __u32 addr[4],
+			 __u64 ph, __u64 expires_ns)
+{
+	struct learned_slot *s;
+
+	if (!l)
+		return;
+	s = learned_slot(l, family, addr, ph);
+	*s = (struct learned_slot){ .expires_ns = expires_ns, .ports_hash = ph,
+				    .family = (__u8)family };
+	memcpy(s->addr, addr, sizeof(s->addr));
+}
+
+/* Merge the learned rules into the address's entry. */
+static int learn_write(const struct allow_maps *maps, int family, const void *addr,
+		       const struct port_range *ports, unsigned int nports, bool any,
+		       __u64 expires_ns, __u64 now_ns)
 {
 	struct egret_allow add = {};
-	__u64 now_ns = allow_now_ns();
 	unsigned int i;
 	int r;
 
@@ -260,6 +344,23 @@ int allow_learn(const struct allow_maps *maps, int family, const void *addr,
 	memcpy(key.addr, addr, sizeof(key.addr));
 	return map_merge(maps->allow6, &key, &add, now_ns,
 			 QUOTA(maps, n6, max_entries));
+}
+
+int allow_learn(const struct allow_maps *maps, int family, const void *addr,
+		const struct port_range *ports, unsigned int nports, bool any,
+		__u64 expires_ns)
+{
+	__u64 now_ns = allow_now_ns(), ph = ports_hash(ports, nports, any);
+	__u32 words[4] = {};
+	int r;
+
+	memcpy(words, addr, family == AF_INET ? 4 : 16);
+	if (learned_already(maps->learned, family, words, ph, expires_ns, now_ns))
+		return 0;
+	r = learn_write(maps, family, addr, ports, nports, any, expires_ns, now_ns);
+	if (r == 0)
+		learned_note(maps->learned, family, words, ph, expires_ns);
+	return r;
 }
 
 /* Clear the expired rules of one entry. Returns how many rules stay live;
@@ -433,6 +534,8 @@ int allow_purge(const struct allow_maps *maps)
 			.max_entries = maps->quota->max_entries,
 			.max_cidrs = maps->quota->max_cidrs,
 		};
+	if (maps->learned)
+		memset(maps->learned, 0, sizeof(*maps->learned));
 	return first;
 }
 
@@ -449,12 +552,16 @@ bool allow_special_addr(const struct allow_maps *maps, int family, const void *a
 		egret_lpm_attempt(key.attempt, maps->attempt);
 		if (egret_classify4(words[0]) != EGRET_ADDR_NORMAL)
 			return true;
+		if (maps->host)
+			return hostaddr_has(maps->host, AF_INET, words);
 		if (maps->host4 >= 0 && bpf_map_lookup_elem(maps->host4, &key, &flags) == 0)
 			return flags != 0;
 		return false;
 	}
 	if (egret_is_v4mapped(words) || egret_classify6(words) != EGRET_ADDR_NORMAL)
 		return true;
+	if (maps->host)
+		return hostaddr_has(maps->host, AF_INET6, words);
 	{
 		struct egret_lpm_key6 key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 

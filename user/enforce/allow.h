@@ -27,9 +27,20 @@ struct allow_quota {
 /* The four allow maps, by fd, and those the decisions read besides (the
  * names map, the host's addresses); @attempt is the key of the attempt
  * whose entries these calls read and write. */
+struct hostaddr;
+struct allow_learned;
+
 struct allow_maps {
 	__u64 attempt;
 	struct allow_quota *quota;	/* NULL: only the maps' sizes limit */
+	/* The host's addresses as egret_host4/6 hold them, kept in memory
+	 * (hostaddr.h): allow_special_addr() asks it, not the kernel. NULL:
+	 * the maps are asked. */
+	const struct hostaddr *host;
+	/* What allow_learn() wrote last, per address and ports (NULL: none
+	 * kept): a repeat that would move a deadline by under a second is
+	 * not written again. */
+	struct allow_learned *learned;
 	int allow4;
 	int allow6;
 	int cidr4;
@@ -98,6 +109,10 @@ int allow_recount(const struct allow_maps *maps);
 /* Delete every entry of the attempt from the allow, names and host maps.
  * 0 or the first -errno (the others are still tried). */
 int allow_purge(const struct allow_maps *maps);
+
+/* A table for maps->learned; NULL if out of memory (then none is kept). */
+struct allow_learned *allow_learned_new(void);
+void allow_learned_free(struct allow_learned *l);
 
 /* Delete every key of @fd (keys of @key_size bytes) whose 8 bytes at @off
  * hold @attempt; with @count, only count them. Returns how many, or

@@ -282,6 +282,28 @@ static void on_notify(struct loop_source *src, uint32_t events)
 			 strerror(-r));
 }
 
+/* The first @bits bits of @a and @b agree. */
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int whole = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, whole))
+		return false;
+	return !rest || !((a[whole] ^ b[whole]) & (uint8_t)(0xff << (8 - rest)));
+}
+
+bool hostaddr_has(const struct hostaddr *h, int family, const void *addr)
+{
+	for (size_t i = 0; i < h->nroutes; i++) {
+		const struct hostaddr_route *r = &h->routes[i];
+
+		if (r->family == family && hostaddr_flag(r->type) &&
+		    prefix_match((const uint8_t *)r->addr, addr, r->prefixlen))
+			return true;
+	}
+	return false;
+}
+
 int hostaddr_open(struct hostaddr *h, int map4, int map6, __u64 attempt)
 {
 	struct sockaddr_nl sa = {

@@ -50,6 +50,11 @@ int hostaddr_start(struct hostaddr *h, struct loop *loop);
 
 void hostaddr_close(struct hostaddr *h);
 
+/* Is @addr (@family AF_INET/AF_INET6, network order) in a prefix of the
+ * local table the maps hold (one of the host's addresses, a broadcast, an
+ * anycast)? What egret_host4/6 answer, without asking the kernel. */
+bool hostaddr_has(const struct hostaddr *h, int family, const void *addr);
+
 /*
  * Parse one rtnetlink route message: a route of the local table of a type
  * we keep fills @ret and returns 1; any other message 0; malformed
