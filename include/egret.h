@@ -54,9 +54,6 @@ enum {
 	EGRET_HOST_ANYCAST = 1U << 2,	/* an IPv6 anycast address of the host */
 };
 
-/* Entries of each host map: addresses and broadcasts of every interface. */
-#define EGRET_HOST_MAX		1024
-
 /*
  * One set of programs and maps serves every attempt (docs/ARCHITECTURE.md,
  * "One set of programs for every attempt"): each map key begins with the

@@ -2,7 +2,8 @@
 # shellcheck disable=SC2015,SC2034
 # test_shared.sh - one set of programs for every attempt
 # (user/enforce/shared.h): the first attempt loads and pins it, the next
-# ones attach the very same programs; two attempts at once never see each
+# ones attach the very same programs, which egret-keep holds attached
+# (and refuses everything to); two attempts at once never see each
 # other's entries; an attempt leaves no entry behind; a pinned set that is
 # not what egret made is refused (loaded again), never used.
 #
@@ -45,6 +46,15 @@ t_shared_set_reused() {
 	assert_eq "root 700" "$(stat -c '%U %a' "$SHARED")" "owner and mode of $SHARED"
 	assert_eq "root 700" "$(stat -c '%U %a' "$set")" "owner and mode of $set"
 	prog=$(bpftool -j prog show pinned "$set/prog_egret_connect4" | jq -r '.id')
+	# The same programs hold the kernel's cgroup hooks on from egret-keep,
+	# where a process (only root can put one there) is refused everything:
+	# its storage names no attempt.
+	bpftool -j cgroup show "$CG2/egret-keep" | jq -e --argjson p "$prog" 'map(.id) | index($p) != null' >/dev/null ||
+		fail "egret-keep does not hold the set's connect4 ($prog): $(bpftool cgroup show "$CG2/egret-keep" 2>&1)"
+	# shellcheck disable=SC2016 # $$ and $1.. are the inner shell's
+	assert_eq "err EPERM" "$("${WORLD_IN_CLIENT[@]}" sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" tcp 203.0.113.10 80 "$3"' \
+		- "$CG2/egret-keep" "$P" "$tok-keep" 2>/dev/null)" "a probe inside egret-keep"
+	assert_not_landed "$tok-keep" tcp 203.0.113.10 80 "a probe inside egret-keep"
 
 	start_bg --id "$ID_PREFIX-sh1" --user "$TEST_USER" -v --allow 203.0.113.10:80 -- sh -c \
 		"\"$P\" tcp 203.0.113.11 80 $tok-denied; \"$P\" tcp 203.0.113.10 80 $tok-allowed; touch $TDIR/ready; while [ ! -e $TDIR/go ]; do sleep 0.1; done"

@@ -78,11 +78,22 @@ int cgroup2_mount(char *ret, size_t len)
 
 int cgroup_keep_path(char *ret, size_t len)
 {
+	/* Asked at every attempt's start (gc, then the programs), and a
+	 * process's cgroup2 mount does not move: read once. egretd's
+	 * handlers inherit it. */
+	static char keep[PATH_MAX];
 	char mnt[PATH_MAX];
-	int r = cgroup2_mount(mnt, sizeof(mnt));
+	int r = 0;
 
+	if (!keep[0]) {
+		r = cgroup2_mount(mnt, sizeof(mnt));
+		if (r == 0)
+			r = path_fmt(keep, sizeof(keep), "%s/egret-keep", mnt);
+		if (r < 0)
+			keep[0] = '\0';
+	}
 	if (r == 0)
-		r = path_fmt(ret, len, "%s/egret-keep", mnt);
+		r = path_fmt(ret, len, "%s", keep);
 	if (r < 0 && len)
 		ret[0] = '\0';
 	return r;

@@ -18,8 +18,8 @@ int cgroup2_mount(char *ret, size_t len);
 int cgroup2_self(char *ret, size_t len);
 
 /* Where the set of programs keeps the kernel's cgroup hooks on
- * (enforce/shared.h): "<cgroup2 mount>/egret-keep". Into @ret, or "" and
- * -errno. */
+ * (enforce/shared.h): "<cgroup2 mount>/egret-keep", read once per
+ * process. Into @ret, or "" and -errno. */
 int cgroup_keep_path(char *ret, size_t len);
 
 /*

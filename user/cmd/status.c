@@ -24,6 +24,7 @@
 #include "enforce/loader.h"
 #include "lib/log.h"
 #include "lib/paths.h"
+#include "lib/percpu.h"
 #include "lib/util.h"
 #include "lib/vocab.h"
 
@@ -59,9 +60,9 @@ static void print_counters(int fd, __u64 key, const struct out *o)
 		return;
 	printf(o->json ? ",\"counters\":{" : "  counters:");
 	for (int h = 0; h < EGRET_HOOK_MAX; h++) {
-		uint64_t a = loader_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
-		uint64_t d = loader_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
-		uint64_t w = loader_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
+		uint64_t a = percpu_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
+		uint64_t d = percpu_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
+		uint64_t w = percpu_counter(fd, key, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
 
 		if (o->json)
 			printf("%s\"%s\":{\"allow\":%llu,\"deny\":%llu,\"would_deny\":%llu}",
@@ -73,10 +74,10 @@ static void print_counters(int fd, __u64 key, const struct out *o)
 	}
 	if (o->json)
 		printf(",\"dropped_events\":%llu}",
-		       (unsigned long long)loader_counter(fd, key, EGRET_COUNTER_DROPPED));
+		       (unsigned long long)percpu_counter(fd, key, EGRET_COUNTER_DROPPED));
 	else
 		printf(" (allowed/denied); %llu events dropped\n",
-		       (unsigned long long)loader_counter(fd, key, EGRET_COUNTER_DROPPED));
+		       (unsigned long long)percpu_counter(fd, key, EGRET_COUNTER_DROPPED));
 }
 
 /* One allow entry: its live rules, with remaining lifetime. */

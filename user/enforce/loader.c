@@ -18,7 +18,6 @@
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
 #include "lib/paths.h"
-#include "lib/percpu.h"
 #include "lib/util.h"
 
 /* Not in Debian 12's uapi headers (Linux 6.7). */
@@ -226,10 +225,9 @@ int loader_cgroup_key(int cgroup_fd, __u64 *ret)
 	return 0;
 }
 
-/* Slot @slot's ring buffer and repeat counts, made as the set's templates
- * (bpf/lib/attempt.h) require - same type, sizes and flags - and
- * registered. Each registration waits for an RCU grace period. */
-static int make_slot(struct loader *ld, __u32 slot, int *ret_ring, int *ret_repeats)
+/* A slot's ring buffer and repeat counts, made as the set's templates
+ * (bpf/lib/attempt.h) require: same type, sizes and flags. */
+static int new_slot_maps(int *ret_ring, int *ret_repeats)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, hash, .map_flags = BPF_F_NO_PREALLOC);
 	_cleanup_close_ int ring = -1, repeats = -1;
@@ -241,11 +239,25 @@ static int make_slot(struct loader *ld, __u32 slot, int *ret_ring, int *ret_repe
 				 EGRET_REPEATS_MAX, &hash);
 	if (ring < 0 || repeats < 0)
 		return -errno;
-	if (bpf_map_update_elem(ld->maps[LOADER_RINGS], &slot, &ring, BPF_ANY) < 0 ||
-	    bpf_map_update_elem(ld->maps[LOADER_REPEAT_OF], &slot, &repeats, BPF_ANY) < 0)
-		return -errno;
 	*ret_ring = TAKE_FD(ring);
 	*ret_repeats = TAKE_FD(repeats);
+	return 0;
+}
+
+/* Register @n slots' maps at once: a batch waits for one RCU grace
+ * period, not one per slot. Where the kernel has no batch for
+ * map-in-maps, one by one. */
+static int register_slots(int outer, __u32 *slots, int *fds, __u32 n)
+{
+	__u32 count = n;
+
+	if (n == 0)
+		return 0;
+	if (bpf_map_update_batch(outer, slots, fds, &count, NULL) == 0 && count == n)
+		return 0;
+	for (__u32 i = 0; i < n; i++)
+		if (bpf_map_update_elem(outer, &slots[i], &fds[i], BPF_ANY) < 0)
+			return -errno;
 	return 0;
 }
 
@@ -312,32 +324,20 @@ static int claim_slot(struct loader *ld)
 				close(ld->maps[i]);
 			ld->maps[i] = -1;
 		}
-		r = make_slot(ld, slot, &ld->maps[LOADER_EVENTS], &ld->maps[LOADER_REPEATS]);
+		r = new_slot_maps(&ld->maps[LOADER_EVENTS], &ld->maps[LOADER_REPEATS]);
+		if (r == 0)
+			r = register_slots(ld->maps[LOADER_RINGS], &slot,
+					   &ld->maps[LOADER_EVENTS], 1);
+		if (r == 0)
+			r = register_slots(ld->maps[LOADER_REPEAT_OF], &slot,
+					   &ld->maps[LOADER_REPEATS], 1);
 		return r;
 	}
 	return -EBUSY;
 }
 
-/* Register @n slots' maps at once: a batch waits for one grace period,
- * not one per slot. Where the kernel has no batch for map-in-maps, one by
- * one. */
-static int register_slots(int outer, __u32 *slots, int *fds, __u32 n)
-{
-	__u32 count = n;
-
-	if (n == 0)
-		return 0;
-	if (bpf_map_update_batch(outer, slots, fds, &count, NULL) == 0 && count == n)
-		return 0;
-	for (__u32 i = 0; i < n; i++)
-		if (bpf_map_update_elem(outer, &slots[i], &fds[i], BPF_ANY) < 0)
-			return -errno;
-	return 0;
-}
-
 int loader_make_slots(struct loader *ld, __u32 n)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, hash, .map_flags = BPF_F_NO_PREALLOC);
 	_cleanup_free_ __u32 *slots = NULL;
 	_cleanup_free_ int *rings = NULL, *repeats = NULL;
 	__u32 k = 0;
@@ -350,33 +350,24 @@ int loader_make_slots(struct loader *ld, __u32 n)
 	repeats = calloc(n + 1, sizeof(*repeats));
 	if (!slots || !rings || !repeats)
 		return -ENOMEM;
-	for (__u32 slot = 1; slot <= n; slot++) {
+	for (__u32 slot = 1; slot <= n && r == 0; slot++) {
 		int fd = slot_map(ld->maps[LOADER_RINGS], slot);
 
 		if (fd >= 0) {
 			close(fd);
 			continue;
 		}
-		rings[k] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "egret_events", 0, 0,
-					  EGRET_RING_BYTES, NULL);
-		repeats[k] = bpf_map_create(BPF_MAP_TYPE_HASH, "egret_repeats",
-					    sizeof(struct egret_repeat_key), sizeof(__u64),
-					    EGRET_REPEATS_MAX, &hash);
-		slots[k++] = slot;
-		if (rings[k - 1] < 0 || repeats[k - 1] < 0) {
-			r = -errno;
-			break;
-		}
+		r = new_slot_maps(&rings[k], &repeats[k]);
+		if (r == 0)
+			slots[k++] = slot;
 	}
 	if (r == 0)
 		r = register_slots(ld->maps[LOADER_RINGS], slots, rings, k);
 	if (r == 0)
 		r = register_slots(ld->maps[LOADER_REPEAT_OF], slots, repeats, k);
 	for (__u32 i = 0; i < k; i++) {
-		if (rings[i] >= 0)
-			close(rings[i]);
-		if (repeats[i] >= 0)
-			close(repeats[i]);
+		close(rings[i]);
+		close(repeats[i]);
 	}
 	return r;
 }
@@ -478,14 +469,6 @@ int loader_counters_fd(const struct loader *ld)
 int loader_repeats_fd(const struct loader *ld)
 {
 	return ld->maps[LOADER_REPEATS];
-}
-
-__u64 loader_counter(int fd, __u64 key, __u32 index)
-{
-	if (index >= EGRET_NCOUNTERS)
-		return 0;
-	return percpu_sum(fd, &key, sizeof(struct egret_counts),
-			  index * sizeof(__u64));
 }
 
 int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,

@@ -130,10 +130,6 @@ int loader_events_fd(const struct loader *ld);
 int loader_counters_fd(const struct loader *ld);
 int loader_repeats_fd(const struct loader *ld);
 
-/* Sum counter @index over CPUs, read from the counters' cgroup storage
- * (@fd) of attempt @key; 0 when unreadable. */
-__u64 loader_counter(int fd, __u64 key, __u32 index);
-
 /* Close links, programs and maps. Pins are the caller's (flat_dir_remove). */
 void loader_destroy(struct loader *ld);
 

@@ -375,13 +375,9 @@ void events_drain(struct events *ev)
 	read_all(ev);
 }
 
-/* Sum one per-CPU counter (the attempt's cgroup storage). */
 static uint64_t counter(const struct events *ev, uint32_t index)
 {
-	if (index >= EGRET_NCOUNTERS)
-		return 0;
-	return percpu_sum(ev->counters_fd, &ev->counters_key,
-			  sizeof(struct egret_counts), index * sizeof(__u64));
+	return percpu_counter(ev->counters_fd, ev->counters_key, index);
 }
 
 static int by_name_count(const void *a, const void *b)
