@@ -33,6 +33,7 @@
 #include "lib/socket.h"
 #include "lib/judge.h"
 #include "lib/bind.h"
+#include "lib/pin.h"
 #include "lib/egress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -268,8 +269,7 @@ int egret_bind6(struct bpf_sock_addr *ctx)
  */
 #define LOOPBACK_IFINDEX	1
 
-SEC("sockops")
-int egret_listen(struct bpf_sock_ops *ctx)
+static __always_inline void listen_on_loopback(struct bpf_sock_ops *ctx)
 {
 	int lo = LOOPBACK_IFINDEX;
 	struct event_info in = {
@@ -277,14 +277,41 @@ int egret_listen(struct bpf_sock_ops *ctx)
 		.port = (__u16)ctx->local_port, .proto = IPPROTO_TCP_,
 	};
 
-	if (ctx->op != BPF_SOCK_OPS_TCP_LISTEN_CB)
-		return 1;
 	if (bpf_setsockopt(ctx, SOL_SOCKET_, SO_BINDTOIFINDEX_, &lo, sizeof(lo)) == 0) {
 		counter_add(EGRET_COUNTER(EGRET_HOOK_LISTEN, EGRET_VERDICT_ALLOW));
-		return 1;
+		return;
 	}
 	event_decide(&in);
+}
+
+/* A TCP socket's life: its listen(), and a pinned connection's connect,
+ * establishment and segments (lib/pin.h). sock_ops programs return 1. */
+SEC("sockops")
+int egret_sockops(struct bpf_sock_ops *ctx)
+{
+	switch (ctx->op) {
+	case BPF_SOCK_OPS_TCP_LISTEN_CB:
+		listen_on_loopback(ctx);
+		break;
+	case BPF_SOCK_OPS_TCP_CONNECT_CB:
+		pin_connect(ctx);
+		break;
+	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
+		pin_established(ctx);
+		break;
+	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
+		pin_segment(ctx);
+		break;
+	}
 	return 1;
+}
+
+/* A send() on a pinned connection before its first record was judged:
+ * attached to egret_pin_socks, not to a cgroup. */
+SEC("sk_msg")
+int egret_tls(struct sk_msg_md *msg)
+{
+	return pin_msg(msg);
 }
 
 /* The backstop: every packet of the attempt's sockets, on the wire. */

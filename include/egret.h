@@ -33,7 +33,17 @@ struct egret_port_rule {
 	__u64 expires_ns;	/* CLOCK_MONOTONIC deadline; see EGRET_EXPIRES_* */
 	__u16 port_lo;		/* host order, inclusive; 0..65535 = any port */
 	__u16 port_hi;
-	__u32 reserved;
+	__u32 flags;		/* EGRET_RULE_* */
+};
+
+/* egret_port_rule.flags */
+enum {
+	/* TLS on the attempt's pinned ports (egret_attempt.pin_ports) must
+	 * name a host whose DNS answer taught the address (egret_pins): set
+	 * on rules learned for a pinned host, and on static rules the policy
+	 * pins. A connection is pinned only if no live rule allowing its
+	 * port lacks the flag (docs/SECURITY.md, "SNI pinning"). */
+	EGRET_RULE_PINNED = 1U << 0,
 };
 
 /* egret_allow.flags */
@@ -143,6 +153,11 @@ enum egret_reason {
 	EGRET_REASON_PACKET,		/* backstop: packet not allowed on the wire */
 	EGRET_REASON_SOURCE,		/* a source address that is not the host's */
 	EGRET_REASON_LISTENER,		/* a port others could tell it listens on */
+	EGRET_REASON_SNI,		/* pinned: the TLS name did not teach the address */
+	EGRET_REASON_NOT_TLS,		/* pinned: not one ClientHello egret can read */
+	EGRET_REASON_NO_SNI,		/* pinned: a ClientHello without a name */
+	EGRET_REASON_ECH,		/* pinned: an encrypted ClientHello */
+	EGRET_REASON_QUIC,		/* pinned: UDP to a pinned port (QUIC) */
 	EGRET_REASON_MAX,
 };
 
@@ -156,6 +171,7 @@ enum egret_hook {
 	EGRET_HOOK_BIND,
 	EGRET_HOOK_LISTEN,
 	EGRET_HOOK_UNIX,	/* abstract unix sockets (bpf/unix.bpf.c) */
+	EGRET_HOOK_TLS,		/* a pinned connection's ClientHello (lib/pin.h) */
 	EGRET_HOOK_MAX,
 };
 
@@ -191,6 +207,9 @@ struct egret_event {
 	__s32 optname;
 };
 
+/* How many ports an attempt pins (`pinning: ports:` in the policy). */
+#define EGRET_PIN_PORTS		4
+
 /*
  * egret_attempt: the cgroup storage of every attachment - per attempt, as
  * the kernel hands each program the storage of the cgroup it was attached
@@ -207,6 +226,9 @@ struct egret_attempt {
 	__s32 deny_errno;	/* refused connect/sendmsg; 0: EPERM */
 	__u32 slot;		/* its ring buffer and repeat counts; 0: none */
 	__u32 zero;		/* padding, always 0 */
+	/* TCP ports whose TLS is pinned to names (0: unused); UDP to them
+	 * is refused on pinned addresses (QUIC cannot be read here). */
+	__u16 pin_ports[EGRET_PIN_PORTS];
 };
 
 /*
@@ -230,6 +252,40 @@ struct egret_repeat_key {
 	__u8 sock_type;
 	__s32 level;
 	__s32 optname;
+};
+
+/*
+ * SNI pinning (bpf/lib/pin.h, docs/SECURITY.md "SNI pinning").
+ *
+ * egret_pins: (attempt, address, name) for every name whose DNS answer in
+ * the attempt held the address, with the rules it was learned with (an
+ * egret_allow value: ports and deadlines, as the address's own entry).
+ * The whole name is the key, never a hash of it: a hash collision would
+ * be a name an attacker can choose. Lower case, no trailing dot, the rest
+ * of name[] zero; len counts its bytes (1..EGRET_SNI_MAX).
+ */
+#define EGRET_SNI_MAX		253
+
+struct egret_pin_key {
+	__u64 attempt;
+	__u32 family;		/* 4 or 6 */
+	__u32 addr[4];		/* network order; IPv4 in addr[0] */
+	__u32 len;
+	char name[EGRET_SNI_MAX + 3];	/* 256: padded to the word */
+};
+
+/* A TLS decision's record in the ring: the event, then the name the
+ * ClientHello asked for (NUL-terminated; "" when it named none). */
+struct egret_tls_event {
+	struct egret_event e;
+	char sni[EGRET_SNI_MAX + 3];
+};
+
+/* egret_tls_counts: per slot, the TLS verdicts (sk_msg programs have no
+ * cgroup storage to count in). Zeroed when the slot is claimed. */
+struct egret_tls_count {
+	__u64 n[EGRET_VERDICT_MAX];
+	__u64 lost;		/* events the ring had no room for */
 };
 
 /* egret_unix_allow: an abstract unix socket name the operator allows
@@ -293,7 +349,9 @@ _Static_assert(sizeof(struct egret_key4) == 16, "egret_key4 layout");
 _Static_assert(sizeof(struct egret_key6) == 24, "egret_key6 layout");
 _Static_assert(sizeof(struct egret_lpm_key4) == 16, "egret_lpm_key4 layout");
 _Static_assert(sizeof(struct egret_lpm_key6) == 28, "egret_lpm_key6 layout");
-_Static_assert(sizeof(struct egret_attempt) == 40, "egret_attempt layout");
+_Static_assert(sizeof(struct egret_attempt) == 48, "egret_attempt layout");
+_Static_assert(sizeof(struct egret_pin_key) == 288, "egret_pin_key layout");
+_Static_assert(sizeof(struct egret_tls_event) == 328, "egret_tls_event layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");

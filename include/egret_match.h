@@ -141,6 +141,35 @@ EGRET_INLINE int egret_allow_lasting(const struct egret_allow *allow, __u32 port
 	return 0;
 }
 
+/*
+ * Which kinds of live rule of @allow allow @port at @now: EGRET_PIN_MASK_PINNED
+ * (a rule flagged EGRET_RULE_PINNED), EGRET_PIN_MASK_OPEN (one that is not).
+ * A connection is pinned only when the masks of every entry that allows
+ * it add up to EGRET_PIN_MASK_PINNED alone: an address the operator also
+ * opened by address keeps that.
+ */
+#define EGRET_PIN_MASK_PINNED	1
+#define EGRET_PIN_MASK_OPEN	2
+
+EGRET_INLINE int egret_allow_pin_mask(const struct egret_allow *allow, __u32 port,
+				      __u64 now)
+{
+	int mask = 0, i;
+
+	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
+		const struct egret_port_rule *rule = &allow->rules[i];
+
+		if (rule->expires_ns == EGRET_EXPIRES_UNUSED ||
+		    port < rule->port_lo || port > rule->port_hi)
+			continue;
+		if (rule->expires_ns != EGRET_EXPIRES_NEVER && rule->expires_ns <= now)
+			continue;
+		mask |= (rule->flags & EGRET_RULE_PINNED) ? EGRET_PIN_MASK_PINNED :
+							    EGRET_PIN_MASK_OPEN;
+	}
+	return mask;
+}
+
 /* Of two denial reasons from two maps, the one that tells the operator more. */
 EGRET_INLINE enum egret_reason egret_reason_pick(enum egret_reason a,
 						 enum egret_reason b)

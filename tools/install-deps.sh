@@ -13,9 +13,10 @@ packages=(
 	# build
 	make gcc clang llvm pkg-config bpftool
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
-	# tests (tmux: a real terminal for the terminal tests)
+	# tests (tmux: a real terminal for the terminal tests; iptables: the
+	# red-team world delays a handshake; openssl: the clients' test CA)
 	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils jq
-	tmux
+	tmux iptables openssl
 	# make fuzz: libFuzzer runtime for clang 14
 	libclang-rt-14-dev
 	# the real-client suite (tests/clients): the clients, and what its

@@ -45,6 +45,7 @@
 #include "lib/allow.h"
 #include "lib/dns.h"
 #include "lib/conn.h"
+#include "lib/pin.h"
 
 #define IPV6_EXT_MAX	6	/* extension headers walked before giving up */
 
@@ -100,6 +101,7 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4] = {}, src;
 	enum egret_reason reason;
+	enum pin_wire_verdict pin;
 	int lasting, syn = 1;
 
 	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
@@ -114,6 +116,15 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	if (!(iph.frag_off & bpf_htons(0x1fff))) {
 		if (load_l4(skb, sizeof(iph), iph.protocol, &sport, &dport, &syn) < 0)
 			return egress_deny(4, dst, 0, iph.protocol);
+		if (iph.protocol == IPPROTO_TCP_ &&
+		    pin_port(attempt_cfg(), bpf_ntohs(dport))) {
+			pin = pin_wire(skb, sizeof(iph), syn, 4, dst, bpf_ntohs(dport));
+			if (pin == PIN_WIRE_DROP)
+				return SKB_DROP;
+			if (pin == PIN_WIRE_UNJUDGED)
+				return egress_refuse(4, dst, dport, iph.protocol,
+						     EGRET_REASON_NOT_TLS);
+		}
 		if (iph.protocol == IPPROTO_TCP_ && !syn)
 			return SKB_PASS;	/* an established connection */
 	}
@@ -125,6 +136,8 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	if (dport && dns_is_proxy4(dst[0], dport))
 		return SKB_PASS;
 	reason = allow4_judge(dst[0], dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
+	if (dport && iph.protocol == IPPROTO_UDP_)
+		reason = pin_quic4(reason, dst[0], bpf_ntohs(dport));
 	if (reason == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
 	if (sport && iph.protocol == IPPROTO_TCP_ &&
@@ -143,6 +156,7 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4], src[4], off = sizeof(ip6);
 	enum egret_reason reason;
+	enum pin_wire_verdict pin;
 	int lasting, syn = 1;
 	__u8 next;
 	int i, first = 1;
@@ -178,6 +192,14 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	if (first) {
 		if (load_l4(skb, off, next, &sport, &dport, &syn) < 0)
 			return egress_deny(6, dst, 0, next);
+		if (next == NEXTHDR_TCP && pin_port(attempt_cfg(), bpf_ntohs(dport))) {
+			pin = pin_wire(skb, off, syn, 6, dst, bpf_ntohs(dport));
+			if (pin == PIN_WIRE_DROP)
+				return SKB_DROP;
+			if (pin == PIN_WIRE_UNJUDGED)
+				return egress_refuse(6, dst, dport, next,
+						     EGRET_REASON_NOT_TLS);
+		}
 		if (next == NEXTHDR_TCP && !syn)
 			return SKB_PASS;	/* an established connection */
 	}
@@ -189,6 +211,8 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	if (dport && dns_is_proxy6(dst, dport))
 		return SKB_PASS;
 	reason = allow6_judge(dst, dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
+	if (dport && next == NEXTHDR_UDP)
+		reason = pin_quic6(reason, dst, bpf_ntohs(dport));
 	if (reason == EGRET_REASON_ALLOWED)
 		return SKB_PASS;
 	if (sport && next == NEXTHDR_TCP &&

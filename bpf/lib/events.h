@@ -75,20 +75,34 @@ static __always_inline int repeat_count(void *repeats,
 	return 1;
 }
 
+/* Where a decision goes: the attempt's ring buffer and repeat counts (its
+ * slot), and its counters - none for a TLS decision, counted per slot
+ * instead (lib/pin.h: sk_msg programs have no cgroup storage). @sni: the
+ * name a ClientHello asked for, in map memory, or NULL. */
+struct event_sink {
+	__u32 slot;
+	__u8 log_allowed;
+	struct egret_counts *counts;
+	__u64 *lost;		/* without @counts: where a lost event is counted */
+	const char *sni;
+};
+
 /* Count the decision and, unless it is an allow nobody asked to log,
  * queue an event - for a denial, only the first of its kind. */
-static __always_inline void event_emit(const struct event_info *in)
+static __always_inline void event_emit_to(const struct event_info *in,
+					  const struct event_sink *to)
 {
-	struct egret_attempt *cfg = attempt_cfg();
 	struct egret_repeat_key key;
 	void *ring, *repeats = NULL;
 	struct egret_event *e;
-	__u32 slot = cfg->slot;
+	__u32 slot = to->slot, size = sizeof(*e);
+	__u32 index = EGRET_COUNTER(in->hook, in->verdict);
 	__u64 zero = 0;
 	int tracked = 0;
 
-	counter_add(EGRET_COUNTER(in->hook, in->verdict));
-	if (in->verdict == EGRET_VERDICT_ALLOW && !cfg->log_allowed)
+	if (to->counts && index < EGRET_NCOUNTERS)
+		to->counts->n[index] += 1;	/* per-CPU: no other writer here */
+	if (in->verdict == EGRET_VERDICT_ALLOW && !to->log_allowed)
 		return;
 	if (in->verdict != EGRET_VERDICT_ALLOW)
 		repeats = bpf_map_lookup_elem(&egret_repeat_of, &slot);
@@ -101,11 +115,17 @@ static __always_inline void event_emit(const struct event_info *in)
 		tracked = bpf_map_update_elem(repeats, &key, &zero,
 					      BPF_NOEXIST) == 0;
 	}
+	if (to->sni)
+		size = sizeof(struct egret_tls_event);
 	ring = bpf_map_lookup_elem(&egret_rings, &slot);
-	e = ring ? bpf_ringbuf_reserve(ring, sizeof(*e), 0) : NULL;
+	e = ring ? bpf_ringbuf_reserve(ring, size, 0) : NULL;
 	if (!e) {
-		if (!tracked || !repeats || !repeat_count(repeats, &key))
-			counter_add(EGRET_COUNTER_DROPPED);
+		if (tracked && repeats && repeat_count(repeats, &key))
+			return;
+		if (to->counts)
+			to->counts->n[EGRET_COUNTER_DROPPED] += 1;
+		else if (to->lost)
+			__sync_fetch_and_add(to->lost, 1);
 		return;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
@@ -133,7 +153,21 @@ static __always_inline void event_emit(const struct event_info *in)
 	e->hook = (__u8)in->hook;
 	e->verdict = (__u8)in->verdict;
 	e->reason = (__u8)in->reason;
+	if (to->sni)
+		__builtin_memcpy(((struct egret_tls_event *)e)->sni, to->sni,
+				 sizeof(((struct egret_tls_event *)e)->sni));
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void event_emit(const struct event_info *in)
+{
+	struct egret_attempt *cfg = attempt_cfg();
+	struct event_sink to = {
+		.slot = cfg->slot, .log_allowed = cfg->log_allowed,
+		.counts = attempt_counts(),
+	};
+
+	event_emit_to(in, &to);
 }
 
 /* Turn a judgement into a verdict with its event: in audit mode a policy

@@ -19,6 +19,7 @@
 #include "lib/allow.h"
 #include "lib/dns.h"
 #include "lib/conn.h"
+#include "lib/pin.h"
 
 /*
  * --deny-errno: what a refused connect() or sendmsg() fails with instead
@@ -62,6 +63,9 @@ static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
 		.proto = proto, .reason = allow4_judge(addr, port, lasting),
 	};
 
+	if (proto == IPPROTO_UDP_)
+		in.reason = pin_quic4(in.reason, addr, port);
+
 	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
 	    in.reason != EGRET_REASON_ALLOWED)
 		return SYS_UNJUDGED;
@@ -80,6 +84,8 @@ static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
 	if (egret_is_v4mapped(addr))
 		return judge4(hook, addr[3], port, proto, lasting);
 	in.reason = allow6_judge(addr, port, lasting);
+	if (proto == IPPROTO_UDP_)
+		in.reason = pin_quic6(in.reason, addr, port);
 	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
 	    in.reason != EGRET_REASON_ALLOWED)
 		return SYS_UNJUDGED;

@@ -8,6 +8,10 @@ DIR/www   static files: files/hello.txt; a PEP 503 index (simple/) with a
           wheel built here (wheels/); an npm tarball (npm/); a flat apt
           repository (debian/: a .deb, Packages, Release)
 DIR/git   hello.git, a bare repository for git http-backend and git daemon
+DIR/tls   a throwaway CA (ca.pem, world-readable: the clients trust it) and
+          the HTTPS server's certificate for pkgs.test and git.test
+          (server.pem; server.key readable by root only); made with openssl,
+          valid for two days; the CA's key is deleted once it has signed
 
 Each artefact carries a marker of its own (egret-hello-...), so a test
 that finds the marker knows the real bytes came through.
@@ -125,6 +129,58 @@ def git(root, work):
     write(os.path.join(bare, "git-daemon-export-ok"), "")
 
 
+# openssl's configuration for both certificates: nothing read from the
+# system's openssl.cnf, so the extensions are exactly these.
+OPENSSL_CNF = """\
+[req]
+distinguished_name = dn
+[dn]
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = %s
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+"""
+TLS_NAMES = ("pkgs.test", "git.test")
+
+
+def tls(top, work):
+    out = os.path.join(top, "tls")
+    os.makedirs(out, exist_ok=True)
+    os.chmod(out, 0o755)
+    cnf = os.path.join(work, "openssl.cnf")
+    write(cnf, OPENSSL_CNF % ", ".join("DNS:" + n for n in TLS_NAMES))
+    ca_key, ca = os.path.join(work, "ca.key"), os.path.join(out, "ca.pem")
+    key, csr = os.path.join(out, "server.key"), os.path.join(work, "server.csr")
+    crt = os.path.join(out, "server.pem")
+    newkey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+
+    def run(*args):     # quiet (key generation draws dots), but not on failure
+        done = subprocess.run(("openssl",) + args, check=False, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if done.returncode:
+            sys.exit("fixtures.py: openssl %s failed:\n%s" % (args[0], done.stdout))
+
+    umask = os.umask(0o077)     # the keys: root's only
+    run("req", "-x509", "-config", cnf, "-extensions", "ca", *newkey,
+        "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=egret clients test CA")
+    run("req", "-new", "-config", cnf, *newkey, "-keyout", key, "-out", csr,
+        "-subj", "/CN=%s" % TLS_NAMES[0])
+    run("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-set_serial", "1",
+        "-days", "2", "-extfile", cnf, "-extensions", "server", "-out", crt)
+    os.umask(umask)
+    os.unlink(ca_key)   # nothing else can be signed with it
+    os.chmod(ca, 0o644)
+    os.chmod(crt, 0o644)
+    os.chmod(key, 0o600)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: fixtures.py DIR")
@@ -135,6 +191,7 @@ def main():
     npm(www)
     apt(www, work)
     git(root, work)
+    tls(top, work)
 
 
 if __name__ == "__main__":

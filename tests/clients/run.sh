@@ -14,20 +14,27 @@
 #   git.test     203.0.113.31, 2001:db8:2::31   git smart HTTP (http-backend)
 #                                               and git daemon (9418)
 #   mirror.test  203.0.113.32                   the same servers, never allowed
-# fixtures.py builds what they serve; server.py serves HTTP and logs every
-# connection it accepts.
+# Each serves the same over HTTPS on 443 too, with one certificate for
+# pkgs.test and git.test signed by a throwaway CA ($CA, made at suite start
+# and deleted with the fixtures; every client is given it the way it takes
+# one, never through the system's trust store). fixtures.py builds what they
+# serve, the CA and the certificate; server.py serves HTTP and HTTPS and
+# logs every connection it accepts and, over TLS, the SNI of its
+# ClientHello (what egret will pin a connection to).
 #
 # Every client is run allowed (it works: the artefact's own marker comes
-# back) and denied twice: by name (mirror.test: egret answers NXDOMAIN and
-# the world's resolver is never asked) and by address (203.0.113.32: the
-# connect is refused). A denial counts only if the client failed AND no
-# connection from the client namespace reached the server, checked after a
-# barrier connection from outside egret. The assertions are outcomes, never
-# timings: `make bench-clients` measures how long each client takes to fail
+# back; over HTTPS, allowed on 443 only, and the server saw the URL's name
+# as SNI) and denied twice (each client over HTTP, curl over HTTPS too): by
+# name (mirror.test: egret answers NXDOMAIN and the world's resolver is
+# never asked) and by address (203.0.113.32: the connect is refused). A
+# denial counts only if the client failed AND no connection from the client
+# namespace reached the server, checked after a barrier connection from
+# outside egret. The assertions are outcomes, never timings: `make
+# bench-clients` measures how long each client takes to fail
 # (docs/CLIENTS.md).
 #
 # Needs what the integration suite needs plus wget, git, python3 with pip,
-# node and npm, go, host, apt-get, dpkg-deb and dpkg-scanpackages
+# node and npm, go, host, apt-get, dpkg-deb, dpkg-scanpackages and openssl
 # (tools/install-deps.sh installs them). Without them it skips (exit 0),
 # except with CI=true, where that is a failure.
 # SC2015: `A && B || fail` is intended (fail exits). SC2016: single-quoted
@@ -61,9 +68,14 @@ WORLD_EXTRA_HOSTS="pkgs.test=$PKGS4,$PKGS6 git.test=$GIT4,$GIT6 mirror.test=$MIR
 CLIENT4=192.0.2.2		# the client namespace's addresses (world.sh)
 CLIENT6=2001:db8:1::2
 ALLOWED=(--allow pkgs.test:80 --allow "git.test:80,9418")
+ALLOWED_TLS=(--allow pkgs.test:443 --allow git.test:443)	# HTTPS only
 
 FIXTURES=""			# fixtures.py's output
-SRV_LOG=""			# server.py: "conn PEER LOCAL", "req PEER METHOD PATH STATUS"
+CA=""				# its test CA's certificate, for the clients
+SRV_LOG=""			# server.py: "conn PEER LOCAL", "req PEER METHOD PATH STATUS";
+				# over TLS also "sni PEER NAME", "tls PEER VERSION"
+				# and "tls-error PEER REASON"
+SRV_SEEN=0			# its lines before the last attempt (client)
 GITD_LOG=""			# git daemon --verbose
 SRV_PIDS=""
 
@@ -74,12 +86,16 @@ servers_up() {
 	FIXTURES=$(mktemp -d /tmp/egret-clients.XXXXXX) || return 1
 	chmod 755 "$FIXTURES"
 	"$PY" "$HERE/fixtures.py" "$FIXTURES" || return 1
+	CA="$FIXTURES/tls/ca.pem"
 	SRV_LOG="$FIXTURES/server.log"
 	GITD_LOG="$FIXTURES/git-daemon.log"
 	: >"$SRV_LOG"
 	nsenter --net="/run/netns/$WORLD_NS" -- "$PY" "$HERE/server.py" "$SRV_LOG" \
-		"$FIXTURES/www" "$FIXTURES/git" "$PKGS4:80" "[$PKGS6]:80" "$GIT4:80" \
-		"[$GIT6]:80" "$MIRROR4:80" >"$FIXTURES/server.out" 2>&1 &
+		"$FIXTURES/www" "$FIXTURES/git" \
+		--tls "$FIXTURES/tls/server.pem" "$FIXTURES/tls/server.key" \
+		"$PKGS4:80" "[$PKGS6]:80" "$GIT4:80" "[$GIT6]:80" "$MIRROR4:80" \
+		"tls:$PKGS4:443" "tls:[$PKGS6]:443" "tls:$GIT4:443" "tls:[$GIT6]:443" \
+		"tls:$MIRROR4:443" >"$FIXTURES/server.out" 2>&1 &
 	SRV_PIDS="$!"
 	nsenter --net="/run/netns/$WORLD_NS" -- git daemon --verbose --export-all \
 		--base-path="$FIXTURES/git" --listen="$GIT4" --listen="$GIT6" \
@@ -142,6 +158,7 @@ client() {
 		shift
 	done
 	shift
+	SRV_SEEN=$(wc -l <"$SRV_LOG")
 	timeout -k 5 "$CLIENT_TIMEOUT" "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none \
 		--user "$TEST_USER" --home "$H" --chdir "$H" --clean-env --dns-upstream "$WORLD_DNS" \
 		"${args[@]}" -- "$@" >"$TDIR/out" 2>"$TDIR/err"
@@ -169,6 +186,24 @@ gitd_conns() {
 assert_served() {	# METHOD PATH STATUS WHAT
 	grep -qE "^req ($CLIENT4|$CLIENT6) $1 $2 $3\$" "$SRV_LOG" ||
 		fail "$4: the server never answered $1 $2 with $3: $(cat "$SRV_LOG")"
+}
+
+# The last attempt's TLS connections: each one's ClientHello asked for NAME
+# (and at least one came), every handshake completed, and the server
+# answered METHOD PATH with STATUS. With ALLOWED_TLS that answer came over
+# HTTPS: egret lets nothing else through to the server.
+assert_served_tls() {	# NAME METHOD PATH STATUS WHAT
+	local new snis
+	new=$(tail -n +$((SRV_SEEN + 1)) "$SRV_LOG")
+	snis=$(awk -v p4="$CLIENT4" -v p6="$CLIENT6" '$1 == "sni" && ($2 == p4 || $2 == p6) {
+		print $3 }' <<<"$new" | sort -u | paste -sd ' ')
+	assert_eq "$1" "$snis" "$5: the SNI the server saw (its log: $new)"
+	! grep -qE "^tls-error ($CLIENT4|$CLIENT6) " <<<"$new" ||
+		fail "$5: a TLS handshake failed: $new"
+	grep -qE "^tls ($CLIENT4|$CLIENT6) TLSv" <<<"$new" ||
+		fail "$5: no TLS handshake completed: $new"
+	grep -qE "^req ($CLIENT4|$CLIENT6) $2 $3 $4\$" <<<"$new" ||
+		fail "$5: the server never answered $2 $3 with $4 over TLS: $new"
 }
 
 # COMMAND scripts live in files. Usage: path=$(write_script NAME <<'EOF' ... EOF)
@@ -244,7 +279,9 @@ denied_both() {
 TESTS=(
 	t_client_curl t_client_wget t_client_git_http t_client_git_daemon
 	t_client_pip t_client_npm t_client_node t_client_go t_client_resolvers
-	t_client_apt
+	t_client_apt t_client_https_curl t_client_https_wget t_client_https_git
+	t_client_https_pip t_client_https_npm t_client_https_node t_client_https_go
+	t_client_https_python
 )
 
 # --time-to-failure: the benchmark instead of the tests (make bench-clients).
@@ -270,7 +307,7 @@ main() {
 	fi
 	CG2=$(cgroup2_mount)
 	problem=$(preflight_problem wget git node npm go host apt-get dpkg-deb \
-		dpkg-scanpackages)
+		dpkg-scanpackages openssl)
 	[ -z "$problem" ] && ! "$PY" -m pip --version >/dev/null 2>&1 &&
 		problem="$PY has no pip (package python3-pip)"
 	preflight_or_exit "$problem" "the real-client suite" "${#TESTS[@]}"

@@ -1,19 +1,24 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""server.py - the real-client suite's HTTP server, run in the test world.
+"""server.py - the real-client suite's HTTP and HTTPS server, run in the test world.
 
-    server.py LOG DOCROOT GITROOT ADDR:PORT...
+    server.py LOG DOCROOT GITROOT [--tls CERT KEY] [tls:]ADDR:PORT...
 
 Serves DOCROOT as static files (the PEP 503 index, the npm tarball, the apt
 repository, plain files) and /git/... through `git http-backend` (smart
-HTTP) for the bare repositories under GITROOT. Every accepted connection
-("conn PEER LOCAL") and every request ("req PEER METHOD PATH STATUS") is
-one line in LOG: the proof of what reached the world, or that nothing did.
+HTTP) for the bare repositories under GITROOT, over plain HTTP on each
+ADDR:PORT and over TLS (CERT and KEY, PEM) on each tls:ADDR:PORT. Every
+accepted connection ("conn PEER LOCAL") and every request ("req PEER METHOD
+PATH STATUS") is one line in LOG: the proof of what reached the world, or
+that nothing did. A TLS connection adds, between the two, the name its
+ClientHello asked for ("sni PEER NAME", NAME "-" with no SNI) and the
+handshake's outcome ("tls PEER VERSION", or "tls-error PEER REASON").
 Prints "ready" on stdout once every address is bound.
 """
 import http.server
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -91,27 +96,84 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, addr, family):
+    def __init__(self, addr, family, tls=None):
         self.address_family = family
+        self.tls = tls
         super().__init__(addr, Handler)
+
+    def get_request(self):
+        sock, peer = super().get_request()
+        if self.tls:
+            # The handshake happens in the connection's own thread.
+            sock = self.tls.wrap_socket(sock, server_side=True,
+                                        do_handshake_on_connect=False)
+        return sock, peer
 
     def verify_request(self, request, client_address):
         log("conn %s %s" % (client_address[0], request.getsockname()[0]))
         return True
 
+    def finish_request(self, request, client_address):
+        if self.tls:
+            try:
+                request.do_handshake()
+            except (OSError, ValueError) as e:
+                log("tls-error %s %s" % (client_address[0],
+                                         str(e).replace("\n", " ")))
+                return
+            log("tls %s %s" % (client_address[0], request.version()))
+        super().finish_request(request, client_address)
+
+    def shutdown_request(self, request):
+        if isinstance(request, ssl.SSLSocket) and request.version():
+            try:
+                # Send close_notify, without waiting for the peer's.
+                request.setblocking(False)
+                request.unwrap().close()
+            except (OSError, ValueError):
+                pass
+        super().shutdown_request(request)
+
+
+def tls_context(cert, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    ctx.set_alpn_protocols(["http/1.1"])
+
+    def sni(sock, name, _ctx):
+        try:
+            peer = sock.getpeername()[0]
+        except OSError:
+            peer = "?"
+        log("sni %s %s" % (peer, name or "-"))
+
+    ctx.sni_callback = sni
+    return ctx
+
 
 def main():
     global LOG, GITROOT
-    if len(sys.argv) < 5:
-        sys.exit("usage: server.py LOG DOCROOT GITROOT ADDR:PORT...")
-    LOG = open(sys.argv[1], "a", encoding="utf-8")
-    docroot, GITROOT = sys.argv[2], sys.argv[3]
+    usage = "usage: server.py LOG DOCROOT GITROOT [--tls CERT KEY] [tls:]ADDR:PORT..."
+    args = sys.argv[1:]
+    if len(args) < 4:
+        sys.exit(usage)
+    LOG = open(args[0], "a", encoding="utf-8")
+    docroot, GITROOT = args[1], args[2]
+    specs, tls = args[3:], None
+    if specs[0] == "--tls":
+        if len(specs) < 4:
+            sys.exit(usage)
+        tls, specs = tls_context(specs[1], specs[2]), specs[3:]
     os.chdir(docroot)
     servers = []
-    for spec in sys.argv[4:]:
-        host, _, port = spec.rpartition(":")
+    for spec in specs:
+        secure = spec.startswith("tls:")
+        if secure and not tls:
+            sys.exit("server.py: %s needs --tls CERT KEY" % spec)
+        host, _, port = spec[4 if secure else 0:].rpartition(":")
         family = socket.AF_INET6 if host.startswith("[") else socket.AF_INET
-        servers.append(Server((host.strip("[]"), int(port)), family))
+        servers.append(Server((host.strip("[]"), int(port)), family,
+                              tls if secure else None))
     for srv in servers:
         threading.Thread(target=srv.serve_forever, daemon=True).start()
     print("ready", flush=True)

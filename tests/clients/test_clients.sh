@@ -2,6 +2,9 @@
 # test_clients.sh - one test per client (sourced by tests/clients/run.sh).
 # Each: allowed, the artefact's marker comes back; denied by name and by
 # address (denied_both), the client fails and nothing reaches the world.
+# The t_client_https_* tests (at the end): the same artefacts over HTTPS,
+# allowed on 443 only, each client trusting the suite's CA its own way; the
+# server saw the name in each ClientHello's SNI (assert_served_tls).
 # SC2016: single-quoted $... belongs to COMMAND's shell.
 # shellcheck disable=SC2016
 
@@ -165,4 +168,116 @@ t_client_apt() {
 	assert_eq egret-hello-deb "$OUT" "the downloaded package's file $(said)"
 	assert_served GET /debian/./egret-hello_1.0_all.deb 200 "apt-get download"
 	denied_both apt-get http sh -c "$APT_SCRIPT" sh @HOST@
+}
+
+# --- over HTTPS ---------------------------------------------------------------
+# The same artefacts from server.py's TLS side (443), allowed there only
+# (ALLOWED_TLS), each client with its own TLS stack and its normal SNI (the
+# URL's name): curl and node, pip and python (OpenSSL), wget and git
+# (GnuTLS), Go (crypto/tls). Each is given the suite's CA ($CA) the way
+# its users give one; none is told to skip verification.
+
+# Over IPv4 and over IPv6 (the others take what getaddrinfo orders first).
+t_client_https_curl() {
+	local fam peer local_addr
+	for fam in 4 6; do
+		peer=CLIENT$fam local_addr=PKGS$fam
+		fresh_home
+		client "${ALLOWED_TLS[@]}" -- curl -"$fam" -sS --cacert "$CA" \
+			https://pkgs.test/files/hello.txt
+		assert_eq 0 "$RC" "curl -$fam https exit status $(said)"
+		assert_eq egret-hello-file "$OUT" "curl -$fam https://pkgs.test/files/hello.txt $(said)"
+		assert_served_tls pkgs.test GET /files/hello.txt 200 "curl -$fam https"
+		tail -n +$((SRV_SEEN + 1)) "$SRV_LOG" | grep -qx "conn ${!peer} ${!local_addr}" ||
+			fail "curl -$fam https: no connection from ${!peer} to ${!local_addr}: $(cat "$SRV_LOG")"
+		rm -rf "$H"
+	done
+	# Denied over HTTPS as over HTTP (mirror.test's 443 is served too).
+	local ALLOWED=("${ALLOWED_TLS[@]}")
+	denied_both "curl https" http curl -sS -o /dev/null --cacert "$CA" \
+		https://@HOST@/files/hello.txt
+}
+
+t_client_https_wget() {
+	fresh_home
+	client "${ALLOWED_TLS[@]}" -- wget -q --ca-certificate="$CA" -O - \
+		https://pkgs.test/files/hello.txt
+	assert_eq 0 "$RC" "wget https exit status $(said)"
+	assert_eq egret-hello-file "$OUT" "wget https://pkgs.test/files/hello.txt $(said)"
+	assert_served_tls pkgs.test GET /files/hello.txt 200 "wget https"
+}
+
+t_client_https_git() {
+	fresh_home
+	client "${ALLOWED_TLS[@]}" -- sh -c 'git -c http.sslCAInfo="$1" clone -q \
+		https://git.test/git/hello.git c && cat c/README' sh "$CA"
+	assert_eq 0 "$RC" "git clone over smart HTTPS, exit status $(said)"
+	assert_eq egret-hello-git "$OUT" "the clone's README $(said)"
+	assert_served_tls git.test POST /git/hello.git/git-upload-pack 200 "git clone https"
+}
+
+t_client_https_pip() {
+	local pip=("$PY" -m pip install --disable-pip-version-check --no-cache-dir --target pylib)
+	fresh_home
+	# No --trusted-host: pip verifies the index's certificate.
+	client "${ALLOWED_TLS[@]}" -- sh -c '"$@" --index-url https://pkgs.test/simple/ \
+		egret-hello >&2 &&
+		PYTHONPATH=pylib "$0" -c "import egret_hello; print(egret_hello.MARK)"' \
+		"$PY" "${pip[@]}" --cert "$CA"
+	assert_eq 0 "$RC" "pip install from a PEP 503 index over HTTPS, exit status $(said)"
+	assert_eq egret-hello-wheel "$OUT" "the installed module $(said)"
+	assert_served_tls pkgs.test GET /wheels/egret_hello-1.0-py3-none-any.whl 200 "pip install https"
+}
+
+t_client_https_npm() {
+	local npm=(npm install --no-audit --no-fund --prefix n --cafile "$CA")
+	fresh_home
+	client "${ALLOWED_TLS[@]}" -- sh -c '"$@" https://pkgs.test/npm/egret-hello-1.0.0.tgz >&2 &&
+		node -e "console.log(require(\"./n/node_modules/egret-hello\"))"' sh "${npm[@]}"
+	assert_eq 0 "$RC" "npm install of a tarball over HTTPS, exit status $(said)"
+	assert_eq egret-hello-npm "$OUT" "the installed package $(said)"
+	assert_served_tls pkgs.test GET /npm/egret-hello-1.0.0.tgz 200 "npm install https"
+}
+
+NODE_HTTPS='
+require("https").get(process.argv[1], r => {
+  let b = "";
+  r.setEncoding("utf8");
+  r.on("data", d => b += d);
+  r.on("end", () => console.log(r.statusCode + " " + b.trim()));
+}).on("error", e => { console.log("err " + (e.code || e)); process.exitCode = 1; });'
+
+t_client_https_node() {
+	fresh_home
+	client "${ALLOWED_TLS[@]}" --setenv "NODE_EXTRA_CA_CERTS=$CA" -- \
+		node -e "$NODE_HTTPS" https://pkgs.test/files/hello.txt
+	assert_eq 0 "$RC" "node https.get exit status $(said)"
+	assert_eq "200 egret-hello-file" "$OUT" "node https.get $(said)"
+	assert_served_tls pkgs.test GET /files/hello.txt 200 "node https.get"
+}
+
+t_client_https_go() {
+	local v
+	for v in pure cgo; do
+		fresh_home
+		client "${ALLOWED_TLS[@]}" --setenv "SSL_CERT_FILE=$CA" -- \
+			"$CLIENTS_BUILD/goget-$v" https://pkgs.test/files/hello.txt
+		assert_eq 0 "$RC" "Go ($v resolver) https exit status $(said)"
+		assert_eq egret-hello-file "$OUT" "Go ($v resolver) GET https $(said)"
+		assert_served_tls pkgs.test GET /files/hello.txt 200 "Go ($v resolver) https"
+		rm -rf "$H"
+	done
+}
+
+PY_HTTPS='
+import ssl, sys, urllib.request
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+print(urllib.request.urlopen(sys.argv[1], context=ctx).read().decode().strip())'
+
+t_client_https_python() {
+	fresh_home
+	client "${ALLOWED_TLS[@]}" -- "$PY" -c "$PY_HTTPS" https://pkgs.test/files/hello.txt "$CA"
+	assert_eq 0 "$RC" "python urllib https exit status $(said)"
+	assert_eq egret-hello-file "$OUT" "python urlopen https://pkgs.test/files/hello.txt $(said)"
+	assert_served_tls pkgs.test GET /files/hello.txt 200 "python urllib https"
 }

@@ -39,6 +39,11 @@
  *                 create (O_CREAT|O_EXCL a new file), unlink, rename (PATH to
  *                 PATH.probe), chmod (0666), mkdir (0755)
  *
+ * A TCP probe with PROBE_SNI=NAME in its environment sends a TLS ClientHello
+ * naming NAME before PAYLOAD, in the same write; tcp-name to port 443 does
+ * so with its NAME: egret pins TLS on 443 to the names whose answers held
+ * the address (the sink logs tls=NAME and PAYLOAD as data=).
+ *
  * By name, through the C library's resolver (getaddrinfo), so the attempt's
  * DNS goes wherever /etc/resolv.conf says - and egret redirects it:
  *   probe tcp-name NAME PORT PAYLOAD [4|6]    resolve NAME, then "tcp" to the
@@ -96,6 +101,7 @@
 #include <unistd.h>
 
 #include "target.h"
+#include "tls_build.h"
 
 #define TIMEOUT_S 5
 #define DNS_MSG_MAX 65535
@@ -199,11 +205,44 @@ static void set_timeouts(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
-static int do_tcp(const struct target *t, const char *payload, int fastopen)
+/*
+ * What a TCP probe sends: PAYLOAD, after a ClientHello naming @sni when
+ * there is one (PROBE_SNI, or tcp-name's NAME on port 443): egret pins
+ * TLS on 443 to the names that taught an address, and refuses what is not
+ * TLS there. The sink logs the name (tls=) and the payload after it.
+ */
+static const char *tcp_bytes(const char *payload, const char *sni, size_t *len)
+{
+	static unsigned char out[HELLO_MAX + 1024];
+	static unsigned char hs[HELLO_MAX];
+	struct hello_opts ho = { .records = 1, .pad = -1, .sni = sni };
+	struct buf b = { .p = out, .cap = sizeof(out) }, h = { .p = hs, .cap = sizeof(hs) };
+
+	payload = payload ? payload : "";
+	*len = strlen(payload);
+	if (!sni || !*sni)
+		return payload;
+	build_client_hello(&h, &ho);
+	if (!h.err)
+		build_records(&b, &h, 1);
+	put(&b, payload, strlen(payload));
+	if (h.err || b.err) {
+		fprintf(stderr, "probe: cannot build a ClientHello for %s\n", sni);
+		exit(2);
+	}
+	*len = b.len;
+	return (const char *)out;
+}
+
+static int do_tcp(const struct target *t, const char *payload, int fastopen,
+		  const char *sni)
 {
 	char buf[256];
+	size_t len;
 	ssize_t n;
 	int fd, r;
+
+	payload = tcp_bytes(payload, sni ? sni : getenv("PROBE_SNI"), &len);
 
 	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -211,15 +250,14 @@ static int do_tcp(const struct target *t, const char *payload, int fastopen)
 	set_timeouts(fd);
 	if (fastopen) {
 		/* Blocking: returns once connected (SO_SNDTIMEO bounds it). */
-		if (sendto(fd, payload, strlen(payload), MSG_FASTOPEN | MSG_NOSIGNAL,
+		if (sendto(fd, payload, len, MSG_FASTOPEN | MSG_NOSIGNAL,
 			   (const struct sockaddr *)&t->ss, t->len) < 0)
 			return fail("sendto(MSG_FASTOPEN)", errno);
 	} else {
 		r = connect_bounded(fd, (const struct sockaddr *)&t->ss, t->len, TIMEOUT_S);
 		if (r < 0)
 			return fail("connect", -r);
-		if (payload && *payload &&
-		    send(fd, payload, strlen(payload), MSG_NOSIGNAL) < 0)
+		if (len && send(fd, payload, len, MSG_NOSIGNAL) < 0)
 			return fail("send", errno);
 	}
 	if (shutdown(fd, SHUT_WR) < 0)
@@ -394,7 +432,7 @@ static int do_tcp_name(const char *name, const char *port, const char *payload,
 		return fail_gai(name, e);
 	format_sockaddr(&t.ss, where, sizeof(where));
 	fprintf(stderr, "probe: %s is %s\n", name, where);
-	return do_tcp(&t, payload, 0);
+	return do_tcp(&t, payload, 0, !strcmp(port, "443") ? name : NULL);
 }
 
 /* Expand the one "%d" in @fmt (no other conversion is honoured). */
@@ -739,9 +777,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "udp-probe") && argc == 4)
 		return do_udp_probe(&t);
 	if (!strcmp(mode, "tcp") && argc <= 5)
-		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0);
+		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0, NULL);
 	if (!strcmp(mode, "tcp-fastopen") && argc == 5)
-		return do_tcp(&t, argv[4], 1);
+		return do_tcp(&t, argv[4], 1, NULL);
 	if ((!strcmp(mode, "udp") || !strcmp(mode, "udp-connected") ||
 	     !strcmp(mode, "udp-connected-cmsg")) && argc == 5)
 		return do_udp(&t, mode, argv[4], NULL);

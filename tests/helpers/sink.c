@@ -13,7 +13,12 @@
  *   udp [2001:db8:2::10]:9999 from 2001:db8:1::2 bytes=3 data=abc
  *
  * data= is the payload with bytes outside [!-~] shown as '.', cut at
- * DATA_MAX. Each line is one write() to an O_APPEND fd: no buffering to
+ * DATA_MAX. A TCP connection whose first bytes are one whole TLS record
+ * holding a ClientHello gets tls=NAME (the server_name it asked for, or
+ * tls=- for none), and data= is what followed that record:
+ *
+ *   tcp 203.0.113.11:443 from 192.0.2.2 bytes=250 tls=registry.npmjs.org data=tok
+ * Each line is one write() to an O_APPEND fd: no buffering to
  * flush. The first line, "ready pid=N", is written once every socket is
  * bound. Runs until killed.
  */
@@ -29,6 +34,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../../include/egret_tls.h"
+
 #define MAX_FDS		1024
 #define DATA_MAX	200
 #define NAME_MAX_LEN	64	/* "[ipv6]:port" fits */
@@ -43,7 +50,10 @@ struct slot {
 	char data[DATA_MAX + 1];
 	size_t len;			/* bytes kept in data */
 	size_t total;			/* bytes received */
+	unsigned char *raw;		/* TCP: the first RAW_MAX bytes as sent */
 };
+
+#define RAW_MAX		(EGRET_HELLO_MAX + DATA_MAX)
 
 static struct slot slots[MAX_FDS];
 static int log_fd = -1, ep = -1;
@@ -56,6 +66,8 @@ static void die(const char *what)
 
 static void keep(struct slot *s, const char *buf, size_t n)
 {
+	if (s->raw && s->total < RAW_MAX)
+		memcpy(s->raw + s->total, buf, n < RAW_MAX - s->total ? n : RAW_MAX - s->total);
 	for (size_t i = 0; i < n; i++) {
 		if (s->len < DATA_MAX)
 			s->data[s->len++] = buf[i] > ' ' && buf[i] <= '~' ? buf[i] : '.';
@@ -64,11 +76,54 @@ static void keep(struct slot *s, const char *buf, size_t n)
 	s->total += n;
 }
 
+/* The name a whole first TLS record asks for (egret's own reader:
+ * include/egret_tls.h), into @name; false if the bytes are no such record.
+ * @data: what came after it, shown as data= is. */
+static int tls_first(const struct slot *s, char *name, char *data)
+{
+	static unsigned char buf[EGRET_HELLO_MAX];
+	struct egret_hello h = {};
+	size_t after, i, n = s->total < RAW_MAX ? s->total : RAW_MAX;
+	int need;
+
+	if (!s->raw || n == 0)
+		return 0;
+	memcpy(buf, s->raw, n < sizeof(buf) ? n : sizeof(buf));
+	need = egret_hello_need(buf, (__u32)(n < sizeof(buf) ? n : sizeof(buf)));
+	if (need <= 0 || (size_t)need > n || egret_hello_begin(&h, buf, (__u32)need) < 0)
+		return 0;
+	for (i = 0; i < EGRET_HELLO_EXTS && egret_hello_ext(&h, buf); i++)
+		;
+	strcpy(name, "-");
+	if (egret_hello_sni(&h, buf) == 0) {
+		for (i = 0; i < h.name_len; i++)
+			if (egret_hello_name_byte(&h, buf, (__u32)i, name) < 0)
+				break;
+		name[i < h.name_len ? 0 : h.name_len] = '\0';
+		if (i < h.name_len)
+			strcpy(name, "?");
+	}
+	after = n - (size_t)need;
+	for (i = 0; i < after && i < DATA_MAX; i++) {
+		unsigned char c = s->raw[(size_t)need + i];
+
+		data[i] = c > ' ' && c <= '~' ? (char)c : '.';
+	}
+	data[i] = '\0';
+	return 1;
+}
+
 static void log_line(const char *proto, const struct slot *s)
 {
-	char line[512];
-	int n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu data=%s\n",
-			 proto, s->local, s->peer, s->total, s->data);
+	char line[1024], name[EGRET_SNI_MAX + 3], data[DATA_MAX + 1];
+	int n;
+
+	if (tls_first(s, name, data))
+		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu tls=%s data=%s\n",
+			     proto, s->local, s->peer, s->total, name, data);
+	else
+		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu data=%s\n",
+			     proto, s->local, s->peer, s->total, s->data);
 
 	if (write(log_fd, line, (size_t)n) != n)
 		die("write log");
@@ -93,9 +148,12 @@ static void watch(int fd, enum kind kind, const char *local)
 		close(fd);
 		return;
 	}
+	free(slots[fd].raw);
 	memset(&slots[fd], 0, sizeof(slots[fd]));
 	slots[fd].kind = kind;
 	snprintf(slots[fd].local, NAME_MAX_LEN, "%s", local);
+	if (kind == K_TCP_CONN && !(slots[fd].raw = malloc(RAW_MAX)))
+		die("malloc");
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		die("epoll_ctl");
 }
@@ -216,6 +274,8 @@ static void on_conn(int fd)
 		return;
 	log_line("tcp", s);
 	s->kind = K_NONE;
+	free(s->raw);
+	s->raw = NULL;
 	close(fd);	/* also drops it from the epoll set */
 }
 

@@ -594,9 +594,9 @@ t_dns_host_ports() {
 	tok=$(token hp)
 	script=$(dns_script cmd.sh <<'EOF'
 getent ahosts github.com >/dev/null; echo "resolve: rc=$?"
-echo "v4-443: $("$P" tcp 203.0.113.10 443 "$T-v4-443")"
+echo "v4-443: $(PROBE_SNI=github.com "$P" tcp 203.0.113.10 443 "$T-v4-443")"
 echo "v4-80: $("$P" tcp 203.0.113.10 80 "$T-v4-80")"
-echo "v6-443: $("$P" tcp 2001:db8:2::10 443 "$T-v6-443")"
+echo "v6-443: $(PROBE_SNI=github.com "$P" tcp 2001:db8:2::10 443 "$T-v6-443")"
 echo "v6-80: $("$P" tcp 2001:db8:2::10 80 "$T-v6-80")"
 EOF
 )
@@ -626,12 +626,12 @@ EOF
 for n in github.com cdn.example.net registry.npmjs.org evil.test; do
 	echo "$n: $(dstatus $n)"
 done
-echo "gh-443: $("$P" tcp 203.0.113.10 443 "$T-gh-443")"
+echo "gh-443: $(PROBE_SNI=github.com "$P" tcp 203.0.113.10 443 "$T-gh-443")"
 echo "gh-80: $("$P" tcp 203.0.113.10 80 "$T-gh-80")"
 echo "cdn-8080: $("$P" tcp 198.51.100.7 8080 "$T-cdn-8080")"
 echo "cdn-80: $("$P" tcp 198.51.100.7 80 "$T-cdn-80")"
 echo "npm-80: $("$P" tcp 203.0.113.11 80 "$T-npm-80")"
-echo "npm-443: $("$P" tcp 203.0.113.11 443 "$T-npm-443")"
+echo "npm-443: $(PROBE_SNI=registry.npmjs.org "$P" tcp 203.0.113.11 443 "$T-npm-443")"
 echo "npm-8080: $("$P" tcp 203.0.113.11 8080 "$T-npm-8080")"
 EOF
 )

@@ -115,11 +115,11 @@ for n in deb.debian.org security.debian.org archive.ubuntu.com github.com \
 	echo "dig $n: $(dstatus $n)"
 done
 echo "deb-80: $("$P" tcp-name deb.debian.org 80 "$T-deb-80" 4)"
-echo "deb-443: $("$P" tcp 203.0.113.20 443 "$T-deb-443")"
+echo "deb-443: $(PROBE_SNI=deb.debian.org "$P" tcp 203.0.113.20 443 "$T-deb-443")"
 echo "deb-8080: $("$P" tcp 203.0.113.20 8080 "$T-deb-8080")"
 echo "secdeb-80: $("$P" tcp-name security.debian.org 80 "$T-secdeb-80" 4)"
 echo "ubuntu-80: $("$P" tcp-name archive.ubuntu.com 80 "$T-ubuntu-80" 4)"
-echo "ubuntu-443: $("$P" tcp 203.0.113.22 443 "$T-ubuntu-443")"
+echo "ubuntu-443: $(PROBE_SNI=archive.ubuntu.com "$P" tcp 203.0.113.22 443 "$T-ubuntu-443")"
 echo "gh-443: $("$P" tcp-name github.com 443 "$T-gh-443" 4)"
 echo "gh6-443: $("$P" tcp-name github.com 443 "$T-gh6-443" 6)"
 echo "gh-80: $("$P" tcp 203.0.113.10 80 "$T-gh-80")"
@@ -199,7 +199,7 @@ EOF
 n=$4
 if [ "$n" = a ]; then
 	echo "npm: $(dstatus registry.npmjs.org)"
-	echo "npm-443: $("$P" tcp 203.0.113.11 443 "$T-a-npm-443")"
+	echo "npm-443: $(PROBE_SNI=registry.npmjs.org "$P" tcp 203.0.113.11 443 "$T-a-npm-443")"
 	echo "npm-80: $("$P" tcp 203.0.113.11 80 "$T-a-npm-80")"
 	echo "deb-80: $("$P" tcp-name deb.debian.org 80 "$T-a-deb-80" 4)"
 	touch "$D/a.done"
@@ -540,7 +540,7 @@ echo "gh-22: $("$P" tcp 203.0.113.10 22 "$T-$R-gh-22")"
 echo "gh6-22: $("$P" tcp-name github.com 22 "$T-$R-gh6-22" 6)"
 echo "gh-443: $("$P" tcp 203.0.113.10 443 "$T-$R-gh-443")"
 echo "gh6-443: $("$P" tcp 2001:db8:2::10 443 "$T-$R-gh6-443")"
-echo "codeload-443: $("$P" tcp 203.0.113.23 443 "$T-$R-codeload-443")"
+echo "codeload-443: $(PROBE_SNI=codeload.github.com "$P" tcp 203.0.113.23 443 "$T-$R-codeload-443")"
 EOF
 )
 	attempt --policy "$policy" --repo owner/a --git-remote git@github.com:owner/a.git \

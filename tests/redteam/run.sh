@@ -247,6 +247,8 @@ check_control() {	# TOKEN
 
 # shellcheck source=tests/redteam/vectors.sh
 . "$HERE/vectors.sh"
+# shellcheck source=tests/redteam/pinning.sh
+. "$HERE/pinning.sh"
 
 TESTS=(
 	t_rt_tcp t_rt_tcp_fastopen t_rt_udp t_rt_udp_connected_cmsg
@@ -264,6 +266,8 @@ TESTS=(
 	t_rt_ptrace_pidfd t_rt_mptcp t_rt_abstract_unix t_rt_daemon_sockets
 	t_rt_daemon_sockets_gaps
 	t_rt_terminal_injection
+	t_rt_sni_pinning t_rt_sni_pinning_v6 t_rt_sni_pinning_exempt
+	t_rt_sni_pinning_teardown
 	t_rt_legit_traffic
 )
 

@@ -181,7 +181,7 @@ static int maps_setup(void **state)
 
 	maps = (struct allow_maps){ .attempt = T_ATTEMPT, .allow4 = -1,
 				    .allow6 = -1, .cidr4 = -1, .cidr6 = -1,
-				    .names = -1, .host4 = -1, .host6 = -1 };
+				    .names = -1, .pins = -1, .host4 = -1, .host6 = -1 };
 	*state = &maps;
 	if (geteuid() != 0)
 		return 0;
@@ -193,8 +193,10 @@ static int maps_setup(void **state)
 				    sizeof(struct egret_lpm_key4), vsz, 64, &lpm);
 	maps.cidr6 = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE, "t_cidr6",
 				    sizeof(struct egret_lpm_key6), vsz, 64, &lpm);
+	maps.pins = bpf_map_create(BPF_MAP_TYPE_HASH, "t_pins",
+				   sizeof(struct egret_pin_key), vsz, 64, NULL);
 	if (maps.allow4 < 0 || maps.allow6 < 0 || maps.cidr4 < 0 ||
-	    maps.cidr6 < 0) {
+	    maps.cidr6 < 0 || maps.pins < 0) {
 		print_error("bpf_map_create: %s\n", strerror(errno));
 		return -1;
 	}
@@ -210,6 +212,7 @@ static int maps_teardown(void **state)
 	close(m->allow6);
 	close(m->cidr4);
 	close(m->cidr6);
+	close(m->pins);
 	return 0;
 }
 
@@ -481,6 +484,66 @@ static void learn_and_refresh(void **state)
 	assert_int_equal(count_rule(&v, 443, 443, NULL), 1);
 }
 
+/* SNI pinning's writes: the address's rules flagged, a pair per name
+ * with the same rules; an address-only rule for the same port kept apart
+ * (and unpinning it); pairs swept and purged with the attempt. */
+static void learn_pinned_pairs(void **state)
+{
+	const struct allow_maps *m = need_maps(state);
+	const struct port_range https = { 443, 443 };
+	__u64 now = allow_now_ns(), s = 1000000000ULL, exp = 0;
+	struct egret_pin_key pk = { .attempt = T_ATTEMPT, .family = 4 };
+	struct egret_allow v;
+	__u32 addr;
+
+	assert_int_equal(inet_pton(AF_INET, "203.0.113.11", &addr), 1);
+	assert_int_equal(allow_learn_named(m, AF_INET, &addr, "registry.npmjs.org", true,
+					   &https, 1, false, now + 60 * s), 0);
+	assert_int_equal(allow_learn_named(m, AF_INET, &addr, "example.net", true,
+					   &https, 1, false, now + 2 * s), 0);
+	v = get4(m->allow4, "203.0.113.11", 32);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_int_equal(v.rules[0].flags, EGRET_RULE_PINNED);
+	assert_int_equal(egret_allow_pin_mask(&v, 443, now), EGRET_PIN_MASK_PINNED);
+	assert_int_equal(egret_allow_pin_mask(&v, 80, now), 0);
+
+	pk.addr[0] = addr;
+	strcpy(pk.name, "registry.npmjs.org");
+	pk.len = (__u32)strlen(pk.name);
+	assert_int_equal(bpf_map_lookup_elem(m->pins, &pk, &v), 0);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_true(exp == now + 60 * s);
+	memset(pk.name, 0, sizeof(pk.name));
+	strcpy(pk.name, "example.net");
+	pk.len = (__u32)strlen(pk.name);
+	assert_int_equal(bpf_map_lookup_elem(m->pins, &pk, &v), 0);
+	/* Never a pair for a name no pinned answer gave. */
+	memset(pk.name, 0, sizeof(pk.name));
+	strcpy(pk.name, "evil.test");
+	pk.len = (__u32)strlen(pk.name);
+	assert_int_equal(allow_learn_named(m, AF_INET, &addr, "evil.test", false,
+					   &https, 1, false, now + 60 * s), 0);
+	assert_true(bpf_map_lookup_elem(m->pins, &pk, &v) < 0);
+	/* That unpinned answer's rule unpins the address for 443. */
+	v = get4(m->allow4, "203.0.113.11", 32);
+	assert_int_equal(used_slots(&v), 2);
+	assert_int_equal(egret_allow_pin_mask(&v, 443, now),
+			 EGRET_PIN_MASK_PINNED | EGRET_PIN_MASK_OPEN);
+
+	/* The sweep drops the expired pair, the purge the rest. */
+	assert_true(allow_sweep(m, now + 3 * s) >= 0);
+	memset(pk.name, 0, sizeof(pk.name));
+	strcpy(pk.name, "example.net");
+	pk.len = (__u32)strlen(pk.name);
+	assert_true(bpf_map_lookup_elem(m->pins, &pk, &v) < 0);
+	assert_int_equal(allow_keyed_walk(m->pins, sizeof(pk), 0, T_ATTEMPT, true), 1);
+	assert_int_equal(allow_purge(m), 0);
+	assert_int_equal(allow_keyed_walk(m->pins, sizeof(pk), 0, T_ATTEMPT, true), 0);
+	/* A pinned write needs a name. */
+	assert_int_equal(allow_learn_named(m, AF_INET, &addr, NULL, true, &https, 1,
+					   false, now + s), -EINVAL);
+}
+
 static void learn_entry_full(void **state)
 {
 	const struct allow_maps *m = need_maps(state);
@@ -653,6 +716,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(static_reports_bad_spec,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(learn_and_refresh,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(learn_pinned_pairs,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(learn_entry_full,
 						maps_setup, maps_teardown),

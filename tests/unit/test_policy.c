@@ -202,6 +202,47 @@ static void loopback(void **state)
 	assert_int_equal(f->p.specs[0].nports, 0);
 }
 
+/* SNI pinning: on at 443 by default; its ports, per-host and per-prefix
+ * exceptions; what does not speak TLS on 443 is never pinned. */
+static void pinning(void **state)
+{
+	struct fixture *f = *state;
+
+	resolve_ok(f, "", NULL, NULL);
+	assert_int_equal(f->p.npin_ports, 1);
+	assert_int_equal(f->p.pin_ports[0], 443);
+	resolve_ok(f, "pinning: false\n", NULL, NULL);
+	assert_int_equal(f->p.npin_ports, 0);
+	resolve_ok(f, "pinning: {ports: [443, 8443]}\n", NULL, NULL);
+	assert_int_equal(f->p.npin_ports, 2);
+	assert_int_equal(f->p.pin_ports[1], 8443);
+	/* A repository's section overrides it, as scalars do. */
+	resolve_ok(f, "pinning: true\nrepos:\n  acme/x:\n    pinning: false\n", "acme/x", NULL);
+	assert_int_equal(f->p.npin_ports, 0);
+
+	resolve_ok(f, "hosts: [{host: ssh.example.com, ports: [443], pin: false}, pinned.example.com]\n"
+		   "cidrs: [{cidr: 203.0.113.0/24, pin: true}, 198.51.100.0/24]\n", NULL, NULL);
+	assert_true(host(f, "ssh.example.com", "hosts")->no_pin);
+	assert_false(host(f, "pinned.example.com", "hosts")->no_pin);
+	assert_true(f->p.specs[0].pin);
+	assert_false(f->p.specs[1].pin);
+	assert_true(host_rules_unpinned(f->p.hosts, f->p.nhosts, "ssh.example.com"));
+	assert_false(host_rules_unpinned(f->p.hosts, f->p.nhosts, "pinned.example.com"));
+
+	/* SSH on 443 (the catalog's not_tls), a remote over SSH: by address. */
+	resolve_ok(f, "", NULL, "https://github.com/o/r");
+	assert_true(host(f, "ssh.github.com", "git_remote: github")->no_pin);
+	assert_false(host(f, "codeload.github.com", "git_remote: github")->no_pin);
+	assert_false(host(f, "github.com", "git_remote")->no_pin);
+	resolve_ok(f, "", NULL, "ssh://git@github.com:443/o/r");
+	assert_true(host(f, "github.com", "git_remote")->no_pin);
+
+	parse_fails(f, "pinning: {ports: [\"443-445\"]}\n", 1, 18, "single ports");
+	parse_fails(f, "pinning: {ports: [1, 2, 3, 4, 5]}\n", 1, 18, "at most 4");
+	parse_fails(f, "pinning: {port: [443]}\n", 1, 11, "unknown key");
+	parse_fails(f, "hosts: [{host: a.example.com, pin: maybe}]\n", 1, 36, "true or false");
+}
+
 static void empty_allows_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -560,6 +601,7 @@ int main(void)
 		T(top_level_ports),
 		T(settings),
 		T(loopback),
+		T(pinning),
 		T(empty_allows_nothing),
 		T(every_problem_reported),
 		T(duplicate_keys_refused),

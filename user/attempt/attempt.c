@@ -265,6 +265,7 @@ static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
 		.resolv_conf = o->resolv_conf, .port = port,
 		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
+		.pinning = !o->no_pinning && o->policy.npin_ports > 0,
 		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
 
 	if (r == -EADDRINUSE && port)
@@ -303,6 +304,9 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 		.log_allowed = o->log_allowed, .audit = o->audit,
 		.deny_errno = deny_errno == EPERM ? 0 : deny_errno,
 	};
+	for (unsigned int i = 0; !o->no_pinning && i < o->policy.npin_ports &&
+			       i < EGRET_PIN_PORTS; i++)
+		lo.pin_ports[i] = o->policy.pin_ports[i];
 	t1 = mono_us();
 	cgroup_keep_path(keep, sizeof(keep));
 	r = shared_get(&a->ld, o->no_shared, keep[0] ? keep : NULL, &step);

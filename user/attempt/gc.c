@@ -14,6 +14,7 @@
 #include "attempt/state.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
+#include "enforce/sockkill.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/util.h"
@@ -28,16 +29,11 @@
  * key is unknown and the entries stay, unreachable: no program names
  * that key again.
  */
-static void forget_entries(const char *cgroup, const char *pins)
+static void forget_entries(__u64 key, const char *cgroup, const char *pins)
 {
-	_cleanup_close_ int cg = -1;
 	struct loader ld;
-	__u64 key;
 	int r;
 
-	cg = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg < 0 || loader_cgroup_key(cg, &key) < 0)
-		return;
 	loader_init(&ld);
 	r = loader_open_pins(&ld, pins, key);
 	if (r == 0)
@@ -48,16 +44,38 @@ static void forget_entries(const char *cgroup, const char *pins)
 	loader_destroy(&ld);
 }
 
+/* The attempt's key, from its cgroup's id; 0 when the cgroup is gone. */
+static __u64 cgroup_key_of(const char *cgroup)
+{
+	_cleanup_close_ int cg = -1;
+	__u64 key = 0;
+
+	cg = cgroup[0] ? open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (cg < 0 || loader_cgroup_key(cg, &key) < 0)
+		return 0;
+	return key;
+}
+
 int attempt_teardown(const char *cgroup, const char *pins)
 {
+	__u64 key = cgroup_key_of(cgroup);
 	int r;
 
-	if (cgroup[0] && pins[0])
-		forget_entries(cgroup, pins);
+	if (key && pins[0])
+		forget_entries(key, cgroup, pins);
 	if (cgroup[0]) {
 		r = cgroup_kill_remove(cgroup, KILL_TIMEOUT_MS);
 		if (r < 0 && r != -ENOENT)
 			return log_error_errno(r, "remove cgroup %s", cgroup);
+	}
+	/* Its sockets die while its programs still judge them: a closed
+	 * socket goes on sending what it queued (sockkill.h). */
+	if (key) {
+		r = sockets_destroy_cgroup(key);
+		if (r < 0)
+			log_warn("destroy the sockets of %s: %s", cgroup, strerror(-r));
+		else if (r > 0)
+			log_debug("destroyed %d sockets of %s", r, cgroup);
 	}
 	if (pins[0]) {
 		r = flat_dir_remove(pins);

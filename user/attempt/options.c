@@ -70,7 +70,10 @@ void run_usage(FILE *out)
 		"                        ECONNREFUSED (default where the kernel can, Linux\n"
 		"                        5.18+), EPERM, ENETUNREACH or EHOSTUNREACH\n"
 		"  --no-shared           load the BPF programs now, for this attempt alone\n"
-		"                        in advance for the next attempt (docs/ARCHITECTURE.md)\n"
+		"                        (docs/ARCHITECTURE.md)\n"
+		"  --no-pinning          TLS to learned addresses may name any host: SNI\n"
+		"                        pinning off, whatever the policy's pinning: says\n"
+		"                        (docs/POLICY.md)\n"
 		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
 		"  -q, --quiet           errors only, no exit summary\n"
 		"  -h, --help            this text\n\n"
@@ -398,6 +401,7 @@ static const struct run_option run_options[] = {
 	OPT_FLAG("audit", audit),
 	OPT_PATH("state-dir", state_dir),
 	OPT_FLAG("no-shared", no_shared),
+	OPT_FLAG("no-pinning", no_pinning),
 	OPT_FLAG("pty", pty),
 	OPT_FLAG("allow-shared-uid", allow_shared_uid),
 	OPT_FLAG("allow-unconfined-unix", allow_unconfined_unix),

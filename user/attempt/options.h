@@ -40,6 +40,7 @@ struct run_opts {
 	bool log_allowed;
 	bool audit;
 	bool no_shared;			/* --no-shared: load now, not the pinned set */
+	bool no_pinning;		/* --no-pinning: no SNI pinning */
 	int deny_errno;			/* --deny-errno; 0 until set (run.c picks the default) */
 	bool pty;			/* --pty: a pty even without a terminal */
 	struct environ_opts env;	/* --home, --clean-env, --pass-env, --setenv */

@@ -36,7 +36,8 @@ static void print_text(const struct policy *p, const char *source,
 
 		snprintf(name, sizeof(name), "%s%s", h->wildcard ? "*." : "", h->name);
 		ports_format(h->ports, h->nports, ports, sizeof(ports), false);
-		printf("%-40s %-16s %s\n", name, ports, h->origin);
+		printf("%-40s %-16s %s%s\n", name, ports, h->origin,
+		       h->no_pin ? " (pin: false)" : "");
 	}
 	printf("\n%-40s %-16s %s\n", "ADDRESS/PREFIX", "PORTS", "FROM");
 	for (size_t i = 0; i < p->nspecs; i++) {
@@ -46,11 +47,16 @@ static void print_text(const struct policy *p, const char *source,
 		spec_format(&a, net, sizeof(net));
 		ports_format(p->specs[i].ports, p->specs[i].nports, ports,
 			   sizeof(ports), false);
-		printf("%-40s %-16s %s\n", net, ports, p->specs[i].origin);
+		printf("%-40s %-16s %s%s\n", net, ports, p->specs[i].origin,
+		       p->specs[i].pin ? " (pin: true)" : "");
 	}
 	printf("\ndns: upstreams %s; min_ttl %ld s\nmaps: max_entries %ld, max_cidrs %ld\n",
 	       p->upstreams_csv[0] ? p->upstreams_csv : "from /etc/resolv.conf",
 	       min_ttl, max_entries, max_cidrs);
+	printf("pinning: ");
+	for (unsigned int i = 0; i < p->npin_ports; i++)
+		printf("%s%u", i ? ", " : "ports ", p->pin_ports[i]);
+	printf("%s\n", p->npin_ports ? "" : "off");
 }
 
 /* The schema is documented in docs/POLICY.md ("egret check --json"). */
@@ -75,8 +81,8 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 		ports_format(h->ports, h->nports, ports, sizeof(ports), true);
 		printf("%s{\"name\":", i ? "," : "");
 		json_fputs(stdout, h->name);
-		printf(",\"wildcard\":%s,\"ports\":%s,\"from\":",
-		       h->wildcard ? "true" : "false", ports);
+		printf(",\"wildcard\":%s,\"ports\":%s,\"pin\":%s,\"from\":",
+		       h->wildcard ? "true" : "false", ports, h->no_pin ? "false" : "true");
 		json_fputs(stdout, h->origin);
 		printf("}");
 	}
@@ -90,7 +96,8 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 			   sizeof(ports), true);
 		printf("%s{\"cidr\":", i ? "," : "");
 		json_fputs(stdout, net);
-		printf(",\"ports\":%s,\"from\":", ports);
+		printf(",\"ports\":%s,\"pin\":%s,\"from\":", ports,
+		       p->specs[i].pin ? "true" : "false");
 		json_fputs(stdout, p->specs[i].origin);
 		printf("}");
 	}
@@ -100,8 +107,12 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 		printf("%s", up == csv ? "" : ",");
 		json_fputs(stdout, up);
 	}
-	printf("],\"min_ttl\":%ld},\"maps\":{\"max_entries\":%ld,\"max_cidrs\":%ld}}\n",
+	printf("],\"min_ttl\":%ld},\"maps\":{\"max_entries\":%ld,\"max_cidrs\":%ld},",
 	       min_ttl, max_entries, max_cidrs);
+	printf("\"pinning\":{\"ports\":[");
+	for (unsigned int i = 0; i < p->npin_ports; i++)
+		printf("%s%u", i ? "," : "", p->pin_ports[i]);
+	printf("]}}\n");
 }
 
 int cmd_check(int argc, char **argv)

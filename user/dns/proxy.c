@@ -167,9 +167,9 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 			allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name);
 		if (qy->audit_only)
 			continue;
-		r = allow_learn(&p->maps, addrs[i].family, addrs[i].addr,
-				qy->ports, qy->nports, qy->any_port,
-				now + (__u64)ttl * 1000000000ULL);
+		r = allow_learn_named(&p->maps, addrs[i].family, addrs[i].addr,
+				      qy->q.name, qy->pinned, qy->ports, qy->nports,
+				      qy->any_port, now + (__u64)ttl * 1000000000ULL);
 		/* The kernel says E2BIG for a full hash map: here that is the
 		 * map, not the answer, so the caller reports it as such. */
 		if (r == -E2BIG)
@@ -283,8 +283,13 @@ static bool refuse_name(struct dns_proxy *p, struct query *tmpl)
 {
 	if (tmpl->q.qclass == DNS_CLASS_IN &&
 	    host_rules_match(p->cfg.rules, p->cfg.nrules, tmpl->q.name,
-			     tmpl->ports, &tmpl->nports, &tmpl->any_port) != 0)
+			     tmpl->ports, &tmpl->nports, &tmpl->any_port) != 0) {
+		/* An empty name (the root) has nothing to pin to. */
+		tmpl->pinned = p->cfg.pinning && tmpl->q.name[0] &&
+			       !host_rules_unpinned(p->cfg.rules, p->cfg.nrules,
+						    tmpl->q.name);
 		return false;
+	}
 	p->stats.denied++;
 	if (p->cfg.audit && tmpl->q.qclass == DNS_CLASS_IN) {
 		/* --audit asked to see everything: forwarded, and logged as

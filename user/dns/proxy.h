@@ -30,6 +30,7 @@ struct dns_proxy_config {
 	const char *upstreams_csv;	/* "ADDR:PORT,[V6]:PORT" or NULL: resolv.conf */
 	const char *resolv_conf;	/* which resolv.conf; NULL: /etc/resolv.conf */
 	uint16_t port;			/* this port only (re-adoption), or 0: any free one */
+	bool pinning;			/* SNI pinning: the attempt pins ports */
 	uint32_t min_ttl;		/* seconds */
 	/* --audit: names not allowed are answered too (and logged as
 	 * would-deny); their addresses are attributed, never learned. */

@@ -61,6 +61,7 @@ struct query {
 	unsigned int nports;
 	bool any_port;
 	bool audit_only;		/* not allowed; answered for --audit */
+	bool pinned;			/* its addresses get SNI pinning */
 	bool client_edns;		/* the client sent an OPT record */
 	uint16_t client_limit;		/* largest UDP answer it takes */
 	int udp_fd;			/* -1 for TCP */

@@ -28,14 +28,22 @@ static int rule_is_live(const struct egret_port_rule *rule, __u64 now_ns)
 int allow_add_rule(struct egret_allow *allow, __u16 lo, __u16 hi,
 		   __u64 expires_ns, __u64 now_ns)
 {
+	return allow_add_rule_flags(allow, lo, hi, 0, expires_ns, now_ns);
+}
+
+int allow_add_rule_flags(struct egret_allow *allow, __u16 lo, __u16 hi,
+			 __u32 flags, __u64 expires_ns, __u64 now_ns)
+{
 	struct egret_port_rule *free_slot = NULL;
 	int i;
 
 	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
 		struct egret_port_rule *rule = &allow->rules[i];
 
+		/* A pinned and an address-only rule for one range are two:
+		 * the address-only one unpins the address (egret_match.h). */
 		if (rule->expires_ns != EGRET_EXPIRES_UNUSED &&
-		    rule->port_lo == lo && rule->port_hi == hi) {
+		    rule->port_lo == lo && rule->port_hi == hi && rule->flags == flags) {
 			if (expires_ns > rule->expires_ns ||
 			    !rule_is_live(rule, now_ns))
 				rule->expires_ns = expires_ns;
@@ -51,6 +59,7 @@ int allow_add_rule(struct egret_allow *allow, __u16 lo, __u16 hi,
 		.expires_ns = expires_ns,
 		.port_lo = lo,
 		.port_hi = hi,
+		.flags = flags,
 	};
 	return 0;
 }
@@ -59,14 +68,15 @@ int allow_add_spec_rules(struct egret_allow *allow,
 			 const struct allow_spec *spec, __u64 expires_ns,
 			 __u64 now_ns)
 {
+	__u32 flags = spec->pin ? EGRET_RULE_PINNED : 0;
 	unsigned int i;
 	int r;
 
 	if (spec->nports == 0)
-		return allow_add_rule(allow, 0, 65535, expires_ns, now_ns);
+		return allow_add_rule_flags(allow, 0, 65535, flags, expires_ns, now_ns);
 	for (i = 0; i < spec->nports; i++) {
-		r = allow_add_rule(allow, spec->ports[i].lo, spec->ports[i].hi,
-				   expires_ns, now_ns);
+		r = allow_add_rule_flags(allow, spec->ports[i].lo, spec->ports[i].hi,
+					 flags, expires_ns, now_ns);
 		if (r < 0)
 			return r;
 	}
@@ -112,8 +122,8 @@ static int map_merge(int fd, const void *key, const struct egret_allow *add,
 
 		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
 			continue;
-		r = allow_add_rule(&cur, rule->port_lo, rule->port_hi,
-				   rule->expires_ns, now_ns);
+		r = allow_add_rule_flags(&cur, rule->port_lo, rule->port_hi,
+					 rule->flags, rule->expires_ns, now_ns);
 		if (r < 0)
 			return r;
 	}
@@ -314,24 +324,44 @@ static void learned_note(struct allow_learned *l, int family, const __u32 addr[4
 	memcpy(s->addr, addr, sizeof(s->addr));
 }
 
-/* Merge the learned rules into the address's entry. */
+/* Merge the learned rules into the address's entry; pinned, into the
+ * (address, @name) pair too (bpf/lib/pin.h). */
 static int learn_write(const struct allow_maps *maps, int family, const void *addr,
+		       const char *name, bool pinned,
 		       const struct port_range *ports, unsigned int nports, bool any,
 		       __u64 expires_ns, __u64 now_ns)
 {
+	__u32 flags = pinned ? EGRET_RULE_PINNED : 0;
 	struct egret_allow add = {};
 	unsigned int i;
 	int r;
 
 	if (any || nports == 0) {
-		r = allow_add_rule(&add, 0, 65535, expires_ns, now_ns);
+		r = allow_add_rule_flags(&add, 0, 65535, flags, expires_ns, now_ns);
 	} else {
 		for (i = 0, r = 0; i < nports && r == 0; i++)
-			r = allow_add_rule(&add, ports[i].lo, ports[i].hi,
-					   expires_ns, now_ns);
+			r = allow_add_rule_flags(&add, ports[i].lo, ports[i].hi, flags,
+						 expires_ns, now_ns);
 	}
 	if (r < 0)
 		return r;
+	/* The pair first: an address is never pinned without its names. */
+	if (pinned) {
+		struct egret_pin_key pk = { .attempt = maps->attempt,
+					    .family = family == AF_INET ? 4 : 6 };
+		size_t len = strlen(name);
+
+		if (len == 0 || len > EGRET_SNI_MAX)
+			return -EINVAL;
+		memcpy(pk.addr, addr, family == AF_INET ? 4 : 16);
+		memcpy(pk.name, name, len);
+		pk.len = (__u32)len;
+		r = map_merge(maps->pins, &pk, &add, now_ns,
+			      maps->quota ? &maps->quota->npins : NULL,
+			      maps->quota ? EGRET_NAMES_PER_ENTRY * maps->quota->max_entries : 0);
+		if (r < 0)
+			return r;
+	}
 	if (family == AF_INET) {
 		struct egret_key4 key = { .attempt = maps->attempt };
 
@@ -346,18 +376,42 @@ static int learn_write(const struct allow_maps *maps, int family, const void *ad
 			 QUOTA(maps, n6, max_entries));
 }
 
+static __u64 name_hash(const char *name)
+{
+	__u64 h = 1469598103934665603ULL;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return h;
+}
+
 int allow_learn(const struct allow_maps *maps, int family, const void *addr,
 		const struct port_range *ports, unsigned int nports, bool any,
 		__u64 expires_ns)
+{
+	return allow_learn_named(maps, family, addr, NULL, false, ports, nports,
+				 any, expires_ns);
+}
+
+int allow_learn_named(const struct allow_maps *maps, int family, const void *addr,
+		      const char *name, bool pinned,
+		      const struct port_range *ports, unsigned int nports, bool any,
+		      __u64 expires_ns)
 {
 	__u64 now_ns = allow_now_ns(), ph = ports_hash(ports, nports, any);
 	__u32 words[4] = {};
 	int r;
 
+	if (pinned && !name)
+		return -EINVAL;
+	/* A pinned write is one per name: the name is part of what repeats. */
+	if (pinned)
+		ph ^= name_hash(name) | 1;
 	memcpy(words, addr, family == AF_INET ? 4 : 16);
 	if (learned_already(maps->learned, family, words, ph, expires_ns, now_ns))
 		return 0;
-	r = learn_write(maps, family, addr, ports, nports, any, expires_ns, now_ns);
+	r = learn_write(maps, family, addr, name, pinned, ports, nports, any,
+			expires_ns, now_ns);
 	if (r == 0)
 		learned_note(maps->learned, family, words, ph, expires_ns);
 	return r;
@@ -392,8 +446,9 @@ static int sweep_map(const struct allow_maps *maps, int fd, int family,
 		     __u64 now_ns, __u32 *n)
 {
 	size_t key_size = family == 4 ? sizeof(struct egret_key4) :
-			  sizeof(struct egret_key6);
-	unsigned char cur[sizeof(struct egret_key6)], next[sizeof(cur)];
+			  family == 6 ? sizeof(struct egret_key6) :
+			  sizeof(struct egret_pin_key);	/* 0: the pairs */
+	unsigned char cur[sizeof(struct egret_pin_key)], next[sizeof(cur)];
 	int deleted = 0, more;
 
 	/* Fetch the next key before touching the current one: a hash map
@@ -424,6 +479,8 @@ int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
 {
 	struct allow_quota *q = maps->quota;
 
+	if (maps->pins >= 0)
+		sweep_map(maps, maps->pins, 0, now_ns, q ? &q->npins : NULL);
 	return sweep_map(maps, maps->allow4, 4, now_ns, q ? &q->n4 : NULL) +
 	       sweep_map(maps, maps->allow6, 6, now_ns, q ? &q->n6 : NULL);
 }
@@ -458,7 +515,7 @@ int allow_name(const struct allow_maps *maps, int family, const void *addr,
 int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
 		     bool count)
 {
-	unsigned char cur[128], next[128];
+	unsigned char cur[sizeof(struct egret_pin_key)], next[sizeof(cur)];
 	int n = 0, more;
 
 	if (fd < 0)
@@ -487,7 +544,7 @@ int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
 int allow_recount(const struct allow_maps *maps)
 {
 	struct allow_quota *q = maps->quota;
-	int n[5];
+	int n[6];
 
 	if (!q)
 		return 0;
@@ -498,7 +555,8 @@ int allow_recount(const struct allow_maps *maps)
 	n[3] = allow_keyed_walk(maps->cidr6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF,
 				maps->attempt, true);
 	n[4] = allow_keyed_walk(maps->names, sizeof(struct egret_name_key), 0, maps->attempt, true);
-	for (int i = 0; i < 5; i++)
+	n[5] = allow_keyed_walk(maps->pins, sizeof(struct egret_pin_key), 0, maps->attempt, true);
+	for (int i = 0; i < 6; i++)
 		if (n[i] < 0)
 			return n[i];
 	q->n4 = (__u32)n[0];
@@ -506,6 +564,7 @@ int allow_recount(const struct allow_maps *maps)
 	q->ncidr4 = (__u32)n[2];
 	q->ncidr6 = (__u32)n[3];
 	q->nnames = (__u32)n[4];
+	q->npins = (__u32)n[5];
 	return 0;
 }
 
@@ -517,6 +576,7 @@ int allow_purge(const struct allow_maps *maps)
 		{ maps->cidr4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
 		{ maps->cidr6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
 		{ maps->names, sizeof(struct egret_name_key), 0 },
+		{ maps->pins, sizeof(struct egret_pin_key), 0 },
 		{ maps->host4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
 		{ maps->host6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
 	};

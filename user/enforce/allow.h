@@ -21,7 +21,7 @@
 struct allow_quota {
 	__u32 max_entries;	/* exact entries per family */
 	__u32 max_cidrs;	/* prefixes per family */
-	__u32 n4, n6, ncidr4, ncidr6, nnames;
+	__u32 n4, n6, ncidr4, ncidr6, nnames, npins;
 };
 
 /* The four allow maps, by fd, and those the decisions read besides (the
@@ -46,6 +46,7 @@ struct allow_maps {
 	int cidr4;
 	int cidr6;
 	int names;		/* egret_names: learned address -> name */
+	int pins;		/* egret_pins: (address, name) pairs; -1: none */
 	int host4;		/* egret_host4/6 (hostaddr.h), read only here */
 	int host6;
 };
@@ -57,6 +58,11 @@ struct allow_maps {
  */
 int allow_add_rule(struct egret_allow *allow, __u16 lo, __u16 hi,
 		   __u64 expires_ns, __u64 now_ns);
+
+/* The same with EGRET_RULE_* @flags: rules of one range but other flags
+ * are kept apart. */
+int allow_add_rule_flags(struct egret_allow *allow, __u16 lo, __u16 hi,
+			 __u32 flags, __u64 expires_ns, __u64 now_ns);
 
 /* Add every port rule of @spec (or "any port") to @allow. */
 int allow_add_spec_rules(struct egret_allow *allow,
@@ -83,6 +89,17 @@ int allow_write_static(const struct allow_maps *maps,
 int allow_learn(const struct allow_maps *maps, int family, const void *addr,
 		const struct port_range *ports, unsigned int nports, bool any,
 		__u64 expires_ns);
+
+/*
+ * The same for an address of @name's answer. @pinned: SNI pinning holds
+ * for it - its rules are flagged EGRET_RULE_PINNED, and the (address,
+ * @name) pair gets the same rules in egret_pins, so TLS to the address
+ * may name @name (bpf/lib/pin.h). @name: lower case, no trailing dot.
+ */
+int allow_learn_named(const struct allow_maps *maps, int family, const void *addr,
+		      const char *name, bool pinned,
+		      const struct port_range *ports, unsigned int nports, bool any,
+		      __u64 expires_ns);
 
 /*
  * Drop expired rules from the exact-address maps, deleting entries left

@@ -38,7 +38,8 @@ const struct loader_prog_def loader_progs[LOADER_NPROGS] = {
 	{ "egret_egress", BPF_CGROUP_INET_EGRESS },
 	{ "egret_bind4", BPF_CGROUP_INET4_BIND },
 	{ "egret_bind6", BPF_CGROUP_INET6_BIND },
-	{ "egret_listen", BPF_CGROUP_SOCK_OPS },
+	{ "egret_sockops", BPF_CGROUP_SOCK_OPS },
+	[LOADER_TLS] = { "egret_tls", BPF_SK_MSG_VERDICT },
 	[LOADER_UNIX_CONNECT] = { "egret_unix_connect", EGRET_CGROUP_UNIX_CONNECT },
 	[LOADER_UNIX_SENDMSG] = { "egret_unix_sendmsg", EGRET_CGROUP_UNIX_SENDMSG },
 };
@@ -51,7 +52,9 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_CONN] = "egret_conn", [LOADER_DNS_ORIG] = "egret_dns_orig",
 	[LOADER_ATTEMPT] = "egret_attempt", [LOADER_COUNTERS] = "egret_counters",
 	[LOADER_RINGS] = "egret_rings", [LOADER_REPEAT_OF] = "egret_repeat_of",
-	[LOADER_SLOTS] = "egret_slots",
+	[LOADER_SLOTS] = "egret_slots", [LOADER_PINS] = "egret_pins",
+	[LOADER_PIN_SOCK] = "egret_pin_sock", [LOADER_PIN_SOCKS] = "egret_pin_socks",
+	[LOADER_TLS_COUNTS] = "egret_tls_counts",
 	[LOADER_EVENTS] = "egret_events", [LOADER_REPEATS] = "egret_repeats",
 };
 
@@ -200,6 +203,14 @@ int loader_load_set(struct loader *ld, const char **ret_step)
 		*ret_step = "take BPF programs and maps";
 		goto out;
 	}
+	/* Attached to the map, not a cgroup: once, for as long as the set
+	 * lives (the pinned sockhash holds it). */
+	if (bpf_prog_attach(ld->progs[LOADER_TLS], ld->maps[LOADER_PIN_SOCKS],
+			    BPF_SK_MSG_VERDICT, 0) < 0) {
+		r = -errno;
+		*ret_step = "attach the TLS program to its sockhash";
+		goto out;
+	}
 	ld->loaded_now = true;
 	r = load_unix(ld);
 	if (r < 0) {
@@ -315,6 +326,11 @@ static int claim_slot(struct loader *ld)
 			return -errno;
 		}
 		ld->slot = slot;
+		/* Its TLS counts start at zero, whoever held it before. */
+		if (ld->maps[LOADER_TLS_COUNTS] >= 0 &&
+		    bpf_map_update_elem(ld->maps[LOADER_TLS_COUNTS], &slot,
+					&(struct egret_tls_count){ 0 }, BPF_ANY) < 0)
+			return -errno;
 		ld->maps[LOADER_EVENTS] = slot_map(ld->maps[LOADER_RINGS], slot);
 		ld->maps[LOADER_REPEATS] = slot_map(ld->maps[LOADER_REPEAT_OF], slot);
 		if (ld->maps[LOADER_EVENTS] >= 0 && ld->maps[LOADER_REPEATS] >= 0)
@@ -428,6 +444,8 @@ int loader_configure(struct loader *ld, const struct loader_opts *opts,
 		.deny_errno = opts->deny_errno, .slot = ld->slot,
 	};
 
+	memcpy(cfg.pin_ports, opts->pin_ports, sizeof(cfg.pin_ports));
+
 	if (opts->dns_ip6_loopback) {
 		cfg.dns_proxy_ip6[3] = htonl(1);		/* ::1 */
 	} else {
@@ -451,6 +469,7 @@ struct allow_maps loader_allow_maps(struct loader *ld)
 		.cidr4 = ld->maps[LOADER_CIDR4],
 		.cidr6 = ld->maps[LOADER_CIDR6],
 		.names = ld->maps[LOADER_NAMES],
+		.pins = ld->maps[LOADER_PINS],
 		.host4 = ld->maps[LOADER_HOST4],
 		.host6 = ld->maps[LOADER_HOST6],
 	};
@@ -484,8 +503,11 @@ int loader_attach_pin(struct loader *ld, int cgroup_fd, const char *pin_dir,
 	/* Links first: if egret dies from here on, the pins keep every
 	 * attached program enforcing until `egret gc` removes the cgroup. */
 	for (int i = 0; i < n; i++) {
-		int fd = bpf_link_create(ld->progs[i], cgroup_fd, loader_progs[i].type, NULL);
+		int fd;
 
+		if (!loader_prog_per_cgroup(i))
+			continue;
+		fd = bpf_link_create(ld->progs[i], cgroup_fd, loader_progs[i].type, NULL);
 		if (fd < 0) {
 			*ret_step = "attach BPF program to cgroup";
 			return -errno;

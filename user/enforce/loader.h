@@ -29,14 +29,25 @@ struct loader_opts {
 	bool log_allowed;	/* events for allowed decisions too */
 	bool audit;		/* log would-be denials, deny nothing */
 	int deny_errno;		/* refused connect/sendmsg: 0 = EPERM (loader_can_set_errno) */
+	__u16 pin_ports[EGRET_PIN_PORTS];	/* SNI pinning's TCP ports; 0: unused */
 };
 
-/* The main object's 14 programs, then the unix object's 2 (absent, -1,
- * where this kernel has no cgroup unix hooks). */
-#define LOADER_NPROGS		16
-#define LOADER_NMAIN_PROGS	14
-#define LOADER_UNIX_CONNECT	14
-#define LOADER_UNIX_SENDMSG	15
+
+/* The main object's 15 programs - 14 attached to each attempt's cgroup,
+ * and egret_tls, attached once to the set's sockhash (LOADER_PIN_SOCKS) -
+ * then the unix object's 2 (absent, -1, where this kernel has no cgroup
+ * unix hooks). */
+#define LOADER_NPROGS		17
+#define LOADER_NMAIN_PROGS	15
+#define LOADER_TLS		14
+#define LOADER_UNIX_CONNECT	15
+#define LOADER_UNIX_SENDMSG	16
+
+/* Is program @i attached to each attempt's cgroup (not egret_tls)? */
+static inline bool loader_prog_per_cgroup(int i)
+{
+	return i != LOADER_TLS;
+}
 
 enum loader_map {
 	/* The set's: keyed by attempt, or per socket, or per attachment. */
@@ -47,6 +58,10 @@ enum loader_map {
 	LOADER_ATTEMPT, LOADER_COUNTERS,	/* cgroup storage */
 	LOADER_RINGS, LOADER_REPEAT_OF,	/* slot -> the two below */
 	LOADER_SLOTS,			/* slot -> the attempt holding it */
+	LOADER_PINS,			/* (address, name) pairs (bpf/lib/pin.h) */
+	LOADER_PIN_SOCK,		/* socket storage of pinned connections */
+	LOADER_PIN_SOCKS,		/* their sockhash, egret_tls attached */
+	LOADER_TLS_COUNTS,		/* slot -> TLS verdicts */
 	LOADER_NSHARED,
 	/* The attempt's slot's: its own while it holds the slot. */
 	LOADER_EVENTS = LOADER_NSHARED,	/* the ring buffer */

@@ -40,6 +40,8 @@ static __u32 prog_type_of(int i)
 		return BPF_PROG_TYPE_CGROUP_SKB;
 	case BPF_CGROUP_SOCK_OPS:
 		return BPF_PROG_TYPE_SOCK_OPS;
+	case BPF_SK_MSG_VERDICT:
+		return BPF_PROG_TYPE_SK_MSG;
 	default:
 		return BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 	}
@@ -103,6 +105,10 @@ static const struct { __u32 type, max; } map_kinds[LOADER_NSHARED] = {
 	[LOADER_RINGS] = { BPF_MAP_TYPE_ARRAY_OF_MAPS, EGRET_SLOTS_MAX },
 	[LOADER_REPEAT_OF] = { BPF_MAP_TYPE_ARRAY_OF_MAPS, EGRET_SLOTS_MAX },
 	[LOADER_SLOTS] = { BPF_MAP_TYPE_HASH, EGRET_SLOTS_MAX },
+	[LOADER_PINS] = { BPF_MAP_TYPE_HASH, EGRET_NAMES_PER_ENTRY * EGRET_SHARED_ENTRIES },
+	[LOADER_PIN_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
+	[LOADER_PIN_SOCKS] = { BPF_MAP_TYPE_SOCKHASH, 0 },
+	[LOADER_TLS_COUNTS] = { BPF_MAP_TYPE_ARRAY, EGRET_SLOTS_MAX },
 };
 
 static int check_map(int fd, int which, __u32 *ret_id)
@@ -117,6 +123,21 @@ static int check_map(int fd, int which, __u32 *ret_id)
 	    (map_kinds[which].max && info.max_entries != map_kinds[which].max))
 		return -EPROTO;
 	return 0;
+}
+
+/* egret_tls is attached to the set's sockhash, and only it: without it
+ * a pinned connection's writes are judged on the wire alone. */
+static int check_tls_attached(const struct loader *ld)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[2] = {}, n = 2, flags = 0;
+
+	if (bpf_obj_get_info_by_fd(ld->progs[LOADER_TLS], &info, &len) < 0)
+		return -errno;
+	if (bpf_prog_query(ld->maps[LOADER_PIN_SOCKS], BPF_SK_MSG_VERDICT, 0, &flags,
+			   ids, &n) < 0)
+		return -errno;
+	return n == 1 && ids[0] == info.id ? 0 : -EPROTO;
 }
 
 static void set_dir(char *buf, size_t len)
@@ -166,7 +187,7 @@ static int open_set(struct loader *ld, const char *dir)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return check_tls_attached(ld);
 }
 
 /* Pin what loader_load_set() loaded into a making_<tag>_<pid> sibling
@@ -219,7 +240,7 @@ static void keep_hooks_on(struct loader *ld, const char *dir, const char *keep)
 	for (int i = 0; i < LOADER_NPROGS; i++) {
 		_cleanup_close_ int link = -1;
 
-		if (ld->progs[i] < 0)
+		if (ld->progs[i] < 0 || !loader_prog_per_cgroup(i))
 			continue;
 		link = bpf_link_create(ld->progs[i], cg, loader_progs[i].type, NULL);
 		snprintf(path, sizeof(path), "%s/keep_%s", dir, loader_progs[i].name);

@@ -12,6 +12,7 @@ static const char *const hook_names[EGRET_HOOK_MAX] = {
 	[EGRET_HOOK_BIND] = "bind",
 	[EGRET_HOOK_LISTEN] = "listen",
 	[EGRET_HOOK_UNIX] = "unix",
+	[EGRET_HOOK_TLS] = "tls",
 };
 
 static const char *const verdict_names[EGRET_VERDICT_MAX] = {
@@ -31,6 +32,11 @@ static const char *const reason_names[EGRET_REASON_MAX] = {
 	[EGRET_REASON_PACKET] = "packet",
 	[EGRET_REASON_SOURCE] = "source",
 	[EGRET_REASON_LISTENER] = "listener",
+	[EGRET_REASON_SNI] = "sni-not-learned",
+	[EGRET_REASON_NOT_TLS] = "not-tls",
+	[EGRET_REASON_NO_SNI] = "no-sni",
+	[EGRET_REASON_ECH] = "ech",
+	[EGRET_REASON_QUIC] = "quic",
 };
 
 /* For people (the summary): why a destination was refused. */
@@ -44,6 +50,11 @@ static const char *const reason_texts[EGRET_REASON_MAX] = {
 	[EGRET_REASON_PACKET] = "packet refused on the wire",
 	[EGRET_REASON_SOURCE] = "source address not the host's",
 	[EGRET_REASON_LISTENER] = "listener",
+	[EGRET_REASON_SNI] = "TLS name not allowed at this address (no DNS answer for it held the address)",
+	[EGRET_REASON_NOT_TLS] = "pinned port: not one whole TLS ClientHello egret can read",
+	[EGRET_REASON_NO_SNI] = "pinned port: a ClientHello without a server name",
+	[EGRET_REASON_ECH] = "pinned port: an encrypted ClientHello (ECH)",
+	[EGRET_REASON_QUIC] = "pinned port: QUIC (UDP) cannot be pinned, use TCP",
 };
 
 static const char *name_of(const char *const *names, size_t n, unsigned int i)

@@ -84,13 +84,15 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 			    const char *name, uint64_t count)
 {
 	size_t i, alen = e->family == 4 ? 4 : 16;
+	bool sni = e->hook == EGRET_HOOK_TLS;
 
 	for (i = 0; i < ev->ntop; i++) {
 		struct denied_dest *d = &ev->top[i];
 
 		if (d->family == e->family && d->port == e->port &&
 		    d->proto == e->proto && d->reason == e->reason &&
-		    !memcmp(d->addr, e->addr, alen)) {
+		    !memcmp(d->addr, e->addr, alen) && d->sni == sni &&
+		    (!sni || !strcmp(d->name, name ? name : ""))) {
 			d->count += count;
 			return;
 		}
@@ -101,7 +103,7 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 	}
 	ev->top[ev->ntop++] = (struct denied_dest){
 		.family = e->family, .proto = e->proto, .port = e->port,
-		.reason = e->reason, .count = count,
+		.reason = e->reason, .count = count, .sni = sni,
 	};
 	memcpy(ev->top[ev->ntop - 1].addr, e->addr, alen);
 	snprintf(ev->top[ev->ntop - 1].name, DNS_NAME_MAX + 1, "%s",
@@ -111,7 +113,8 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 /* One BPF event as a JSON line: the schema of docs/EVENTS.md. @repeats:
  * 0 for one event, else how many more of it BPF counted. */
 static void log_bpf_event(struct events *ev, const struct egret_event *e,
-			  const char *addr, const char *name, uint64_t repeats)
+			  const char *addr, const char *name, const char *sni,
+			  uint64_t repeats)
 {
 	char line[1024], when[64], comm[17];
 	const char *proto = egret_proto_name(e->proto);
@@ -149,6 +152,13 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 		else
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
 	}
+	if (e->hook == EGRET_HOOK_TLS) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"sni\":");
+		if (sni && sni[0])
+			off = json_append(line, off, sizeof(line) - 1, sni);
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
+	}
 	if (e->hook == EGRET_HOOK_SOCKET)
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 					",\"sock_type\":%u", e->sock_type);
@@ -165,9 +175,10 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 	write_line(ev, line, off);
 }
 
-/* One BPF event, or (@count > 1, or a repeat) @count of the same. */
+/* One BPF event, or (@count > 1, or a repeat) @count of the same. @sni:
+ * a TLS decision's name (NULL: none). */
 static void on_decision(struct events *ev, const struct egret_event *e,
-			uint64_t count, bool repeat)
+			const char *sni, uint64_t count, bool repeat)
 {
 	char addr[INET6_ADDRSTRLEN] = "";
 	const char *name = NULL;
@@ -187,19 +198,66 @@ static void on_decision(struct events *ev, const struct egret_event *e,
 					     AF_INET : AF_INET6, e->addr) : NULL;
 	}
 	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
-		remember_denial(ev, e, name, count);
+		/* A TLS denial is of the name it asked: that is the host a
+		 * request would be for. */
+		const char *who = e->hook == EGRET_HOOK_TLS ? sni : name;
+
+		remember_denial(ev, e, who && who[0] ? who : NULL, count);
 		if (ev->on_denial)
-			ev->on_denial(ev->denial_ctx, e, name, count);
+			ev->on_denial(ev->denial_ctx, e, who && who[0] ? who : NULL, count);
 	}
 	if (ev->log_fd >= 0)
-		log_bpf_event(ev, e, addr, name, repeat ? count : 0);
+		log_bpf_event(ev, e, addr, name, sni, repeat ? count : 0);
+}
+
+/* The repeat counts' key of a TLS event (bpf/lib/events.h fills it so). */
+static void sni_key(const struct egret_event *e, struct egret_repeat_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(k->addr, e->addr, sizeof(k->addr));
+	k->port = e->port;
+	k->family = e->family;
+	k->proto = e->proto;
+	k->hook = e->hook;
+	k->verdict = e->verdict;
+	k->reason = e->reason;
+	k->sock_type = e->sock_type;
+	k->level = e->level;
+	k->optname = e->optname;
+}
+
+static void sni_note(struct events *ev, const struct egret_event *e, const char *sni)
+{
+	struct events_sni *s = &ev->snis[ev->nsnis++ % EVENTS_SNIS];
+
+	sni_key(e, &s->key);
+	snprintf(s->sni, sizeof(s->sni), "%s", sni);
+}
+
+static const char *sni_find(const struct events *ev, const struct egret_repeat_key *k)
+{
+	for (unsigned int i = 0; i < EVENTS_SNIS && i < ev->nsnis; i++)
+		if (!memcmp(&ev->snis[i].key, k, sizeof(*k)))
+			return ev->snis[i].sni;
+	return NULL;
 }
 
 static int on_bpf_event(void *ctx, void *data, size_t size)
 {
+	const struct egret_tls_event *t = data;
+	char sni[sizeof(t->sni) + 1];
+
 	if (size < sizeof(struct egret_event))
 		return 0;
-	on_decision(ctx, data, 1, false);
+	if (t->e.hook != EGRET_HOOK_TLS || size < sizeof(*t)) {
+		on_decision(ctx, data, NULL, 1, false);
+		return 0;
+	}
+	memcpy(sni, t->sni, sizeof(t->sni));
+	sni[sizeof(t->sni)] = '\0';
+	if (t->e.verdict != EGRET_VERDICT_ALLOW)
+		sni_note(ctx, &t->e, sni);
+	on_decision(ctx, &t->e, sni, 1, false);
 	return 0;
 }
 
@@ -215,7 +273,7 @@ static void on_repeat(void *ctx, const struct egret_repeat_key *k, uint64_t more
 	};
 
 	memcpy(e.addr, k->addr, sizeof(e.addr));
-	on_decision(ev, &e, more, true);
+	on_decision(ev, &e, k->hook == EGRET_HOOK_TLS ? sni_find(ev, k) : NULL, more, true);
 }
 
 /* The ring first: a denial's own record comes before its repeats. */
@@ -330,7 +388,7 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit)
 {
 	*ev = (struct events){ .attempt = attempt, .log_fd = -1,
-			       .counters_fd = -1, .audit = audit,
+			       .counters_fd = -1, .tls_counts_fd = -1, .audit = audit,
 			       .repeats_timer = { .fd = -1 } };
 	repeats_init(&ev->repeats, -1);
 	ev->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
@@ -375,9 +433,26 @@ void events_drain(struct events *ev)
 	read_all(ev);
 }
 
+void events_set_tls(struct events *ev, int tls_counts_fd, uint32_t slot)
+{
+	ev->tls_counts_fd = tls_counts_fd;
+	ev->slot = slot;
+}
+
+/* A counter of the attempt: TLS verdicts come from the slot's array,
+ * the rest from the per-CPU cgroup storage. */
 static uint64_t counter(const struct events *ev, uint32_t index)
 {
-	return percpu_counter(ev->counters_fd, ev->counters_key, index);
+	struct egret_tls_count tls = {};
+	uint64_t n = percpu_counter(ev->counters_fd, ev->counters_key, index);
+
+	if (ev->tls_counts_fd < 0 ||
+	    (index < EGRET_COUNTER(EGRET_HOOK_TLS, 0) && index != EGRET_COUNTER_DROPPED) ||
+	    bpf_map_lookup_elem(ev->tls_counts_fd, &ev->slot, &tls) < 0)
+		return n;
+	if (index == EGRET_COUNTER_DROPPED)
+		return n + tls.lost;
+	return tls.n[(index - EGRET_COUNTER(EGRET_HOOK_TLS, 0)) % EGRET_VERDICT_MAX];
 }
 
 static int by_name_count(const void *a, const void *b)
@@ -436,7 +511,11 @@ void events_summary(struct events *ev, FILE *out)
 		inet_ntop(d->family == 4 ? AF_INET : AF_INET6, d->addr, a, sizeof(a));
 		snprintf(dest, sizeof(dest), d->family == 6 ? "[%s]:%u/%s" :
 			 "%s:%u/%s", a, d->port, proto ? proto : "?");
-		if (d->name[0])
+		if (d->sni)
+			fprintf(out, "egret:   %s %6llu x TLS to %s at %s: %s\n", deny_word,
+				(unsigned long long)d->count, d->name[0] ? d->name : "(no name)",
+				dest, egret_reason_text(d->reason));
+		else if (d->name[0])
 			fprintf(out, "egret:   %s %6llu x %s (%s): %s\n", deny_word,
 				(unsigned long long)d->count, d->name, dest,
 				egret_reason_text(d->reason));

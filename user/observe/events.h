@@ -23,6 +23,8 @@
 
 struct ring_buffer;
 
+#define EVENTS_SNIS	32
+
 struct denied_dest {
 	uint8_t family;
 	uint8_t proto;
@@ -31,6 +33,7 @@ struct denied_dest {
 	uint16_t port;
 	uint64_t count;
 	char name[DNS_NAME_MAX + 1];	/* "" = no name seen */
+	bool sni;			/* a TLS denial: @name is the name it asked */
 };
 
 /* A denied or failed name, for the summary. */
@@ -47,6 +50,15 @@ struct events {
 	bool audit;
 	int counters_fd;		/* per-CPU cgroup storage */
 	uint64_t counters_key;		/* the attempt's cgroup id */
+	int tls_counts_fd;		/* egret_tls_counts, by @slot; -1: none */
+	uint32_t slot;
+	/* The names of recent TLS denials, by what their repeats are
+	 * counted under: a repeat line names what its first asked. */
+	struct events_sni {
+		struct egret_repeat_key key;
+		char sni[EGRET_SNI_MAX + 4];
+	} snis[EVENTS_SNIS];
+	unsigned int nsnis;
 	const struct names *names;	/* learned address -> name */
 	/* Each denial BPF reported, @count times (repeats come counted),
 	 * with the name that taught its address (NULL: none): the attempt
@@ -84,6 +96,9 @@ int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
 
 /* Drain what is left (call after COMMAND exited, before the summary). */
 void events_drain(struct events *ev);
+
+/* Where the TLS verdicts of the attempt's slot are counted (pin.h). */
+void events_set_tls(struct events *ev, int tls_counts_fd, uint32_t slot);
 
 /* One of the DNS proxy's decisions: counted, kept for the summary,
  * logged. */

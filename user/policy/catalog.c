@@ -77,6 +77,8 @@ static int parse_entry(yaml_document_t *doc, enum catalog_section s,
 		} else if (!strcmp(key, "remote_hosts") && s == CATALOG_FORGE) {
 			r = parse_hosts(doc, v, e->remote_hosts, 4,
 					&e->nremote_hosts, d);
+		} else if (!strcmp(key, "not_tls")) {
+			r = parse_hosts(doc, v, e->not_tls, 4, &e->nnot_tls, d);
 		} else if (!strcmp(key, "ports") && v->type == YAML_SEQUENCE_NODE) {
 			yaml_node_item_t *it;
 			char msg[128];
@@ -195,4 +197,12 @@ const struct catalog_entry *catalog_forge_for(const struct catalog *c,
 				return e;
 	}
 	return NULL;
+}
+
+bool catalog_not_tls(const struct catalog_entry *e, const char *host)
+{
+	for (size_t i = 0; e && i < e->nnot_tls; i++)
+		if (!strcmp(e->not_tls[i], host))
+			return true;
+	return false;
 }

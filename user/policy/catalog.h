@@ -32,7 +32,14 @@ struct catalog_entry {
 	size_t nhosts;
 	char remote_hosts[4][DNS_NAME_MAX + 1];	/* forges only */
 	size_t nremote_hosts;
+	/* Of @hosts, those whose ports carry something other than TLS (SSH
+	 * on 443): never SNI-pinned (`not_tls:`). */
+	char not_tls[4][DNS_NAME_MAX + 1];
+	size_t nnot_tls;
 };
+
+/* Is @host one of @e's not_tls hosts? */
+bool catalog_not_tls(const struct catalog_entry *e, const char *host);
 
 struct catalog {
 	struct catalog_entry entries[CATALOG_NSECTIONS][CATALOG_MAX_ENTRIES];

@@ -144,7 +144,15 @@ int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 bool host_rule_equal(const struct host_rule *x, const struct host_rule *y)
 {
 	return x->wildcard == y->wildcard && x->nports == y->nports &&
-	       !strcmp(x->name, y->name) &&
+	       x->no_pin == y->no_pin && !strcmp(x->name, y->name) &&
 	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
 		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
+}
+
+bool host_rules_unpinned(const struct host_rule *rules, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].no_pin && host_rule_matches(&rules[i], name))
+			return true;
+	return false;
 }

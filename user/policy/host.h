@@ -20,6 +20,9 @@ struct host_rule {
 	bool wildcard;
 	unsigned int nports;		/* 0 = any port */
 	struct port_range ports[EGRET_PORT_SLOTS];
+	/* `pin: false`: its addresses are allowed by address alone, SNI
+	 * pinning off for them (docs/POLICY.md). */
+	bool no_pin;
 	char origin[64];		/* where it came from, for egret check */
 };
 
@@ -50,5 +53,8 @@ bool host_rule_matches(const struct host_rule *rule, const char *name);
 int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 		     struct port_range *ret_ports, unsigned int *ret_nports,
 		     bool *ret_any);
+
+/* Does a rule matching @name say `pin: false`? */
+bool host_rules_unpinned(const struct host_rule *rules, size_t n, const char *name);
 
 #endif

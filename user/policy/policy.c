@@ -21,6 +21,8 @@ void policy_init(struct policy *p)
 	p->min_ttl = p->max_entries = p->max_cidrs = -1;
 	memcpy(p->entry_ports, default_ports, sizeof(default_ports));
 	p->nentry_ports = ARRAY_SIZE(default_ports);
+	p->pin_ports[0] = POLICY_DEFAULT_PIN_PORT;
+	p->npin_ports = 1;
 }
 
 void policy_fill_ports(const struct policy *p, struct port_range *ports,
@@ -159,9 +161,9 @@ struct effective {
 
 static int add_host(struct policy *out, const char *name,
 		    const struct port_range *ports, unsigned int nports,
-		    const char *origin)
+		    const char *origin, bool no_pin)
 {
-	struct host_rule rule = {};
+	struct host_rule rule = { .no_pin = no_pin };
 
 	snprintf(rule.name, sizeof(rule.name), "%s", name);
 	memcpy(rule.ports, ports, nports * sizeof(*ports));
@@ -179,7 +181,8 @@ static int add_catalog(struct policy *out, const struct catalog *cat,
 
 	snprintf(origin, sizeof(origin), "%s: %s", catalog_section_key(s), name);
 	for (size_t i = 0; e && i < e->nhosts && r == 0; i++)
-		r = add_host(out, e->hosts[i], e->ports, e->nports, origin);
+		r = add_host(out, e->hosts[i], e->ports, e->nports, origin,
+			     catalog_not_tls(e, e->hosts[i]));
 	return r;
 }
 
@@ -230,13 +233,16 @@ static int add_git_remote(struct policy *out, const struct catalog *cat,
 		strcpy(spec.origin, "git_remote");
 		return policy_add_spec(out, &spec);
 	}
-	r = add_host(out, remote->host, &port, 1, "git_remote");
+	/* A remote over SSH or git:// speaks no TLS, whatever its port. */
+	r = add_host(out, remote->host, &port, 1, "git_remote",
+		     !remote->scheme || strcmp(remote->scheme, "https") != 0);
 	forge = catalog_forge_for(cat, remote->host);
 	if (r < 0 || !forge)
 		return r;
 	snprintf(origin, sizeof(origin), "git_remote: %s", forge->name);
 	for (size_t i = 0; i < forge->nhosts && r == 0; i++)
-		r = add_host(out, forge->hosts[i], forge->ports, forge->nports, origin);
+		r = add_host(out, forge->hosts[i], forge->ports, forge->nports, origin,
+			     catalog_not_tls(forge, forge->hosts[i]));
 	return r;
 }
 
@@ -292,6 +298,12 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	}
 	out->nentry_ports = eff.ports_any ? 0 : eff.nports;
 	memcpy(out->entry_ports, eff.ports, out->nentry_ports * sizeof(*eff.ports));
+	for (int i = 0; i < 2; i++) {
+		if (secs[i] && secs[i]->pinning_set) {
+			out->npin_ports = secs[i]->npin_ports;
+			memcpy(out->pin_ports, secs[i]->pin_ports, sizeof(out->pin_ports));
+		}
+	}
 	if (eff.repo && eff.repo->git_remote >= 0)
 		git_remote = eff.repo->git_remote;
 	for (int i = 0; i < 2; i++) {

@@ -31,6 +31,7 @@
 /* --policy none: no policy file, the command line alone. */
 #define POLICY_FILE_NONE	"none"
 #define POLICY_DEFAULT_MIN_TTL	300	/* seconds; docs/ARCHITECTURE.md */
+#define POLICY_DEFAULT_PIN_PORT	443	/* SNI pinning's port (docs/POLICY.md) */
 
 /* Marks an entry written without ports: it gets the effective `ports:`. */
 #define PORTS_FROM_POLICY	(EGRET_PORT_SLOTS + 1)
@@ -50,6 +51,10 @@ struct policy {
 	/* The effective `ports:`, for entries that name none (approvals). */
 	struct port_range entry_ports[EGRET_PORT_SLOTS];
 	unsigned int nentry_ports;	/* 0 = any port */
+	/* SNI pinning's TCP ports (`pinning:`): 443 unless it says; none
+	 * turns pinning off. */
+	__u16 pin_ports[EGRET_PIN_PORTS];
+	unsigned int npin_ports;
 };
 
 /* One section: the defaults, or a repository's additions. */
@@ -63,6 +68,9 @@ struct policy_section {
 	bool ports_set;			/* `ports:` given (nports 0 = any) */
 	struct port_range ports[EGRET_PORT_SLOTS];
 	unsigned int nports;
+	bool pinning_set;		/* `pinning:` given */
+	__u16 pin_ports[EGRET_PIN_PORTS];
+	unsigned int npin_ports;	/* 0 with pinning_set: off */
 	bool loopback_set;		/* `loopback:` given */
 	bool loopback_any;
 	struct port_range loopback[EGRET_PORT_SLOTS];

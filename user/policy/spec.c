@@ -366,7 +366,8 @@ int upstream_list_add(char *csv, size_t size, const char *text, char *err,
 bool allow_spec_equal(const struct allow_spec *x, const struct allow_spec *y)
 {
 	return x->family == y->family && x->prefixlen == y->prefixlen &&
-	       x->nports == y->nports && !memcmp(x->addr, y->addr, sizeof(x->addr)) &&
+	       x->nports == y->nports && x->pin == y->pin &&
+	       !memcmp(x->addr, y->addr, sizeof(x->addr)) &&
 	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
 		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
 }

@@ -22,6 +22,9 @@ struct allow_spec {
 	unsigned int prefixlen;	/* 32 or 128 for one address */
 	unsigned int nports;	/* 0 = any port */
 	struct port_range ports[EGRET_PORT_SLOTS];
+	/* `pin: true`: TLS to it on a pinned port must name a host whose
+	 * DNS answer held the address (docs/POLICY.md); else by address. */
+	bool pin;
 	char origin[64];	/* where it came from: "--allow", "cidrs", ... */
 };
 

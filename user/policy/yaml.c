@@ -17,7 +17,7 @@
 #include "policy/yaml_util.h"
 
 static const char *const section_keys[] = {
-	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs",
+	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs", "pinning",
 	"dns", "maps", "loopback",
 };
 static const char *const top_only_keys[] = { "version", "repos" };
@@ -129,10 +129,11 @@ static int parse_names(struct parser *ps, yaml_node_t *node,
  * and the item still read, so one typo shows every other mistake too.
  */
 static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
-		      const char **ret_text, yaml_node_t **ret_ports)
+		      const char **ret_text, yaml_node_t **ret_ports,
+		      yaml_node_t **ret_pin)
 {
-	static const char *const keys[2][2] = {
-		{ "cidr", "ports" }, { "host", "ports" },
+	static const char *const keys[2][3] = {
+		{ "cidr", "ports", "pin" }, { "host", "ports", "pin" },
 	};
 	const char *what = hosts ? "host" : "cidr";
 	const char *text = yaml_scalar(item);
@@ -149,8 +150,10 @@ static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
 				text = yaml_scalar(node_at(ps, p->value));
 			else if (key && !strcmp(key, "ports"))
 				ports = node_at(ps, p->value);
+			else if (key && !strcmp(key, "pin"))
+				*ret_pin = node_at(ps, p->value);
 			else
-				unknown_key(ps, k, key ? key : "?", keys[hosts], 2,
+				unknown_key(ps, k, key ? key : "?", keys[hosts], 3,
 					    hosts ? "a hosts item" : "a cidrs item");
 		}
 		if (!text) {
@@ -172,9 +175,10 @@ static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
  * when the policy is assembled). -E2BIG when @lists is full.
  */
 static int item_add(struct parser *ps, yaml_node_t *item, bool hosts,
-		    const char *text, yaml_node_t *ports, struct policy *lists,
-		    const char *origin)
+		    const char *text, yaml_node_t *ports, yaml_node_t *pin,
+		    struct policy *lists, const char *origin)
 {
+	int pinned = -1;
 	struct allow_spec spec;
 	struct host_rule rule;
 	unsigned int *nports = hosts ? &rule.nports : &spec.nports;
@@ -193,6 +197,12 @@ static int item_add(struct parser *ps, yaml_node_t *item, bool hosts,
 	}
 	if (ports && parse_ports(ps, ports, pr, nports, &any) < 0)
 		return -EINVAL;
+	if (pin && parse_bool(ps, pin, &pinned) < 0)
+		return -EINVAL;
+	if (hosts)
+		rule.no_pin = pinned == 0;
+	else
+		spec.pin = pinned == 1;
 	if (!ports && !*nports)
 		*nports = PORTS_FROM_POLICY;
 	snprintf(hosts ? rule.origin : spec.origin, sizeof(rule.origin), "%s", origin);
@@ -217,12 +227,12 @@ static int parse_entries(struct parser *ps, yaml_node_t *node, bool hosts,
 	}
 	for (it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it), *ports;
+		yaml_node_t *item = node_at(ps, *it), *ports, *pin = NULL;
 		const char *text;
-		int rr = item_nodes(ps, item, hosts, &text, &ports);
+		int rr = item_nodes(ps, item, hosts, &text, &ports, &pin);
 
 		if (rr == 0)
-			rr = item_add(ps, item, hosts, text, ports, lists, origin);
+			rr = item_add(ps, item, hosts, text, ports, pin, lists, origin);
 		if (rr == -E2BIG)
 			return rr;
 		if (rr < 0)
@@ -303,6 +313,63 @@ static int parse_maps(struct parser *ps, yaml_node_t *node, struct policy *lists
 		else {
 			unknown_key(ps, k, key, keys, 2, "maps");
 			r = -EINVAL;
+		}
+	}
+	return r ? -EINVAL : 0;
+}
+
+/* `pinning: false`, `pinning: true` (port 443), `pinning: {ports: [443, 8443]}`:
+ * single ports, at most EGRET_PIN_PORTS. */
+static int parse_pinning(struct parser *ps, yaml_node_t *node,
+			 struct policy_section *sec)
+{
+	static const char *const keys[] = { "ports" };
+	struct port_range pr[EGRET_PORT_SLOTS];
+	unsigned int n = 0;
+	yaml_node_pair_t *p;
+	int on, r = 0;
+	bool any = false;
+
+	sec->pinning_set = true;
+	memset(sec->pin_ports, 0, sizeof(sec->pin_ports));
+	sec->npin_ports = 0;
+	if (yaml_scalar(node)) {
+		if (parse_bool(ps, node, &on) < 0)
+			return -EINVAL;
+		if (on)
+			sec->pin_ports[sec->npin_ports++] = POLICY_DEFAULT_PIN_PORT;
+		return 0;
+	}
+	if (node->type != YAML_MAPPING_NODE) {
+		diag_add(ps->d, node, "pinning: want false, true or {ports: [...]}");
+		return -EINVAL;
+	}
+	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
+		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
+
+		if (strcmp(key, "ports")) {
+			unknown_key(ps, k, key, keys, 1, "pinning");
+			r = -EINVAL;
+			continue;
+		}
+		if (parse_ports(ps, v, pr, &n, &any) < 0) {
+			r = -EINVAL;
+			continue;
+		}
+		if (any || n > EGRET_PIN_PORTS) {
+			diag_add(ps->d, v, "pinning.ports: at most %d single ports",
+				 EGRET_PIN_PORTS);
+			r = -EINVAL;
+			continue;
+		}
+		for (unsigned int i = 0; i < n; i++) {
+			if (pr[i].lo != pr[i].hi || !pr[i].lo) {
+				diag_add(ps->d, v, "pinning.ports: single ports, not ranges");
+				r = -EINVAL;
+				break;
+			}
+			sec->pin_ports[sec->npin_ports++] = pr[i].lo;
 		}
 	}
 	return r ? -EINVAL : 0;
@@ -421,6 +488,8 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 			rr = parse_maps(ps, v, &sec->lists);
 		} else if (!strcmp(key, "loopback")) {
 			rr = parse_loopback(ps, v, sec);
+		} else if (!strcmp(key, "pinning")) {
+			rr = parse_pinning(ps, v, sec);
 		} else {
 			rr = section_unknown_key(ps, k, key, repo);
 		}

@@ -220,6 +220,14 @@ void request_log_event(struct request_log *l, const struct egret_event *e,
 	/* Port 0 is no destination (and would read as a lookup request).
 	 * The backstop's UDP denials are the datagrams of sockets whose
 	 * connect() was let through unjudged: requests too. */
+	if (l && e->hook == EGRET_HOOK_TLS && e->reason == EGRET_REASON_SNI && name) {
+		/* A name the attempt asked for at an address another name
+		 * taught: the request is for that name. */
+		memcpy(comm, e->comm, 16);
+		comm[16] = '\0';
+		note(l, REQUEST_NAME, name, e->port, "tcp", e->tgid, comm, count);
+		return;
+	}
 	if (!l || !e->port || (e->family != 4 && e->family != 6) ||
 	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG &&
 	     !(e->hook == EGRET_HOOK_EGRESS && e->proto == 17)) ||

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * pin.h - SNI pinning: a TLS connection to an address the attempt learned
+ * from DNS may name only a host whose answer held that address.
+ *
+ * An address of a CDN serves many tenants; the connect hook can only say
+ * "this address, this port". So a TCP connection to a pinned port, on an
+ * address whose every live rule for that port is pinned (egret.h,
+ * EGRET_RULE_PINNED), carries socket storage from its connect on
+ * (egret_pin_sock), and its first TLS record is judged twice:
+ *
+ *  - by sk_msg (egret_tls) on the writer's send(): the first record is
+ *    held back (corked) until it is whole, and a refused one fails the
+ *    send with EACCES before a byte is queued - the client sees the error;
+ *  - on the wire (pin_wire(), from the egress backstop): the first data
+ *    segment, or the data of a SYN (TCP Fast Open), must hold the whole
+ *    record and pass the same judgement. Data written before sk_msg saw
+ *    the socket (a send() blocked in connect, TFO) is judged only here. A
+ *    refused segment is dropped, the socket is marked and drops all else,
+ *    and sock_ops gives it a 1 ms user timeout on its next retransmission:
+ *    the kernel then aborts it (ETIMEDOUT).
+ *
+ * The judgement (pin_judge()): one ClientHello, whole, in the first
+ * record, with exactly one host_name, no encrypted_client_hello, and the
+ * name - lower-cased - in egret_pins with this attempt and address and a
+ * live rule for the port: the DNS proxy wrote that pair when the name's
+ * answer held the address. Once a connection has passed on the wire,
+ * sock_ops takes it out of the sockhash and drops its storage at its next
+ * segment: the rest of the connection costs nothing more.
+ */
+#ifndef EGRET_BPF_PIN_H
+#define EGRET_BPF_PIN_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "egret.h"
+#include "egret_match.h"
+#include "egret_tls.h"
+#include "lib/verdict.h"
+#include "lib/net.h"
+#include "lib/attempt.h"
+#include "lib/events.h"
+#include "lib/allow.h"
+
+/* (Attempt, address, name) -> the rules the name was learned with. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, EGRET_NAMES_PER_ENTRY * EGRET_SHARED_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct egret_pin_key);
+	__type(value, struct egret_allow);
+} egret_pins SEC(".maps");
+
+enum pin_state {
+	PIN_PENDING = 1,	/* its first record not yet judged on the wire */
+	PIN_DENIED,		/* refused: everything it sends is dropped */
+	PIN_PASSED,		/* allowed (or, --audit, let through) */
+};
+
+/* A pinned connection, until it has passed. The key's attempt, family and
+ * address are set at connect, its name by each judgement. */
+struct egret_pin_sock {
+	struct egret_pin_key key;
+	__u32 slot;		/* the attempt's events (egret_attempt.slot) */
+	__u32 isn;		/* its SYN's sequence number */
+	__u16 port;		/* host order */
+	__u8 state;		/* enum pin_state */
+	__u8 audit;
+	__u8 log_allowed;
+	__u8 have_isn;
+	__u8 msg_passed;	/* sk_msg allowed its first record */
+	__u8 in_hash;
+	__u64 name_hash;	/* of key.name (pin_judge) */
+	__u8 buf[EGRET_HELLO_MAX];	/* the first record, copied */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct egret_pin_sock);
+} egret_pin_sock SEC(".maps");
+
+/* Pinned connections between connect and their first record's verdict,
+ * by socket cookie: egret_tls (sk_msg) is attached to it. */
+#define EGRET_PIN_SOCKS		65536
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKHASH);
+	__uint(max_entries, EGRET_PIN_SOCKS);
+	__type(key, __u64);
+	__type(value, __u64);
+} egret_pin_socks SEC(".maps");
+
+/* Per slot, the TLS verdicts (sk_msg programs have no cgroup storage). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EGRET_SLOTS_MAX);
+	__type(key, __u32);
+	__type(value, struct egret_tls_count);
+} egret_tls_counts SEC(".maps");
+
+#define SOL_TCP_		6
+#define TCP_SYNCNT_		7
+#define TCP_USER_TIMEOUT_	18
+
+/* Is @port (host order) one the attempt pins? */
+static __always_inline int pin_port(const struct egret_attempt *cfg, __u32 port)
+{
+	return port && (cfg->pin_ports[0] == port || cfg->pin_ports[1] == port ||
+			cfg->pin_ports[2] == port || cfg->pin_ports[3] == port);
+}
+
+static __always_inline int pin_mask_of(void *map, const void *key, __u32 port,
+				       __u64 now)
+{
+	struct egret_allow *allow = bpf_map_lookup_elem(map, key);
+
+	return allow ? egret_allow_pin_mask(allow, port, now) : 0;
+}
+
+/* Is a connection to @addr:@port (IPv4, network order; host order) pinned:
+ * allowed by pinned rules, and by no other? */
+static __always_inline int pin_addr4(__u32 addr, __u32 port)
+{
+	__u64 attempt = attempt_key(), now = bpf_ktime_get_coarse_ns();
+	struct egret_lpm_key4 lpm_key = {
+		.prefixlen = EGRET_LPM_ATTEMPT_BITS + 32, .addr = addr,
+	};
+	struct egret_key4 key = { .attempt = attempt, .addr = addr };
+
+	egret_lpm_attempt(lpm_key.attempt, attempt);
+	return (pin_mask_of(&egret_allow4, &key, port, now) |
+		pin_mask_of(&egret_cidr4, &lpm_key, port, now)) ==
+	       EGRET_PIN_MASK_PINNED;
+}
+
+static __always_inline int pin_addr6(const __u32 addr[4], __u32 port)
+{
+	struct egret_lpm_key6 lpm_key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
+	struct egret_key6 key = {};
+	__u64 now = bpf_ktime_get_coarse_ns();
+
+	if (egret_is_v4mapped(addr))
+		return pin_addr4(addr[3], port);
+	key.attempt = attempt_key();
+	egret_lpm_attempt(lpm_key.attempt, key.attempt);
+	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
+	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
+	return (pin_mask_of(&egret_allow6, &key, port, now) |
+		pin_mask_of(&egret_cidr6, &lpm_key, port, now)) ==
+	       EGRET_PIN_MASK_PINNED;
+}
+
+/*
+ * QUIC to a pinned address: its Initial is encrypted with keys derived
+ * from the connection id, and egret cannot read the name in it here. A
+ * UDP datagram to a pinned port of a pinned address is refused; clients
+ * fall back to TCP. @reason: the judgement so far.
+ */
+static __always_inline enum egret_reason
+pin_quic4(enum egret_reason reason, __u32 addr, __u32 port)
+{
+	if (reason == EGRET_REASON_ALLOWED && pin_port(attempt_cfg(), port) &&
+	    pin_addr4(addr, port))
+		return EGRET_REASON_QUIC;
+	return reason;
+}
+
+static __always_inline enum egret_reason
+pin_quic6(enum egret_reason reason, const __u32 addr[4], __u32 port)
+{
+	if (reason == EGRET_REASON_ALLOWED && pin_port(attempt_cfg(), port) &&
+	    pin_addr6(addr, port))
+		return EGRET_REASON_QUIC;
+	return reason;
+}
+
+/* ---- the judgement ------------------------------------------------ */
+
+/* bpf_loop contexts: the parse lives on the stack, the record in the
+ * socket's storage. */
+struct pin_walk {
+	struct egret_pin_sock *ps;
+	struct egret_hello h;
+	__u64 hash;		/* FNV-1a of the name: its denials' repeat key */
+	int bad;
+};
+
+static long pin_ext_step(__u64 i, void *arg)
+{
+	struct pin_walk *w = arg;
+
+	if (!w->ps)
+		return 1;
+	return egret_hello_ext(&w->h, w->ps->buf) ? 0 : 1;
+}
+
+static long pin_name_step(__u64 i, void *arg)
+{
+	struct pin_walk *w = arg;
+
+	if (!w->ps || i >= w->h.name_len)
+		return 1;
+	if (egret_hello_name_byte(&w->h, w->ps->buf, (__u32)i, w->ps->key.name) < 0) {
+		w->bad = 1;
+		return 1;
+	}
+	w->hash = (w->hash ^ (__u8)w->ps->key.name[i & 255]) * 1099511628211ULL;
+	return 0;
+}
+
+/* The first record, @len bytes in ps->buf: may its connection go on? */
+static __always_inline enum egret_reason pin_judge(struct egret_pin_sock *ps, __u32 len)
+{
+	struct pin_walk w = { .ps = ps, .hash = 14695981039346656037ULL };
+	struct egret_allow *pair;
+
+	__builtin_memset(ps->key.name, 0, sizeof(ps->key.name));
+	ps->key.len = 0;
+	ps->name_hash = 0;
+	if (egret_hello_begin(&w.h, ps->buf, len) < 0)
+		return (enum egret_reason)w.h.reason;
+	bpf_loop(EGRET_HELLO_EXTS, pin_ext_step, &w, 0);
+	if (egret_hello_sni(&w.h, ps->buf) < 0)
+		return (enum egret_reason)w.h.reason;
+	bpf_loop(EGRET_SNI_MAX, pin_name_step, &w, 0);
+	if (w.bad) {
+		__builtin_memset(ps->key.name, 0, sizeof(ps->key.name));
+		return EGRET_REASON_NOT_TLS;
+	}
+	ps->key.len = w.h.name_len;
+	ps->name_hash = w.hash;
+	pair = bpf_map_lookup_elem(&egret_pins, &ps->key);
+	if (!pair)
+		return EGRET_REASON_SNI;
+	if (egret_allow_match(pair, ps->port, bpf_ktime_get_coarse_ns(), 0) !=
+	    EGRET_REASON_ALLOWED)
+		return EGRET_REASON_SNI;
+	return EGRET_REASON_ALLOWED;
+}
+
+/* Count, log, and turn @reason into the connection's state: 1 if its
+ * data may go. */
+static __always_inline int pin_decide(struct egret_pin_sock *ps,
+				      enum egret_reason reason, int no_task)
+{
+	struct egret_tls_count *count;
+	__u32 slot = ps->slot;
+	struct event_info in = {
+		.hook = EGRET_HOOK_TLS, .family = (int)ps->key.family,
+		.addr = ps->key.addr, .port = ps->port, .proto = IPPROTO_TCP_,
+		.reason = reason, .no_task = no_task,
+		/* Repeats of a denial are one name's: its hash is in the
+		 * repeat key (a collision merges two names' counts in the
+		 * log, never a verdict). */
+		.level = (__s32)(__u32)ps->name_hash,
+		.optname = (__s32)(__u32)(ps->name_hash >> 32),
+	};
+	struct event_sink to = {
+		.slot = slot, .log_allowed = ps->log_allowed, .sni = ps->key.name,
+	};
+	int go;
+
+	if (reason == EGRET_REASON_ALLOWED)
+		in.verdict = EGRET_VERDICT_ALLOW;
+	else
+		in.verdict = ps->audit ? EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY;
+	go = in.verdict != EGRET_VERDICT_DENY;
+	ps->state = go ? PIN_PASSED : PIN_DENIED;
+	count = bpf_map_lookup_elem(&egret_tls_counts, &slot);
+	if (count) {
+		if (in.verdict < EGRET_VERDICT_MAX)
+			__sync_fetch_and_add(&count->n[in.verdict], 1);
+		to.lost = &count->lost;
+	}
+	event_emit_to(&in, &to);
+	return go;
+}
+
+/* ---- sock_ops: the connection's life ------------------------------ */
+
+/* An active open (connect(), or TCP Fast Open's sendto()) of the
+ * attempt, before its SYN: pinned, it gets its storage and the header
+ * callback that lets sock_ops see each of its segments. */
+static __always_inline void pin_connect(struct bpf_sock_ops *ctx)
+{
+	struct egret_attempt *cfg = attempt_cfg();
+	__u32 port = bpf_ntohl(ctx->remote_port);
+	struct egret_pin_sock *ps;
+	struct bpf_sock *sk = ctx->sk;
+	__u32 addr[4] = {};
+	int family = 4;
+
+	if (!sk || !pin_port(cfg, port))
+		return;
+	if (ctx->family == AF_INET) {
+		addr[0] = ctx->remote_ip4;
+	} else {
+		addr[0] = ctx->remote_ip6[0];
+		addr[1] = ctx->remote_ip6[1];
+		addr[2] = ctx->remote_ip6[2];
+		addr[3] = ctx->remote_ip6[3];
+		if (egret_is_v4mapped(addr)) {
+			addr[0] = addr[3];
+			addr[1] = addr[2] = addr[3] = 0;
+		} else {
+			family = 6;
+		}
+	}
+	if (family == 4 ? !pin_addr4(addr[0], port) : !pin_addr6(addr, port))
+		return;
+	/* No storage (out of memory): the backstop drops its SYN, as it
+	 * does every pinned SYN without one. */
+	ps = bpf_sk_storage_get(&egret_pin_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!ps)
+		return;
+	ps->key.attempt = cfg->key;
+	ps->key.family = (__u32)family;
+	ps->key.addr[0] = addr[0];
+	ps->key.addr[1] = addr[1];
+	ps->key.addr[2] = addr[2];
+	ps->key.addr[3] = addr[3];
+	ps->slot = cfg->slot;
+	ps->port = (__u16)port;
+	ps->audit = cfg->audit;
+	ps->log_allowed = cfg->log_allowed;
+	ps->state = PIN_PENDING;
+	bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags |
+				  BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
+}
+
+/* Established: into the sockhash, so its writes meet egret_tls. If that
+ * fails, the wire judges alone. */
+static __always_inline void pin_established(struct bpf_sock_ops *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+	struct egret_pin_sock *ps;
+	__u64 cookie;
+
+	if (!sk)
+		return;
+	ps = bpf_sk_storage_get(&egret_pin_sock, sk, 0, 0);
+	if (!ps || ps->state != PIN_PENDING)
+		return;
+	cookie = bpf_get_socket_cookie(ctx);
+	if (bpf_sock_hash_update(ctx, &egret_pin_socks, &cookie, BPF_NOEXIST) == 0)
+		ps->in_hash = 1;
+}
+
+/*
+ * Each segment it builds (while the header callback is on): once it has
+ * passed, out of the sockhash (sk_msg may not do that itself), storage
+ * and callback gone; once refused, a 1 ms user timeout, so its next
+ * retransmission timeout aborts it.
+ */
+static __always_inline void pin_segment(struct bpf_sock_ops *ctx)
+{
+	struct bpf_sock *sk = ctx->sk;
+	struct egret_pin_sock *ps;
+	int one = 1;
+	__u64 cookie;
+
+	if (!sk)
+		return;
+	ps = bpf_sk_storage_get(&egret_pin_sock, sk, 0, 0);
+	if (ps && ps->state == PIN_DENIED) {
+		bpf_setsockopt(ctx, SOL_TCP_, TCP_USER_TIMEOUT_, &one, sizeof(one));
+		bpf_setsockopt(ctx, SOL_TCP_, TCP_SYNCNT_, &one, sizeof(one));
+		return;
+	}
+	if (ps && ps->state != PIN_PASSED)
+		return;
+	if (ps && ps->in_hash) {
+		cookie = bpf_get_socket_cookie(ctx);
+		bpf_map_delete_elem(&egret_pin_socks, &cookie);
+	}
+	if (ps)
+		bpf_sk_storage_delete(&egret_pin_sock, sk);
+	bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags &
+				  ~BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
+}
+
+/* ---- the wire ----------------------------------------------------- */
+
+enum pin_wire_verdict {
+	PIN_WIRE_ON,		/* not pinned, or passed: judge it as any other */
+	PIN_WIRE_DROP,		/* refused (and logged, the first time) */
+	PIN_WIRE_UNJUDGED,	/* a pinned SYN with no storage: refuse it */
+};
+
+/*
+ * The egress backstop, for a TCP segment to a pinned port (@l4off: its
+ * TCP header; @syn: it carries SYN). A pinned connection's first data -
+ * in its SYN or the first segment after - must be its whole first record
+ * and pass pin_judge(); data at any other sequence number before that
+ * is dropped.
+ */
+static __always_inline enum pin_wire_verdict
+pin_wire(struct __sk_buff *skb, __u32 l4off, int syn, int family,
+	 const __u32 dst[4], __u32 port)
+{
+	struct bpf_sock *sk = skb->sk;
+	struct egret_pin_sock *ps;
+	__u8 tcp[20];
+	__u32 seq, data_off, first;
+	int need;
+
+	if (sk)
+		sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return PIN_WIRE_ON;	/* a request or time-wait socket */
+	ps = bpf_sk_storage_get(&egret_pin_sock, sk, 0, 0);
+	if (!ps) {
+		/* A pinned SYN without its storage: refused, as its data
+		 * could not be judged. Otherwise not pinned, or passed. */
+		if (syn && (family == 4 ? pin_addr4(dst[0], port) : pin_addr6(dst, port)))
+			return PIN_WIRE_UNJUDGED;
+		return PIN_WIRE_ON;
+	}
+	if (ps->state == PIN_PASSED)
+		return PIN_WIRE_ON;
+	if (ps->state != PIN_PENDING)
+		return PIN_WIRE_DROP;
+	if (bpf_skb_load_bytes(skb, l4off, tcp, sizeof(tcp)) < 0)
+		goto refuse;
+	seq = (__u32)tcp[4] << 24 | (__u32)tcp[5] << 16 | (__u32)tcp[6] << 8 | tcp[7];
+	data_off = l4off + (__u32)(tcp[12] >> 4) * 4;
+	if (syn) {
+		ps->isn = seq;
+		ps->have_isn = 1;
+		seq += 1;	/* a SYN's data starts after it */
+	}
+	if (data_off >= skb->len)
+		return PIN_WIRE_ON;	/* no data: SYN, ACK, FIN */
+	first = ps->isn + 1;
+	if (!ps->have_isn || seq != first)
+		goto refuse;
+	if (bpf_skb_load_bytes(skb, data_off, ps->buf, TLS_RECORD_HEADER) < 0)
+		goto refuse;
+	need = egret_hello_need(ps->buf, TLS_RECORD_HEADER);
+	if (need <= 0 || (__u32)need > skb->len - data_off)
+		goto refuse;	/* not TLS, or not whole in its first segment */
+	if (need > (int)EGRET_HELLO_MAX)
+		goto refuse;
+	barrier_var(need);
+	if (bpf_skb_load_bytes(skb, data_off, ps->buf, (__u32)need) < 0)
+		goto refuse;
+	return pin_decide(ps, pin_judge(ps, (__u32)need), 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
+refuse:
+	return pin_decide(ps, EGRET_REASON_NOT_TLS, 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
+}
+
+/* ---- sk_msg: the writer's send() ---------------------------------- */
+
+/*
+ * Let the message go, and forget any cork: the kernel keeps the corked
+ * message, cork_bytes and all, for the sends after it, and a later short
+ * send would be held back for bytes that never come (and lost at close).
+ */
+static __always_inline int pin_msg_pass(struct sk_msg_md *msg)
+{
+	bpf_msg_cork_bytes(msg, 0);
+	return SK_PASS;
+}
+
+/*
+ * A send on a pinned connection still in the sockhash: hold the first
+ * record back until it is whole (the program runs again on it then),
+ * judge it, and fail the send (EACCES) if it is refused. A record that
+ * passes here is still judged on the wire; later sends pass until
+ * sock_ops takes the socket out.
+ */
+static __always_inline int pin_msg(struct sk_msg_md *msg)
+{
+	enum egret_reason reason;
+	struct egret_pin_sock *ps;
+	void *data, *end;
+	int need;
+
+	if (!msg->sk)
+		return SK_PASS;
+	ps = bpf_sk_storage_get(&egret_pin_sock, msg->sk, 0, 0);
+	if (!ps || ps->state == PIN_PASSED || ps->msg_passed)
+		return pin_msg_pass(msg);
+	if (ps->state != PIN_PENDING)
+		return SK_DROP;
+	if (msg->size < TLS_RECORD_HEADER) {
+		bpf_msg_cork_bytes(msg, TLS_RECORD_HEADER);
+		return SK_PASS;
+	}
+	if (bpf_msg_pull_data(msg, 0, TLS_RECORD_HEADER, 0) < 0)
+		goto refuse;
+	data = msg->data;
+	end = msg->data_end;
+	if (data + TLS_RECORD_HEADER > end)
+		goto refuse;
+	__builtin_memcpy(ps->buf, data, TLS_RECORD_HEADER);
+	need = egret_hello_need(ps->buf, TLS_RECORD_HEADER);
+	if (need <= 0 || need > (int)EGRET_HELLO_MAX)
+		goto refuse;
+	if (msg->size < (__u32)need) {
+		bpf_msg_cork_bytes(msg, (__u32)need);
+		return SK_PASS;
+	}
+	if (bpf_msg_pull_data(msg, 0, (__u32)need, 0) < 0)
+		goto refuse;
+	data = msg->data;
+	end = msg->data_end;
+	barrier_var(need);
+	if (need > (int)EGRET_HELLO_MAX || data + need > end)
+		goto refuse;
+	if (bpf_probe_read_kernel(ps->buf, (__u32)need, data) < 0)
+		goto refuse;
+	reason = pin_judge(ps, (__u32)need);
+	if (reason == EGRET_REASON_ALLOWED) {
+		ps->msg_passed = 1;	/* the wire counts and logs it */
+		return pin_msg_pass(msg);
+	}
+	return pin_decide(ps, reason, 0) ? pin_msg_pass(msg) : SK_DROP;
+refuse:
+	return pin_decide(ps, EGRET_REASON_NOT_TLS, 0) ? pin_msg_pass(msg) : SK_DROP;
+}
+
+#endif /* EGRET_BPF_PIN_H */
