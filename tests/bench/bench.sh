@@ -26,6 +26,10 @@
 #   7. loopback: connect+close to a listener on 127.0.0.1 with an explicit
 #      loopback allow, LOROUNDS interleaved rounds.
 #   8. a flood of denied connects: how many decisions the log accounts for.
+#   9. SNI pinning: connect + a ClientHello + close, and the bulk upload
+#      after a ClientHello, to a DNS-learned address, pinning on and off
+#      (--no-pinning), interleaved; the BPF programs' cost per pinned
+#      connection (egret_tls included).
 #
 # Env: BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
 #      BENCH_OUT (build/bench/results). Output: $BENCH_OUT/raw.txt,
@@ -124,6 +128,16 @@ snap() {
 	done
 }
 
+# egret_tls is attached to the set's sockhash, not to a cgroup: the same
+# line for it, when CONN_EXTRA asks for ClientHellos (one attempt at a
+# time runs it here).
+CONN_EXTRA=()
+snap_tls() {
+	[ ${#CONN_EXTRA[@]} -gt 0 ] || return 0
+	bpftool -j prog show name egret_tls | jq -r \
+		'"\(.id) sk_msg \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+}
+
 waitfile() {
 	local i
 	for ((i = 0; i < 2000; i++)); do
@@ -172,7 +186,7 @@ attempt() {
 		--max-entries "$MAXE" "$@" -- sh -c \
 		'[ -z "$0" ] || getent ahostsv4 "$0" >/dev/null || exit 9; exec "$@"' \
 		"${RESOLVE:-}" "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
-		"$B/connbench" "$addr" "$PORT" "$N" >"$d/out" 2>"$d/err" &
+		"$B/connbench" "$addr" "$PORT" "$N" "${CONN_EXTRA[@]}" >"$d/out" 2>"$d/err" &
 	pid=$!
 	if ! waitfile "$d/cg"; then
 		echo "bench: $v attempt did not start:" >&2; cat "$d/err" >&2
@@ -184,9 +198,11 @@ attempt() {
 		cat "$d/fill" >&2; : >"$d/go1"; : >"$d/go2"; wait "$pid"; return 1
 	fi
 	snap "$cg" >"$d/s1"
+	snap_tls >>"$d/s1"
 	: >"$d/go1"
 	waitfile "$d/done"
 	snap "$cg" >"$d/s2"
+	snap_tls >>"$d/s2"
 	: >"$d/go2"
 	wait "$pid"
 	us=$(awk '{ print $2 }' "$d/out")
@@ -441,6 +457,55 @@ for r in 1 2 3; do
 		/"addr":"203.0.113.11","port":443,/ { k = 1; if (match($0, /"repeats":[0-9]+/)) k = substr($0, RSTART + 10, RLENGTH - 10); t += k; lines++ }
 		END { print "flood egret", r, n, t + 0, lines + 0, lost }' "$log" >>"$RAW"
 done
+
+# --- 9. SNI pinning -----------------------------------------------------------
+# The connect of 1. with a ClientHello written (and sent) before the close,
+# and the upload of 4. after one, to github.com's learned address: pinned
+# (ports $PORT and $BULKPORT) and not (--no-pinning), interleaved.
+echo "bench: 9. SNI pinning ($ROUNDS rounds: $N connects + hello, $MIB MiB upload)" >&2
+PIN=$TMP/pinpol
+mkdir -m 0755 "$PIN"
+cat >"$PIN/policy.yaml" <<EOT
+pinning: {ports: [$PORT, $BULKPORT]}
+hosts: ["github.com:$PORT,$BULKPORT"]
+EOT
+chmod 644 "$PIN/policy.yaml"
+bulkpin() {	# VARIANT ROUND EGRET-ARGS...
+	local v=$1 r=$2 x
+	shift 2
+	x=$("${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
+		--policy "$PIN/policy.yaml" "$@" -- sh -c \
+		'getent ahostsv4 github.com >/dev/null && exec "$@"' - \
+		"$B/bulkbench" send "$V4" "$BULKPORT" "$MIB" sni github.com)
+	x=$(awk '{ print $2, $6 }' <<<"$x")
+	[ -n "$x" ] || { echo "bench: $v round $r failed" >&2; return 1; }
+	echo "bulk $v $r $x" >>"$RAW"
+}
+echo "meta connects_per_round $N" >>"$RAW"
+stats 0
+CONN_EXTRA=(sni github.com)
+v9=(pin-on4 pin-off4 bulk-pin-on bulk-pin-off)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 4; k++)); do
+		case ${v9[$(((k + r) % 4))]} in
+		pin-on4) RESOLVE=github.com attempt pin-on4 "$r" "$V4" 0 \
+			--policy "$PIN/policy.yaml" ;;
+		pin-off4) RESOLVE=github.com attempt pin-off4 "$r" "$V4" 0 \
+			--policy "$PIN/policy.yaml" --no-pinning ;;
+		bulk-pin-on) bulkpin bulk-pin-on "$r" ;;
+		bulk-pin-off) bulkpin bulk-pin-off "$r" --no-pinning ;;
+		esac || exit 1
+	done
+done
+echo "bench: 9b. SNI pinning, BPF programs' cost (6 rounds, BPF stats on)" >&2
+stats 1
+for ((r = 1; r <= 6; r++)); do
+	RESOLVE=github.com attempt bpf-pin-on4 "$r" "$V4" 0 --policy "$PIN/policy.yaml" || exit 1
+	RESOLVE=github.com attempt bpf-pin-off4 "$r" "$V4" 0 --policy "$PIN/policy.yaml" \
+		--no-pinning || exit 1
+done
+stats 0
+CONN_EXTRA=()
 
 leftover=$(find "$CGROOT" -path '*egret/*' -type d 2>/dev/null | wc -l)
 echo "meta leftover_cgroups $leftover" >>"$RAW"

@@ -1,8 +1,9 @@
 /* bulkbench.c - one large TCP transfer.
  * bulkbench serve ADDR PORT
  *     accept connections forever; read each to EOF, then close.
- * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT]
- *     connect (through an HTTP CONNECT proxy with "via"), write MIB MiB,
+ * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT | sni NAME]
+ *     connect (through an HTTP CONNECT proxy with "via"; with "sni",
+ *     first a TLS ClientHello naming NAME, as SNI pinning wants), write MIB MiB,
  *     shutdown, wait for the server's close; print "mib_s <MiB/s> mib <MIB>
  *     cpu_us <the sender's CPU time>".
  * IPv4 only. */
@@ -15,6 +16,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../helpers/tls_build.h"
 
 static char buf[1 << 20];
 
@@ -72,6 +75,19 @@ int main(int argc, char **argv)
 		if (connect(fd, (void *)&s, sizeof(s))) {
 			perror("bulkbench connect");
 			return 1;
+		}
+		if (argc == 7 && !strcmp(argv[5], "sni")) {
+			static unsigned char hello[HELLO_MAX], hs[HELLO_MAX];
+			struct buf hb = { .p = hello, .cap = sizeof(hello) };
+			struct buf hsb = { .p = hs, .cap = sizeof(hs) };
+			struct hello_opts ho = { .records = 1, .pad = -1, .sni = argv[6] };
+
+			build_client_hello(&hsb, &ho);
+			build_records(&hb, &hsb, 1);
+			if (hsb.err || hb.err || write(fd, hb.p, hb.len) != (ssize_t)hb.len) {
+				perror("bulkbench hello");
+				return 1;
+			}
 		}
 		if (target) {
 			char req[256], resp[1024];

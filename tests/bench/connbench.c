@@ -1,7 +1,10 @@
 /* connbench.c - per-connect cost: N x (socket, SO_LINGER 0, connect, close)
  * to ADDR:PORT, timed in the client. SO_LINGER 0 makes close send RST, so no
  * TIME_WAIT piles up and the ephemeral ports never run out.
- * Usage: connbench ADDR PORT N
+ * Usage: connbench ADDR PORT N [sni NAME]
+ * With sni: each connection writes a TLS ClientHello naming NAME before
+ * it closes (what SNI pinning judges), and waits until the kernel has
+ * sent it (SIOCOUTQ empty), so the first record's judgement is timed.
  * Prints: "connect_us <mean microseconds per connect+close> n <N> errors 0".
  * Exits 1 on the first failed connect (a benchmark of failures is no
  * benchmark). */
@@ -15,7 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 #include "../helpers/target.h"
+#include "../helpers/tls_build.h"
 
 static double now_us(void)
 {
@@ -31,9 +38,21 @@ int main(int argc, char **argv)
 	long i, n;
 	double t0, t1;
 
-	if (argc != 4 || parse_target(argv[1], argv[2], &t) < 0) {
-		fprintf(stderr, "usage: connbench ADDR PORT N\n");
+	static unsigned char hello[HELLO_MAX], hs[HELLO_MAX];
+	struct buf hb = { .p = hello, .cap = sizeof(hello) }, hsb = { .p = hs, .cap = sizeof(hs) };
+
+	if ((argc != 4 && !(argc == 6 && !strcmp(argv[4], "sni"))) ||
+	    parse_target(argv[1], argv[2], &t) < 0) {
+		fprintf(stderr, "usage: connbench ADDR PORT N [sni NAME]\n");
 		return 2;
+	}
+	if (argc == 6) {
+		struct hello_opts ho = { .records = 1, .pad = -1, .sni = argv[5] };
+
+		build_client_hello(&hsb, &ho);
+		build_records(&hb, &hsb, 1);
+		if (hsb.err || hb.err)
+			return 2;
 	}
 	n = atol(argv[3]);
 	if (n < 1 || n > 10000000)
@@ -46,6 +65,16 @@ int main(int argc, char **argv)
 		    connect(fd, (void *)&t.ss, t.len)) {
 			fprintf(stderr, "connbench: connect %ld: %s\n", i, strerror(errno));
 			return 1;
+		}
+		if (hb.len) {
+			int queued = 1;
+
+			if (write(fd, hb.p, hb.len) != (ssize_t)hb.len) {
+				fprintf(stderr, "connbench: write %ld: %s\n", i, strerror(errno));
+				return 1;
+			}
+			while (ioctl(fd, SIOCOUTQNSD, &queued) == 0 && queued > 0)
+				;
 		}
 		close(fd);
 	}

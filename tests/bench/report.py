@@ -77,11 +77,12 @@ def pct(xs, p):
 res = {"connect_us": {}, "bpf_prog_ns_per_run": {}, "launch": {}, "meta": meta}
 print("| measurement | variant | median | min | max | rounds | ratio to unrestricted (of medians; median of per-round paired ratios) |")
 print("|---|---|---|---|---|---|---|")
-for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret"]:
+for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret", "pin-off4", "pin-on4"]:
     if v not in conn:
         continue
     s = summ(conn[v])
-    b = "lo-unrestricted" if v.startswith("lo-") else "unrestricted4" if v.endswith("4") else "unrestricted6"
+    b = "lo-unrestricted" if v.startswith("lo-") else "pin-off4" if v.startswith("pin-") else \
+        "unrestricted4" if v.endswith("4") else "unrestricted6"
     s["ratio"] = s["median"] / st.median(conn[b])
     pr = [byround[v][r] / byround[b][r] for r in byround[v] if r in byround[b]]
     s["paired_ratio_median"] = st.median(pr)
@@ -91,7 +92,9 @@ for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unres
              "egretdns4": "connect+close µs, IPv4, DNS-learned allow entry", "cgroup4": "connect+close µs, IPv4, empty cgroup",
              "iptables4": "connect+close µs, IPv4, dnsmasq+ipset+iptables",
              "unrestricted6": "connect+close µs, IPv6", "lo-unrestricted": "connect+close µs, loopback",
-             "lo-egret": "connect+close µs, loopback, explicit loopback allow"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
+             "lo-egret": "connect+close µs, loopback, explicit loopback allow",
+             "pin-off4": "connect+ClientHello+close µs, learned entry, pinning off (ratio: to itself)",
+             "pin-on4": "connect+ClientHello+close µs, learned entry, SNI pinning on (ratio: to pinning off)"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
     print(f"| {label} | {v} | {s['median']:.2f} | {s['min']:.2f} | {s['max']:.2f} | {s['n']} | {s['ratio']:.3f}; {s['paired_ratio_median']:.3f} ({s['paired_ratio_min']:.2f}–{s['paired_ratio_max']:.2f}) |")
 for (v, name, at), (cnt, ns) in sorted(prog.items()):
     if not cnt:
@@ -122,16 +125,18 @@ def paired(a, b, i):
     return [bulkr[a][r][i] / bulkr[b][r][i] for r in bulkr[a] if r in bulkr[b] and bulkr[b][r][i]]
 
 
-for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy"]:
+for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy", "bulk-pin-off", "bulk-pin-on"]:
     if v not in bulk:
         continue
+    b = "bulk-pin-off" if v.startswith("bulk-pin") else "bulk-unrestricted"
     s = summ(bulk[v])
-    s["ratio"] = s["median"] / st.median(bulk["bulk-unrestricted"])
-    pr = paired(v, "bulk-unrestricted", 0)
+    s["ratio"] = s["median"] / st.median(bulk[b])
+    pr = paired(v, b, 0)
     s["paired_ratio_median"] = st.median(pr)
+    s["paired_ratio_min"], s["paired_ratio_max"] = min(pr), max(pr)
     cpu = [bulkr[v][r][1] for r in bulkr[v]]
     s["cpu_us_median"] = st.median(cpu)
-    cr = paired(v, "bulk-unrestricted", 1)
+    cr = paired(v, b, 1)
     s["cpu_paired_ratio_median"] = st.median(cr)
     s["cpu_paired_ratio_min"], s["cpu_paired_ratio_max"] = min(cr), max(cr)
     res["bulk_mib_s"][v] = s
@@ -260,6 +265,36 @@ if "attempt_memlock_bytes" in meta:
 if floods:
     worst = max((n - acc) / n for _, n, acc, _, _ in floods)
     target("100 000 denied connects in a burst: events lost", f"{100 * worst:.2f} % (worst of {len(floods)})", worst <= 0.01, "≤ 1 %")
+# SNI pinning (issue 18): on against off, in the same run.
+P = []
+if "pin-on4" in res["connect_us"]:
+    c = res["connect_us"]["pin-on4"]
+    d = c["median"] - res["connect_us"]["pin-off4"]["median"]
+    P.append(("connect + ClientHello + close, learned address", f"{c['paired_ratio_median']:.3f} paired ({c['paired_ratio_min']:.2f}–{c['paired_ratio_max']:.2f}); {d:+.2f} µs of medians"))
+if "bulk-pin-on" in res["bulk_mib_s"]:
+    b = res["bulk_mib_s"]["bulk-pin-on"]
+    P.append((f"bulk upload after a ClientHello ({MIB_DEFAULT} MiB)", f"{b['paired_ratio_median']:.3f} paired throughput ({b['paired_ratio_min']:.2f}–{b['paired_ratio_max']:.2f}); sender CPU per byte {b['cpu_paired_ratio_median']:.3f} paired"))
+n_conn = int(meta.get("connects_per_round", 0))
+
+
+def bpf_per_conn(v):
+    rounds = len({r for (vv, _, _), per in progr.items() if vv == v for r in range(len(per))}) or 1
+    tot = sum(ns for (vv, _, _), (_, ns) in prog.items() if vv == v)
+    runs = [len(per) for (vv, _, _), per in progr.items() if vv == v]
+    return tot / (max(runs) * n_conn) if runs and n_conn else None
+
+
+on, off = bpf_per_conn("bpf-pin-on4"), bpf_per_conn("bpf-pin-off4")
+if on is not None and off is not None:
+    tls = res["bpf_prog_ns_per_run"].get("bpf-pin-on4", {}).get("egret_tls/sk_msg", {})
+    P.append(("BPF per connection (every program, stats on)", f"{on:.0f} ns pinned, {off:.0f} ns not: +{on - off:.0f} ns; egret_tls {tls.get('ns_per_run_median_round', 0):.0f} ns/run"))
+res["pinning"] = [{"what": w, "value": v} for w, v in P]
+if P:
+    print()
+    print("| SNI pinning, on vs off in this run | figure |")
+    print("|---|---|")
+    for w, v in P:
+        print(f"| {w} | {v} |")
 res["targets"] = [{"what": w, "value": v, "met": ok, "target": g} for w, v, ok, g in T]
 print()
 print("| target (issue 17) | this run | goal | verdict |")

@@ -81,10 +81,10 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 		ports_format(h->ports, h->nports, ports, sizeof(ports), true);
 		printf("%s{\"name\":", i ? "," : "");
 		json_fputs(stdout, h->name);
-		printf(",\"wildcard\":%s,\"ports\":%s,\"pin\":%s,\"from\":",
-		       h->wildcard ? "true" : "false", ports, h->no_pin ? "false" : "true");
+		printf(",\"wildcard\":%s,\"ports\":%s,\"from\":",
+		       h->wildcard ? "true" : "false", ports);
 		json_fputs(stdout, h->origin);
-		printf("}");
+		printf(",\"pin\":%s}", h->no_pin ? "false" : "true");
 	}
 	printf("],\"cidrs\":[");
 	for (size_t i = 0; i < p->nspecs; i++) {
@@ -96,10 +96,9 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 			   sizeof(ports), true);
 		printf("%s{\"cidr\":", i ? "," : "");
 		json_fputs(stdout, net);
-		printf(",\"ports\":%s,\"pin\":%s,\"from\":", ports,
-		       p->specs[i].pin ? "true" : "false");
+		printf(",\"ports\":%s,\"from\":", ports);
 		json_fputs(stdout, p->specs[i].origin);
-		printf("}");
+		printf(",\"pin\":%s}", p->specs[i].pin ? "true" : "false");
 	}
 	printf("],\"dns\":{\"upstreams\":[");
 	snprintf(csv, sizeof(csv), "%s", p->upstreams_csv);
