@@ -8,7 +8,7 @@
  * listens (a datagram there is taken; elsewhere the kernel answers port
  * unreachable): on the wildcard it is moved to loopback, where a server
  * inside the attempt still works for local clients; on a host address it
- * is refused. TCP listeners are handled at listen() (egret_listen).
+ * is refused. TCP listeners are handled at listen() (egret_sockops).
  * An IPv6 link-local bind would tie the socket to a device: refused.
  */
 #ifndef EGRET_BPF_BIND_H

@@ -78,7 +78,7 @@ enum sockopt_kind {
  * PKTOPTIONS sets sticky options in cmsg form, routing header included),
  * those that let a socket use a source the host does not have (FREEBIND,
  * TRANSPARENT), binding to a device (a listener bound to one would escape
- * being bound to loopback: egret_listen), and
+ * being bound to loopback: egret_sockops), and
  * every multicast source filter (its sources are as free as the group).
  * A group join is judged: its group must be named by the policy. Leaving
  * a group is always fine.

@@ -232,7 +232,7 @@ TESTS=(
 	t_events_suggest t_events_status t_events_bpftool t_events_flood
 	t_events_summary
 	# test_requests.sh
-	t_requests_recorded t_requests_approve t_requests_deny
+	t_requests_recorded t_requests_tls_name t_requests_approve t_requests_deny
 	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
 	# test_shared.sh
 	t_shared_set_reused t_shared_isolation t_shared_tampered

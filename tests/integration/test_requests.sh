@@ -123,6 +123,34 @@ EOF
 		fail "state directory: $(stat -c '%U %a' "$TDIR/state")"
 }
 
+# A TLS connection refused by SNI pinning asks for the name it asked for
+# (the ClientHello's), not for the address another name taught.
+t_requests_tls_name() {
+	local script json id
+	cat >"$(policy_path policy.yaml)" <<'EOF'
+version: 1
+hosts: ["registry.npmjs.org:443"]
+EOF
+	script=$(dns_script cmd.sh <<'EOF'
+H=$(dirname "$P")/tlshello
+echo "resolve: $(getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print $1 }')"
+echo "tls: $("$H" 203.0.113.11 443 tenant.cdn.test)"
+EOF
+)
+	req_attempt owner/a "$script" "$P" "$(token tlsreq)" "$TDIR"
+	[ "$RC" = 0 ] || fail "attempt $(said)"
+	assert_eq 203.0.113.11 "$(got resolve)" "registry.npmjs.org resolved"
+	assert_eq "err EACCES" "$(got tls)" "a ClientHello for tenant.cdn.test at npm's address"
+	json=$(req_json)
+	id=$(req_id owner/a tenant.cdn.test 443)
+	[ -n "$id" ] || fail "no request for tenant.cdn.test:443: $json"
+	assert_eq "name tcp tlshello" "$(jq -r --argjson id "$id" \
+		'.requests[] | select(.id == $id) | "\(.kind) \(.proto) \(.process.comm)"' \
+		<<<"$json")" "the TLS name's request (kind, proto, process)"
+	[ -z "$(req_id owner/a 203.0.113.11 443)" ] ||
+		fail "a request for the address too: $json"
+}
+
 # 2. Approving a lookup request allows the name for that repo only, from its
 # next attempt; the approvals file says who and when; egret check shows it.
 t_requests_approve() {

@@ -1136,7 +1136,7 @@ $(printf '%s\n' "$bad" | sed -E 's/ data=.*//; s/^/    /' | head -n 8)"
 # COMMAND listens on the client's own address (TCP v4 and v6) and answers
 # datagrams on a UDP port the kernel picked. Ingress is not judged, so the
 # peers' packets reach the attempt; what matters is what goes back. TCP
-# listeners are bound to loopback (egret_listen): every peer in the world,
+# listeners are bound to loopback (egret_sockops): every peer in the world,
 # allowed or not, gets the kernel's RST and the capture sees no SYN-ACK
 # from them. The UDP socket answers each datagram: to a denied peer the
 # answer never leaves (the backstop), to an allowed one it does (control).

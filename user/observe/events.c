@@ -183,7 +183,7 @@ static void on_decision(struct events *ev, const struct egret_event *e,
 	char addr[INET6_ADDRSTRLEN] = "";
 	const char *name = NULL;
 
-	/* egret_listen could not tie a listener to loopback (no hook can
+	/* egret_sockops could not tie a listener to loopback (no hook can
 	 * refuse listen()): from outside it would answer, so the attempt
 	 * ends rather than go on with a port others can see. */
 	if (e->hook == EGRET_HOOK_LISTEN && e->verdict == EGRET_VERDICT_DENY && ev->loop) {
