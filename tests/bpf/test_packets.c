@@ -12,7 +12,10 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <bpf/libbpf.h>
 
+#include "egret.h"
+#include "egret.skel.h"
 #include "harness.h"
 #include "pkt.h"
 
@@ -576,6 +579,53 @@ static void ip6_forged_source(void **state)
 }
 
 /* Neither IPv4 nor IPv6 (ARP, say): nothing the attempt should send. */
+/*
+ * SNI pinning's rule for UDP: a datagram to a pinned port of an address
+ * every live rule for that port of which is pinned is QUIC egret cannot
+ * read, refused; an address-only rule for the port, another port, or an
+ * attempt that pins nothing lets it go. A pinned SYN from a socket
+ * sock_ops gave no pin storage is refused. (The rest of the TCP side
+ * needs real sockets: tests/redteam/pinning.sh.)
+ */
+static void pinned_quic_refused(void **state)
+{
+	struct bpft *t = *state;
+	struct egret_allow a = {};
+	struct pkt p;
+
+	bpft_rule(&a, 443, 443, BPFT_LIVE);
+	bpft_rule(&a, 8443, 8443, BPFT_LIVE);
+	a.rules[0].flags = a.rules[1].flags = EGRET_RULE_PINNED;
+	bpft_allow(t, "203.0.113.30", &a);
+	bpft_allow(t, "2001:db8:2::30", &a);
+	t->skel->bss->egret_test_attempt.pin_ports[0] = 443;
+
+	pkt_udp4(&p, BPFT_HOST4, 40000, "203.0.113.30", 443);
+	expect_drop(t, &p, EGRET_REASON_QUIC);
+	pkt_udp6(&p, BPFT_HOST6, 40000, "2001:db8:2::30", 443);
+	expect_drop(t, &p, EGRET_REASON_QUIC);
+	pkt_udp4(&p, BPFT_HOST4, 40000, "203.0.113.30", 8443);	/* not a pinned port */
+	expect_pass(t, &p);
+	/* A pinned SYN of a socket without pin storage (the test run's
+	 * socket: sock_ops never made it one, as when it could not) cannot
+	 * have its data judged: refused. */
+	pkt_tcp4(&p, BPFT_HOST4, 40000, "203.0.113.30", 443);
+	expect_drop(t, &p, EGRET_REASON_NOT_TLS);
+
+	/* The operator also opened 443 by address: not pinned any more. */
+	bpft_rule(&a, 443, 443, EGRET_EXPIRES_NEVER);
+	bpft_allow(t, "203.0.113.30", &a);
+	pkt_udp4(&p, BPFT_HOST4, 40000, "203.0.113.30", 443);
+	expect_pass(t, &p);
+	pkt_tcp4(&p, BPFT_HOST4, 40000, "203.0.113.30", 443);
+	expect_pass(t, &p);
+
+	/* An attempt that pins nothing (--no-pinning). */
+	t->skel->bss->egret_test_attempt.pin_ports[0] = 0;
+	pkt_udp6(&p, BPFT_HOST6, 40000, "2001:db8:2::30", 443);
+	expect_pass(t, &p);
+}
+
 static void not_ip_refused(void **state)
 {
 	struct bpft *t = *state;
@@ -609,6 +659,7 @@ int bpft_packets_tests(void)
 		cmocka_unit_test_setup(ip6_truncated, packets_setup),
 		cmocka_unit_test_setup(ip6_other_next_headers_refused, packets_setup),
 		cmocka_unit_test_setup(ip6_forged_source, packets_setup),
+		cmocka_unit_test_setup(pinned_quic_refused, packets_setup),
 		cmocka_unit_test_setup(not_ip_refused, packets_setup),
 	};
 
