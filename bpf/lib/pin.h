@@ -291,7 +291,7 @@ static __always_inline void pin_connect(struct bpf_sock_ops *ctx)
 	struct egret_pin_sock *ps;
 	struct bpf_sock *sk = ctx->sk;
 	__u32 addr[4] = {};
-	int family = 4;
+	int family = 4, pinned;
 
 	if (!sk || !pin_port(cfg, port))
 		return;
@@ -309,8 +309,15 @@ static __always_inline void pin_connect(struct bpf_sock_ops *ctx)
 			family = 6;
 		}
 	}
-	if (family == 4 ? !pin_addr4(addr[0], port) : !pin_addr6(addr, port))
+	pinned = family == 4 ? pin_addr4(addr[0], port) : pin_addr6(addr, port);
+	if (!pinned) {
+		/* A socket connects again after a failed or undone connect:
+		 * an earlier connection's judgement is not this one's. */
+		if (bpf_sk_storage_delete(&egret_pin_sock, sk) == 0)
+			bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags &
+						  ~BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
 		return;
+	}
 	/* No storage (out of memory): the backstop drops its SYN, as it
 	 * does every pinned SYN without one. */
 	ps = bpf_sk_storage_get(&egret_pin_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -326,6 +333,9 @@ static __always_inline void pin_connect(struct bpf_sock_ops *ctx)
 	ps->port = (__u16)port;
 	ps->audit = cfg->audit;
 	ps->log_allowed = cfg->log_allowed;
+	ps->have_isn = 0;
+	ps->msg_passed = 0;
+	ps->in_hash = 0;
 	ps->state = PIN_PENDING;
 	bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags |
 				  BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
