@@ -40,6 +40,10 @@
 #define TLS_HANDSHAKE_CLIENT_HELLO 1
 #define TLS_EXT_SERVER_NAME	0x0000
 #define TLS_EXT_ECH		0xfe0d
+/* Drafts' code points of ECH (0xfe08-0xfe0c) and of ESNI (0xffce):
+ * refused as ECH is. */
+#define TLS_EXT_ECH_DRAFT_LO	0xfe08
+#define TLS_EXT_ESNI		0xffce
 #define TLS_NAME_TYPE_HOST	0
 
 /* Where a parse stands; zeroed, then egret_hello_begin(). */
@@ -140,7 +144,8 @@ EGRET_INLINE int egret_hello_ext(struct egret_hello *h, const __u8 *buf)
 	elen = egret_hello_u16(buf, off + 2);
 	if (off + 4 + elen > h->end)
 		goto bad;
-	if (type == TLS_EXT_ECH) {
+	if ((type >= TLS_EXT_ECH_DRAFT_LO && type <= TLS_EXT_ECH) ||
+	    type == TLS_EXT_ESNI) {
 		h->reason = EGRET_REASON_ECH;
 		return 0;
 	}

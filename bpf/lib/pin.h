@@ -102,6 +102,7 @@ struct {
 } egret_tls_counts SEC(".maps");
 
 #define SOL_TCP_		6
+#define TCP_URG_		0x20	/* the TCP header's flags */
 #define TCP_SYNCNT_		7
 #define TCP_USER_TIMEOUT_	18
 
@@ -437,6 +438,10 @@ pin_wire(struct __sk_buff *skb, __u32 l4off, int syn, int family,
 		goto refuse;
 	seq = (__u32)tcp[4] << 24 | (__u32)tcp[5] << 16 | (__u32)tcp[6] << 8 | tcp[7];
 	data_off = l4off + (__u32)(tcp[12] >> 4) * 4;
+	/* Urgent data (MSG_OOB) is taken out of the stream by most
+	 * receivers: the server would read other bytes than were judged. */
+	if (tcp[13] & TCP_URG_)
+		goto refuse;
 	if (syn) {
 		ps->isn = seq;
 		ps->have_isn = 1;

@@ -28,6 +28,9 @@
 #define SOL_IPV6_	41
 #define SO_BINDTODEVICE_	25
 #define SO_BINDTOIFINDEX_	62
+#define SO_ZEROCOPY_		60
+#define SOL_TCP_OPT		6	/* IPPROTO_TCP as a setsockopt level */
+#define TCP_ULP_		31
 #define IP_OPTIONS_	4
 #define IP_FREEBIND_	15
 #define IP_TRANSPARENT_	19
@@ -78,7 +81,10 @@ enum sockopt_kind {
  * PKTOPTIONS sets sticky options in cmsg form, routing header included),
  * those that let a socket use a source the host does not have (FREEBIND,
  * TRANSPARENT), binding to a device (a listener bound to one would escape
- * being bound to loopback: egret_sockops), and
+ * being bound to loopback: egret_sockops), zero-copy sends (SO_ZEROCOPY:
+ * the bytes SNI pinning judged would stay COMMAND's to rewrite), upper
+ * layer protocols on TCP (TCP_ULP: kTLS offload sends other bytes than
+ * the stack judged, "smc" leaves the IP stack), and
  * every multicast source filter (its sources are as free as the group).
  * A group join is judged: its group must be named by the policy. Leaving
  * a group is always fine.
@@ -86,8 +92,10 @@ enum sockopt_kind {
 static __always_inline enum sockopt_kind sockopt_classify(__s32 level, __s32 optname)
 {
 	if (level == SOL_SOCKET_)
-		return optname == SO_BINDTODEVICE_ || optname == SO_BINDTOIFINDEX_ ?
-		       SOCKOPT_REFUSE : SOCKOPT_PASS;
+		return optname == SO_BINDTODEVICE_ || optname == SO_BINDTOIFINDEX_ ||
+		       optname == SO_ZEROCOPY_ ? SOCKOPT_REFUSE : SOCKOPT_PASS;
+	if (level == SOL_TCP_OPT)
+		return optname == TCP_ULP_ ? SOCKOPT_REFUSE : SOCKOPT_PASS;
 	if (level == SOL_IP_) {
 		if (optname == IP_ADD_MEMBERSHIP_)
 			return SOCKOPT_JOIN4_MREQ;

@@ -32,6 +32,9 @@
  *   --v4mapped           ADDR must be IPv4: an AF_INET6 socket connects to
  *                        ::ffff:ADDR
  *   --sport PORT         bind() this source port first (SO_REUSEADDR)
+ *   --oob                the hello's last byte goes alone with MSG_OOB:
+ *                        urgent data, which most receivers take out of the
+ *                        stream; --data follows it
  *   --no-wait            exit as soon as everything is written, printing
  *                        "sent N": the socket lives on, orphaned, with what
  *                        the kernel has not sent yet
@@ -118,6 +121,8 @@ struct opts {
 	long sport;	/* source port; 0: the kernel's choice */
 	int v4mapped;
 	int no_wait;		/* --no-wait: exit once the bytes are written */
+	int oob;		/* --oob: the hello's last byte with MSG_OOB */
+	size_t hello_len;	/* the records' bytes, before --data */
 	const char *data;	/* --data: sent after the records, same writes */
 	struct hello_opts hello;
 };
@@ -136,6 +141,7 @@ static int usage(void)
 		"  --sport PORT         bind() this source port first\n"
 		"  --data TEXT          TEXT after the ClientHello, same writes\n"
 		"  --no-wait            exit once written: print \"sent N\", no close wait\n"
+		"  --oob                the hello's last byte sent with MSG_OOB (urgent)\n"
 		"  --wait-ms MS         bound on every wait (default %d)\n"
 		"  --pq                 X25519MLKEM768 key share (~1.4 kB hello)\n"
 		"  --sni-last           server_name as the last extension\n"
@@ -445,9 +451,19 @@ static int run(const struct target *t, const struct opts *o,
 	r = start_connect(fd, t, o);
 	if (r < 0)
 		return fail("connect", -r);
-	r = send_stream(fd, t, o, p, len, &stage);
+	r = send_stream(fd, t, o, p, o->oob ? o->hello_len - 1 : len, &stage);
 	if (r < 0)
 		return fail(stage, sock_err(fd, -r));
+	/* The hello's last byte as urgent data (most receivers take it out
+	 * of the stream, so the server reads other bytes than were sent in
+	 * order), then the rest. */
+	if (o->oob) {
+		if (send(fd, p + o->hello_len - 1, 1, MSG_OOB | MSG_NOSIGNAL) != 1)
+			return fail("send(MSG_OOB)", sock_err(fd, errno));
+		if (len > o->hello_len &&
+		    send(fd, p + o->hello_len, len - o->hello_len, MSG_NOSIGNAL) < 0)
+			return fail("send", sock_err(fd, errno));
+	}
 	if (o->no_wait) {
 		/* Exit with the bytes perhaps still queued: the socket lives
 		 * on, orphaned, and goes on sending them. */
@@ -519,7 +535,7 @@ static int set_how(struct opts *o, enum how how)
 enum {
 	OPT_SPLIT = 256, OPT_NONBLOCK, OPT_EARLY, OPT_FASTOPEN,
 	OPT_FASTOPEN_CONNECT, OPT_V4MAPPED, OPT_PQ, OPT_SNI_LAST, OPT_NO_SNI,
-	OPT_ECH, OPT_RECORDS, OPT_TWO_NAMES, OPT_PAD, OPT_WAIT_MS, OPT_SPORT, OPT_DATA, OPT_NO_WAIT,
+	OPT_ECH, OPT_RECORDS, OPT_TWO_NAMES, OPT_PAD, OPT_WAIT_MS, OPT_SPORT, OPT_DATA, OPT_NO_WAIT, OPT_OOB,
 };
 
 static const struct option long_opts[] = {
@@ -540,6 +556,7 @@ static const struct option long_opts[] = {
 	{ "sport", required_argument, NULL, OPT_SPORT },
 	{ "data", required_argument, NULL, OPT_DATA },
 	{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+	{ "oob", no_argument, NULL, OPT_OOB },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -589,6 +606,9 @@ static int parse_opt(int c, const char *arg, struct opts *o)
 	case OPT_NO_WAIT:
 		o->no_wait = 1;
 		return 0;
+	case OPT_OOB:
+		o->oob = 1;
+		return 0;
 	}
 	return -1;
 }
@@ -627,6 +647,7 @@ int main(int argc, char **argv)
 	}
 	if (err)
 		return fail("getrandom", err);
+	o.hello_len = out.len;
 	if (o.data)
 		put(&out, o.data, strlen(o.data));
 	if (out.err)

@@ -193,6 +193,19 @@ static void encrypted_hello_refused(void **state)
 	filler(&h, TLS_EXT_ECH, 200);
 	end(&h);
 	assert_int_equal(judge(h.b, h.n, name), EGRET_REASON_ECH);
+	/* The drafts' code points, and ESNI's, alike. */
+	for (unsigned int t = 0xfe08; t <= 0xfe0c; t++) {
+		begin(&h);
+		sni(&h, "registry.npmjs.org");
+		filler(&h, t, 40);
+		end(&h);
+		assert_int_equal(judge(h.b, h.n, name), EGRET_REASON_ECH);
+	}
+	begin(&h);
+	filler(&h, 0xffce, 40);
+	sni(&h, "registry.npmjs.org");
+	end(&h);
+	assert_int_equal(judge(h.b, h.n, name), EGRET_REASON_ECH);
 }
 
 static void two_names_refused(void **state)

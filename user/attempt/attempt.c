@@ -25,6 +25,7 @@
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
+#include "enforce/sockkill.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
 #include "lib/loop.h"
@@ -307,6 +308,10 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	for (unsigned int i = 0; !o->no_pinning && i < o->policy.npin_ports &&
 			       i < EGRET_PIN_PORTS; i++)
 		lo.pin_ports[i] = o->policy.pin_ports[i];
+	/* A refused pinned connection may keep its hello queued: teardown
+	 * must destroy it before the programs go (enforce/sockkill.h). */
+	if (lo.pin_ports[0] && (r = sockets_destroy_probe()) < 0)
+		return log_error_errno(r, "SNI pinning needs a kernel that can destroy sockets (CONFIG_INET_DIAG_DESTROY); --no-pinning turns pinning off");
 	t1 = mono_us();
 	cgroup_keep_path(keep, sizeof(keep));
 	r = shared_get(&a->ld, o->no_shared, keep[0] ? keep : NULL, &step);

@@ -55,6 +55,18 @@ int seccomp_install(void)
 		IF_NR(__NR_pidfd_getfd), ERRNO(EPERM),
 		IF_NR(__NR_bpf), ERRNO(EPERM),
 		IF_NR(__NR_setns), ERRNO(EPERM),
+		/* Sends that hand the kernel pages it does not copy - the page
+		 * cache's (sendfile, splice) or COMMAND's own (vmsplice, tee
+		 * into a pipe that is spliced on): what SNI pinning judged
+		 * could be rewritten before the NIC or the peer reads it, or
+		 * before a retransmission (docs/SECURITY.md). EINVAL is what
+		 * libraries take for "not here" and fall back to read/write
+		 * (Go, Python, libuv). MSG_ZEROCOPY needs SO_ZEROCOPY, refused
+		 * by the setsockopt program. */
+		IF_NR(__NR_sendfile), ERRNO(EINVAL),
+		IF_NR(__NR_splice), ERRNO(EINVAL),
+		IF_NR(__NR_vmsplice), ERRNO(EINVAL),
+		IF_NR(__NR_tee), ERRNO(EINVAL),
 		/* ioctl(fd, TIOCSTI | TIOCLINUX, ...): no typing into a
 		 * terminal's input queue, not even COMMAND's own pty (the
 		 * session of its own is the first wall: terminal.h). */

@@ -160,3 +160,21 @@ int sockets_destroy_cgroup(__u64 cgroup_id)
 	}
 	return first ? first : total;
 }
+
+int sockets_destroy_probe(void)
+{
+	static int known = 1;
+	struct inet_diag_sockid none = { .idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE } };
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (known <= 0)
+		return known;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return known = -errno;
+	/* No socket has that id: ENOENT (taken as done) where the kernel
+	 * can destroy sockets, EOPNOTSUPP where it cannot. */
+	r = destroy_one(fd, AF_INET, &none);
+	return known = r;
+}

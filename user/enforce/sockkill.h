@@ -15,4 +15,8 @@
  */
 int sockets_destroy_cgroup(__u64 cgroup_id);
 
+/* Can this kernel destroy sockets (CONFIG_INET_DIAG_DESTROY)? 0, or the
+ * -errno the kernel gave (-EOPNOTSUPP without it). Asked once. */
+int sockets_destroy_probe(void);
+
 #endif
