@@ -226,3 +226,36 @@ EOF
 	sleep 4
 	nowhere "$d1"
 }
+
+# A static prefix the policy pins (`pin: true`): by address it is open,
+# but TLS to it must name a host whose answer held the address - before
+# any answer, no name at all.
+t_rt_sni_pinning_static_pinned() {
+	local a1 d1 d2 dir policy
+	a1=$(tk a) d1=$(tk d) d2=$(tk d)
+	dir=$(mktemp -d /tmp/egret-pinpol.XXXXXX)
+	policy="$dir/policy.yaml"
+	cat >"$policy" <<'EOF'
+hosts: ["github.com:443"]
+cidrs:
+  - {cidr: 203.0.113.10/32, ports: [443], pin: true}
+EOF
+	steps pinned <<EOF
+before $H --data $d1 203.0.113.10 443 github.com
+resolve getent ahostsv4 github.com | awk 'NR == 1 { print \$1 }'
+after $H --data $a1 203.0.113.10 443 github.com
+tenant $H 203.0.113.10 443 $d2.cdn.test
+EOF
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" \
+		--user "$TEST_USER" --dns-upstream "$WORLD_DNS" -- \
+		sh "$TDIR/steps.sh" "$TDIR/steps.pinned" "$TDIR/pinned.err" \
+		>"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	rm -rf "$dir"
+	expect before "err EACCES"
+	expect resolve 203.0.113.10
+	expect_re after '^ok sent='
+	arrived_tls "$a1" 203.0.113.10:443 github.com
+	expect tenant "err EACCES"
+	nowhere "$d1" "$d2"
+}
