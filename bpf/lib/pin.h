@@ -381,14 +381,16 @@ static __always_inline void pin_segment(struct bpf_sock_ops *ctx)
 		bpf_setsockopt(ctx, SOL_TCP_, TCP_SYNCNT_, &one, sizeof(one));
 		return;
 	}
-	if (ps && ps->state != PIN_PASSED)
+	if (ps && ps->state == PIN_PENDING)
 		return;
-	if (ps && ps->in_hash) {
-		cookie = bpf_get_socket_cookie(ctx);
-		bpf_map_delete_elem(&egret_pin_socks, &cookie);
-	}
-	if (ps)
+	/* Passed (or no storage left): nothing more to watch. */
+	if (ps) {
+		if (ps->in_hash) {
+			cookie = bpf_get_socket_cookie(ctx);
+			bpf_map_delete_elem(&egret_pin_socks, &cookie);
+		}
 		bpf_sk_storage_delete(&egret_pin_sock, sk);
+	}
 	bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags &
 				  ~BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG);
 }

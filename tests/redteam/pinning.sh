@@ -21,6 +21,17 @@ assert_tls_logged() {	# SNI REASON LOG
 		fail "no TLS denial of $1 ($2) in the log: $(grep -F '"tls"' "$3" | head -n 5)"
 }
 
+# run_in, but with the policy file POLICY instead of --policy none.
+run_in_policy() {	# NAME POLICY EGRET-ARGS...
+	local name=$1 policy=$2
+	shift 2
+	STEPS_ERR="$TDIR/$name.in.err"
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" \
+		--user "$TEST_USER" "$@" -- \
+		sh "$TDIR/steps.sh" "$TDIR/steps.$name" "$STEPS_ERR" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+}
+
 # The sink's line for TOKEN says the connection asked for NAME.
 arrived_tls() {		# TOKEN DEST NAME
 	local line
@@ -182,11 +193,7 @@ EOF
 resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
 tenant $H --data $a2 203.0.113.11 443 $a2.cdn.test
 EOF
-	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" \
-		--user "$TEST_USER" --dns-upstream "$WORLD_DNS" -- \
-		sh "$TDIR/steps.sh" "$TDIR/steps.unpinned" "$TDIR/unpinned.err" \
-		>"$TDIR/out" 2>"$TDIR/err"
-	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	run_in_policy unpinned "$policy" --dns-upstream "$WORLD_DNS"
 	rm -rf "$dir"
 	expect resolve 203.0.113.11
 	expect_re tenant '^ok sent='
@@ -246,11 +253,7 @@ resolve getent ahostsv4 github.com | awk 'NR == 1 { print \$1 }'
 after $H --data $a1 203.0.113.10 443 github.com
 tenant $H 203.0.113.10 443 $d2.cdn.test
 EOF
-	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy "$policy" \
-		--user "$TEST_USER" --dns-upstream "$WORLD_DNS" -- \
-		sh "$TDIR/steps.sh" "$TDIR/steps.pinned" "$TDIR/pinned.err" \
-		>"$TDIR/out" 2>"$TDIR/err"
-	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	run_in_policy pinned "$policy" --dns-upstream "$WORLD_DNS"
 	rm -rf "$dir"
 	expect before "err EACCES"
 	expect resolve 203.0.113.10

@@ -10,6 +10,7 @@
 #include "egret_match.h"
 #include "enforce/allow.h"
 #include "enforce/hostaddr.h"
+#include "lib/util.h"
 
 __u64 allow_now_ns(void)
 {
@@ -376,15 +377,6 @@ static int learn_write(const struct allow_maps *maps, int family, const void *ad
 			 QUOTA(maps, n6, max_entries));
 }
 
-static __u64 name_hash(const char *name)
-{
-	__u64 h = 1469598103934665603ULL;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
-	return h;
-}
-
 int allow_learn(const struct allow_maps *maps, int family, const void *addr,
 		const struct port_range *ports, unsigned int nports, bool any,
 		__u64 expires_ns)
@@ -406,7 +398,7 @@ int allow_learn_named(const struct allow_maps *maps, int family, const void *add
 		return -EINVAL;
 	/* A pinned write is one per name: the name is part of what repeats. */
 	if (pinned)
-		ph ^= name_hash(name) | 1;
+		ph ^= fnv1a(FNV1A_INIT, name, strlen(name)) | 1;
 	memcpy(words, addr, family == AF_INET ? 4 : 16);
 	if (learned_already(maps->learned, family, words, ph, expires_ns, now_ns))
 		return 0;

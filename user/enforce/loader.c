@@ -595,17 +595,6 @@ void loader_destroy(struct loader *ld)
 	loader_init(ld);
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* The objects, egret's version and libbpf's: what made a set. Hashed
  * once per process. */
 void loader_object_tag(char *buf, size_t len)
@@ -617,7 +606,7 @@ void loader_object_tag(char *buf, size_t len)
 		const void *obj = egret_bpf__elf_bytes(&sz);
 		const void *uobj = egret_unix_bpf__elf_bytes(&usz);
 		const char *lib = libbpf_version_string();
-		uint64_t h = 1469598103934665603ULL;
+		uint64_t h = FNV1A_INIT;
 
 		h = fnv1a(h, obj, sz);
 		h = fnv1a(h, uobj, usz);

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -64,5 +65,18 @@ static inline int array_grow(void **items, size_t *cap, size_t n, size_t size,
 }
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* FNV-1a, 64 bits: @n bytes of @data into @h (start from FNV1A_INIT).
+ * For tags and caches, never for anything an attacker must not collide. */
+#define FNV1A_INIT	1469598103934665603ULL
+
+static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
 
 #endif
