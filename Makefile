@@ -35,7 +35,10 @@ WARN       := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 # A distribution's CPPFLAGS and LDFLAGS (dpkg-buildflags) add to ours.
 override CPPFLAGS := -D_GNU_SOURCE -Iinclude -Iuser -I$(OUT) \
               -DEGRET_VERSION='"$(VERSION)"' $(CPPFLAGS)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+# -fdebug-compilation-dir: no build directory in the objects, so the same
+# sources give the same bytes anywhere (their hash names the pinned set:
+# enforce/shared.h).
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -fdebug-compilation-dir=. \
               -Iinclude -Ivmlinux -Ibpf
 
 # user/ holds one folder per subsystem (docs/ARCHITECTURE.md, "Source map");
@@ -112,6 +115,9 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP $< $(LIB_OBJS) \
 		$(PKG_LIBS) $(shell pkg-config --libs cmocka) -o $@
+
+# test_keeper pauses the supervisor's fd_recv() (its header says why).
+$(OUT)/tests/test_keeper: LDFLAGS += -Wl,--wrap=fd_recv
 
 $(OUT)/helpers/%: tests/helpers/%.c $(wildcard tests/helpers/*.h) | $(OUT)/helpers
 	$(call msg,CC,$@)

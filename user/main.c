@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "enforce/loader.h"
 #include "cmd/check.h"
 #include "cmd/daemon.h"
 #include "cmd/gc.h"
@@ -21,9 +22,14 @@ static int cmd_help(int argc, char **argv);
 
 static int cmd_version(int argc, char **argv)
 {
+	char tag[32];
+
 	(void)argc;
 	(void)argv;
-	printf("egret %s\n", EGRET_VERSION);
+	/* The tag names the pinned set this build uses (enforce/shared.h):
+	 * two builds of one commit print the same. */
+	loader_object_tag(tag, sizeof(tag));
+	printf("egret %s (programs %s)\n", EGRET_VERSION, tag);
 	return 0;
 }
 

@@ -311,22 +311,28 @@ main() {
 	[ -z "$problem" ] && ! "$PY" -m pip --version >/dev/null 2>&1 &&
 		problem="$PY has no pip (package python3-pip)"
 	preflight_or_exit "$problem" "the real-client suite" "${#TESTS[@]}"
-	self_cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
-	EGRET_CG_PARENT="$CG2${self_cg%/}/egret"
+	if ! suite_cgroup_enter; then
+		echo "FAIL  suite_cgroup_enter: could not make the suite's cgroup under $CG2"
+		TESTS_FAILED=1
+		summary
+		exit 1
+	fi
 
 	if ! go_clients; then
 		echo "FAIL  go build: could not build the Go clients"
+		suite_cgroup_leave
 		TESTS_FAILED=1
 		summary
 		exit 1
 	fi
 	if ! world_up || ! servers_up; then
 		echo "FAIL  world_up: could not build the test world and its servers"
+		suite_cgroup_leave
 		TESTS_FAILED=1
 		summary
 		exit 1
 	fi
-	trap 'test_tidy >/dev/null 2>&1; servers_down; world_down; timeout 30 "$EGRET" gc >/dev/null 2>&1' EXIT
+	trap 'test_tidy >/dev/null 2>&1; servers_down; world_down; suite_gc >/dev/null 2>&1; suite_cgroup_leave' EXIT
 	trap 'exit 130' INT TERM
 
 	for t in "${TESTS[@]}"; do

@@ -38,6 +38,34 @@ cgroup2_mount() {
 		break } }' /proc/self/mountinfo
 }
 
+# The suite's own cgroup: this shell, and all it starts from then on, in
+# SUITE_CG, a child of the cgroup it ran in. Every attempt the suite
+# starts lies under it (egret run's default parent, EGRET_CG_PARENT, is
+# SUITE_CG/egret; an egretd attempt is a child of its caller's cgroup), so
+# that the suite's gc (suite_gc) touches nothing else: the host may run
+# other egrets, a real egretd among them. Call before starting anything.
+suite_cgroup_enter() {
+	local self
+	self=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	SUITE_HOME_CG="$CG2${self%/}"
+	SUITE_CG="$SUITE_HOME_CG/egret-suite-$$"
+	mkdir "$SUITE_CG" && echo $$ >"$SUITE_CG/cgroup.procs" || return 1
+	EGRET_CG_PARENT="$SUITE_CG/egret"
+}
+
+# suite_gc [ARGS...]: what the suite's own attempts left, egretd's too
+# (the suite's egretds are gone by then), and nothing of anyone else's.
+suite_gc() {
+	timeout 30 "$EGRET" gc --under "$SUITE_CG" --unserved "$@"
+}
+
+# Back where the suite started, its cgroup gone.
+suite_cgroup_leave() {
+	[ -n "${SUITE_CG:-}" ] || return 0
+	echo $$ >"$SUITE_HOME_CG/cgroup.procs"
+	rmdir "$SUITE_CG/egret" "$SUITE_CG" 2>/dev/null
+}
+
 # Print why this machine cannot run the suite, or nothing if it can.
 # Usage: preflight_problem [EXTRA_COMMAND...]
 preflight_problem() {
@@ -82,9 +110,11 @@ test_tidy() {
 		kill -KILL "$pid" 2>/dev/null
 	done
 	# Attempt cgroups under the default parent, and custom parents (with
-	# their attempts) that tests made at the cgroup2 root.
+	# their attempts) that tests made at the cgroup2 root or in the
+	# suite's cgroup.
 	for cg in "$EGRET_CG_PARENT/$ID_PREFIX"-*/ "$CG2/$ID_PREFIX"-*/*/ \
-		"$CG2/$ID_PREFIX"-*/; do
+		"$CG2/$ID_PREFIX"-*/ "${SUITE_CG:-$CG2/none}/$ID_PREFIX"-*/*/ \
+		"${SUITE_CG:-$CG2/none}/$ID_PREFIX"-*/; do
 		[ -d "$cg" ] || continue
 		echo "  tidy: removing cgroup $cg"
 		{ echo 1 >"$cg/cgroup.kill"; } 2>/dev/null

@@ -38,6 +38,7 @@ PIN_ROOT=/sys/fs/bpf/egret
 STATE_ROOT=/run/egret
 CG2=""			# cgroup2 mount point, found like egret finds it
 EGRET_CG_PARENT=""	# egret's default --cgroup-parent, as a path
+SUITE_CG=""		# the suite's own cgroup (env.sh: suite_cgroup_enter)
 
 # --- egret ---------------------------------------------------------------
 
@@ -263,22 +264,26 @@ main() {
 	CG2=$(cgroup2_mount)
 	problem=$(preflight_problem tmux)
 	preflight_or_exit "$problem" "the integration suite" "${#TESTS[@]}"
-	# egret's default parent is egret/ under the cgroup it runs in: ours.
-	self_cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
-	EGRET_CG_PARENT="$CG2${self_cg%/}/egret"
+	if ! suite_cgroup_enter; then
+		echo "FAIL  suite_cgroup_enter: could not make the suite's cgroup under $CG2"
+		TESTS_FAILED=1
+		summary
+		exit 1
+	fi
 
 	if ! world_up; then
 		echo "FAIL  world_up: could not build the test network"
 		TESTS_FAILED=1
+		suite_cgroup_leave
 		summary
 		exit 1
 	fi
 	SINK_LOG=$WORLD_LOG
 	# On any exit (also Ctrl-C mid-test) remove our attempts, then the world
-	# (which kills any egret still in it); then `egret gc` removes what
-	# those egrets left: attempts without --id have random ids tidy
-	# cannot recognise.
-	trap 'test_tidy >/dev/null 2>&1; world_down; timeout 30 "$EGRET" gc >/dev/null 2>&1' EXIT
+	# (which kills any egret still in it); then gc removes what those
+	# egrets left (attempts without --id have random ids tidy cannot
+	# recognise), under the suite's cgroup only.
+	trap 'test_tidy >/dev/null 2>&1; world_down; suite_gc >/dev/null 2>&1; suite_cgroup_leave' EXIT
 	trap 'exit 130' INT TERM
 
 	for t in "${TESTS[@]}"; do

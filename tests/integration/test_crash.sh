@@ -50,7 +50,7 @@ EOF
 	grep -qx "$left" "$(cg_of "$id")/cgroup.procs" ||
 		fail "leftover $left is not in $(cg_of "$id")"
 
-	timeout 30 "$EGRET" gc >"$TDIR/gc.out" 2>&1
+	suite_gc >"$TDIR/gc.out" 2>&1
 	assert_eq 0 "$?" "egret gc exit status ($(cat "$TDIR/gc.out"))"
 	wait_until 5 not_alive "$left" || fail "egret gc left the leftover $left alive"
 	assert_no_residue "$id"
@@ -124,7 +124,7 @@ EOF
 		[ "$r" = 2 ] && break
 
 		# A third egret between the rounds must not touch either attempt.
-		timeout 30 "$EGRET" gc >"$TDIR/gc.out" 2>&1
+		suite_gc >"$TDIR/gc.out" 2>&1
 		assert_eq 0 "$?" "egret gc exit status ($(cat "$TDIR/gc.out"))"
 		ALLOW=(--allow 198.51.100.7:80)
 		expect_allowed tcp 198.51.100.7 80	# a whole third run, gc included

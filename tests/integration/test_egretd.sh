@@ -10,14 +10,15 @@
 
 EGRETD_UIDS=60100-60199
 
-# egretd_config [CALLER_YAML]: egretd's config in a root directory the
-# caller can traverse, where egretd trusts it (TDIR is 1777, which the
-# trust check refuses for the file's own directory). Sets EGRETD_SOCK,
-# EGRETD_CONF.
+# egretd_config [CALLER_YAML [ATTEMPTS_YAML]]: egretd's config in a root
+# directory the caller can traverse, where egretd trusts it (TDIR is 1777,
+# which the trust check refuses for the file's own directory). Sets
+# EGRETD_SOCK, EGRETD_CONF. EGRETD_DIR names another directory (a second
+# egretd).
 egretd_config() {
-	local dir="/run/egretd-test-$$" caller=${1:-"  - user: $TEST_USER
+	local dir=${EGRETD_DIR:-/run/egretd-test-$$} caller=${1:-"  - user: $TEST_USER
     repos: [octo/app]
-    allow: true"}
+    allow: true"} more=${2:-}
 	mkdir -p "$dir" && chmod 755 "$dir"
 	EGRETD_SOCK="$dir/egret.sock" EGRETD_CONF="$dir/egretd.yaml"
 	cat >"$EGRETD_CONF" <<CONF
@@ -26,32 +27,57 @@ socket:
   path: $EGRETD_SOCK
   group: $TEST_GID
 attempts:
-  uids: $EGRETD_UIDS
+  uids: ${EGRETD_UID_RANGE:-$EGRETD_UIDS}
   state_dir: $dir/state
+$more
 callers:
 $caller
 CONF
 	chmod 644 "$EGRETD_CONF"
 }
 
-# egretd_start [CALLER_YAML]: egretd with egretd_config's file. COMMAND
-# starts in TDIR, where its caller is, and can use it (1777). Sets
-# EGRETD_SOCK, EGRETD_PID.
+# egretd_start [CALLER_YAML [ATTEMPTS_YAML]]: egretd with egretd_config's
+# file. COMMAND starts in TDIR, where its caller is, and can use it (1777).
+# Sets EGRETD_SOCK, EGRETD_PID; returns once egretd accepts connections.
 egretd_start() {
 	egretd_config "$@"
+	# A socket a killed egretd left would take connections nobody serves.
+	rm -f "$EGRETD_SOCK"
 	# A variable of egretd's own, which no COMMAND may see. Its network
 	# namespace: the client's, or EGRETD_NS's.
 	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" env EGRETD_T_OWN=egretd-own \
 		"$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
-		>"$TDIR/egretd.log" 2>&1 &
+		>>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
-	wait_for_file "$EGRETD_SOCK" 10
+	egretd_wait_ready
 }
 
-# No attempt record is left (a function: wait_until runs it again and
+# egretd_wait_ready: a connection to EGRETD_SOCK succeeds (not just its
+# file: a stale one, or one made before listen(), takes none); egretd must
+# not have died meanwhile.
+egretd_wait_ready() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])' "$EGRETD_SOCK" 2>/dev/null && return 0
+		kill -0 "$EGRETD_PID" 2>/dev/null ||
+			fail "egretd exited before it listened: $(cat "$TDIR/egretd.log")"
+		sleep 0.1
+	done
+	fail "egretd never listened on $EGRETD_SOCK: $(cat "$TDIR/egretd.log")"
+}
+
+# The records of this test's egretd's attempts (state.h: instance), by
+# path: never another egretd's, nor another suite's.
+our_records() {
+	grep -lx "instance=$EGRETD_SOCK" "$STATE_ROOT"/* 2>/dev/null
+}
+
+# No record of ours is left (a function: wait_until runs it again and
 # again, where a $(...) argument would be read once).
 no_records() {
-	[ -z "$(find "$STATE_ROOT" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" ]
+	[ -z "$(our_records)" ]
 }
 
 # egretd_kill_all: egretd and every process it has (the accept loop and
@@ -238,7 +264,7 @@ SH
 		fail "barrier to 203.0.113.11 did not arrive"
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied after the kill, yet the world got $deny"
 	wait_until 10 no_records ||
-		fail "records left after the attempt: $(ls "$STATE_ROOT")"
+		fail "records left after the attempt: $(our_records)"
 	rm -rf "$(dirname "$EGRETD_SOCK")"
 }
 
@@ -273,7 +299,7 @@ t_egretd_concurrent() {
 # container's /etc/resolv.conf (the host's names none in the world);
 # allowed and denied flows behave as they do outside.
 t_egretd_container() {
-	local ctr="$TDIR/ctr" cg="$CG2/$ID_PREFIX-ctr" inner cmd ok deny n rc
+	local ctr="$TDIR/ctr" cg="$SUITE_CG/$ID_PREFIX-ctr" inner cmd ok deny n rc
 	local EGRETD_NS=(unshare --net --)
 	ok=$(token ok) deny=$(token deny)
 	egretd_start
@@ -353,7 +379,7 @@ SH
 # port: an allowed name resolves again), the client reconnects by the
 # attempt's id and gets COMMAND's status, and nothing is left after.
 t_egretd_readopt() {
-	local script cpid before ok deny down up
+	local script cpid before ok deny down up id
 	ok=$(token ok) deny=$(token deny) down=$(token down) up=$(token up)
 	egretd_start
 	script=$(write_script ra.sh <<'SH'
@@ -387,6 +413,8 @@ SH
 	cpid=$!
 	wait_for_file "$TDIR/ra.started" 20 || fail "COMMAND never started: $(cat "$TDIR/ra.out")"
 	assert_eq "before: ok" "$(cat "$TDIR/ra.before")" "an allowed name before egretd died"
+	id=$(basename "$(our_records)")
+	[ -n "$id" ] || fail "no record of the attempt in $STATE_ROOT"
 	egretd_kill_all
 	before=$(world_dns_count github.com)
 	touch "$TDIR/ra.down"
@@ -411,8 +439,8 @@ SH
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied while egretd was down, yet the world got $deny"
 	! world_sink_has "$down" "$WORLD_LOG" || fail "an allowed name's flow while DNS was down reached the world"
 	wait_until 10 no_records ||
-		fail "records left after the re-adopted attempt: $(ls "$STATE_ROOT")"
-	assert_eq "" "$(ls /run/egretd-attempts 2>/dev/null)" "egretd's files of the attempt left behind"
+		fail "records left after the re-adopted attempt: $(our_records)"
+	assert_eq "" "$(ls /run/egretd-attempts/"$id".* 2>/dev/null)" "egretd's files of the attempt left behind"
 	egretd_stop
 }
 
@@ -455,7 +483,7 @@ t_egretd_signals_stdio() {
 	kill -KILL "$cpid"
 	wait "$cpid" 2>/dev/null
 	wait_until 10 no_records ||
-		fail "the attempt of a killed client is still there: $(ls "$STATE_ROOT")"
+		fail "the attempt of a killed client is still there: $(our_records)"
 	local beat
 	beat=$(cat "$TDIR/sig.beat")
 	sleep 0.5
@@ -492,7 +520,7 @@ SH
 	cpid=$CPID
 	wait_for_file "$TDIR/rp.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rp.out")"
 	egretd_kill_all
-	sed -n 's/^dns_port=//p' "$STATE_ROOT"/* >"$TDIR/rp.down.new"
+	sed -n 's/^dns_port=//p' $(our_records) >"$TDIR/rp.down.new"
 	mv "$TDIR/rp.down.new" "$TDIR/rp.down"
 	wait_for_file "$TDIR/rp.port" 20 ||
 		fail "control: COMMAND could not take the proxy's port: $(cat "$TDIR/rp.out")"
@@ -501,7 +529,7 @@ SH
 	assert_eq 125 "$REAPED" "the caller's status when the proxy's port was taken $(cat "$TDIR/rp.out")"
 	assert_contains "was taken while egretd was down" "$(cat "$TDIR/egretd.log")" \
 		"egretd's word on the taken port"
-	wait_until 10 no_records || fail "records left: $(ls "$STATE_ROOT")"
+	wait_until 10 no_records || fail "records left: $(our_records)"
 	beat=$(cat "$TDIR/rp.beat")
 	sleep 0.5
 	assert_eq "$beat" "$(cat "$TDIR/rp.beat")" "COMMAND's heartbeat after the attempt was torn down"
@@ -522,6 +550,7 @@ t_egretd_node_miner() {
 		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
 		node "$TDIR/node/miner-check.js" "$EGRET" "$EGRETD_SOCK" "$TDIR" 2>&1)
 	assert_contains "piped-code: 7" "$out" "the agent's exit code, as Node saw it"
+	assert_contains "piped-stdin: ok" "$out" "Node's write to the agent's stdin"
 	assert_contains "piped-out: in:hello" "$out" "what Node wrote to the agent's stdin, read back"
 	assert_contains "piped-err: to-err" "$out" "the agent's stderr, piped to Node"
 	assert_contains "killed-code: 9" "$out" "the status of an agent Node killed"
@@ -608,14 +637,14 @@ SH
 	cpid=$CPID
 	wait_for_file "$TDIR/rr.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rr.out")"
 	egretd_kill_all
-	for f in /run/egretd-attempts/*.argv; do
-		printf 'run\0--no-such-option\0--\0true\0' >"$f"
-	done
+	f=$(our_records)
+	[ -n "$f" ] || fail "no record of the attempt in $STATE_ROOT"
+	printf 'run\0--no-such-option\0--\0true\0' >"/run/egretd-attempts/$(basename "$f").argv"
 	egretd_start
 	reap "$cpid" 60
 	assert_eq 125 "$REAPED" "the client of an attempt egretd could not take back $(cat "$TDIR/rr.out")"
 	assert_contains "cannot be re-adopted" "$(cat "$TDIR/egretd.log")" "egretd's word on it"
-	wait_until 10 no_records || fail "records left: $(ls "$STATE_ROOT")"
+	wait_until 10 no_records || fail "records left: $(our_records)"
 	beat=$(cat "$TDIR/rr.beat")
 	sleep 0.5
 	assert_eq "$beat" "$(cat "$TDIR/rr.beat")" "COMMAND's heartbeat after the attempt was removed"

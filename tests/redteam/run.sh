@@ -54,7 +54,7 @@ ID_PREFIX="egrt$$"		# every --id we pass starts with this
 PIN_ROOT=/sys/fs/bpf/egret
 STATE_ROOT=/run/egret
 CG2=""
-SELF_CG=""
+SUITE_CG=""		# the suite's own cgroup (env.sh: suite_cgroup_enter)
 EGRET_CG_PARENT=""
 CLIENT_IF="egw$$c"		# world.sh's veth names
 WORLD_IF="egw$$w"
@@ -344,18 +344,22 @@ main() {
 		echo "0 passed, 0 failed"
 		exit 0
 	fi
-	SELF_CG=$(sed -n 's/^0:://p' /proc/self/cgroup)
-	SELF_CG=${SELF_CG%/}
-	EGRET_CG_PARENT="$CG2$SELF_CG/egret"
-
-	if ! world_up || ! start_world_extras; then
-		echo "FAIL  world_up: could not build the test network"
-		stop_world_extras
+	if ! suite_cgroup_enter; then
+		echo "FAIL  suite_cgroup_enter: could not make the suite's cgroup under $CG2"
 		TESTS_FAILED=1
 		final_summary
 		exit 1
 	fi
-	trap 'stop_world_extras; test_tidy >/dev/null 2>&1; world_down; timeout 30 "$EGRET" gc >/dev/null 2>&1' EXIT
+
+	if ! world_up || ! start_world_extras; then
+		echo "FAIL  world_up: could not build the test network"
+		stop_world_extras
+		suite_cgroup_leave
+		TESTS_FAILED=1
+		final_summary
+		exit 1
+	fi
+	trap 'stop_world_extras; test_tidy >/dev/null 2>&1; world_down; suite_gc >/dev/null 2>&1; suite_cgroup_leave' EXIT
 	trap 'exit 130' INT TERM
 
 	for t in "${TESTS[@]}"; do

@@ -1220,7 +1220,7 @@ t_rt_cgroup_escape() {
 before sed -n 's/^0:://p' /proc/self/cgroup
 root $R write $CG2/cgroup.procs 0
 parent $R write $CG2\$(dirname "$own")/cgroup.procs 0
-egret $R write $CG2$SELF_CG/cgroup.procs 0
+egret $R write $SUITE_CG/cgroup.procs 0
 threads $R write $CG2/cgroup.threads 0
 subtree $R write $CG2$own/cgroup.subtree_control +pids
 mkdir $R mkdir $CG2$own/escape

@@ -37,7 +37,13 @@
 #include "requests/log.h"
 #include "requests/store.h"
 
-#define PRIV_HINT	"needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN"
+/* What a refusal of the kernel's (EPERM, EACCES) most likely means; any
+ * other error says what it says (a full /run is not a missing privilege). */
+static const char *priv_hint(int r)
+{
+	return r == -EPERM || r == -EACCES ?
+		" (needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)" : "";
+}
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
 {
@@ -111,7 +117,7 @@ static int pick_deny_errno(const struct run_opts *o)
 	int can = loader_can_set_errno();
 
 	if (can < 0)
-		return log_error_errno(can, "probe the kernel's BPF helpers (%s)", PRIV_HINT);
+		return log_error_errno(can, "probe the kernel's BPF helpers%s", priv_hint(can));
 	if (o->deny_errno && o->deny_errno != EPERM && !can) {
 		log_error("--deny-errno %s: this kernel can only refuse with EPERM (bpf_set_retval needs Linux 5.18)",
 			  run_deny_errno_name(o->deny_errno));
@@ -142,6 +148,7 @@ static int attempt_claim_uid(struct attempt *a, const struct run_opts *o,
 
 	if (a->uid_lock_fd >= 0)
 		return 0;	/* held already, and the uid found unused (egretd) */
+	a->uid_locked = user->uid;
 	r = preflight_uid_lock(user->uid, &a->uid_lock_fd, &other);
 	if (r == -EWOULDBLOCK && !o->allow_shared_uid) {
 		log_error("refusing to run COMMAND: another attempt (egret pid %d) runs as uid %u (give each attempt a uid of its own, or --allow-shared-uid)",
@@ -178,7 +185,7 @@ static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
 		return log_error_errno(r, "cgroup parent %s: not a directory on the cgroup2 mount (fix --cgroup-parent)",
 				       parent);
 	if (r < 0)
-		return log_error_errno(r, "create cgroup parent %s (%s)", parent, PRIV_HINT);
+		return log_error_errno(r, "create cgroup parent %s%s", parent, priv_hint(r));
 
 	if (o->id)
 		strcpy(a->st.id, o->id);
@@ -197,7 +204,7 @@ static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
 	if (r == -EEXIST)
 		return log_error_errno(r, "attempt id '%s' is in use (pick another --id)", a->st.id);
 	if (r < 0)
-		return log_error_errno(r, "create record in %s (%s)", EGRET_RUN_DIR, PRIV_HINT);
+		return log_error_errno(r, "create record in %s%s", EGRET_RUN_DIR, priv_hint(r));
 
 	if (mkdir(a->st.cgroup, 0755) < 0)
 		return log_error_errno(-errno, "create cgroup %s%s", a->st.cgroup,
@@ -216,7 +223,7 @@ static int attempt_make_pins(struct attempt *a)
 
 	r = bpffs_ensure();
 	if (r < 0)
-		return log_error_errno(r, "mount bpffs at %s (%s)", EGRET_BPFFS, PRIV_HINT);
+		return log_error_errno(r, "mount bpffs at %s%s", EGRET_BPFFS, priv_hint(r));
 	r = private_dir_ensure(EGRET_PIN_ROOT);
 	if (r < 0)
 		return log_error_errno(r, "prepare %s (must be a directory owned by egret's uid)",
@@ -317,8 +324,8 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	r = shared_get(&a->ld, o->no_shared, keep[0] ? keep : NULL, &step);
 	a->load_us = mono_us() - t1;
 	if (r < 0)
-		return log_error_errno(r, "%s (%s; -v shows libbpf's detail)",
-				       step, PRIV_HINT);
+		return log_error_errno(r, "%s%s (-v shows libbpf's detail)",
+				       step, priv_hint(r));
 	/* Its maps pinned in its directory before it has any entry: whoever
 	 * removes the attempt finds all of them there (gc.c). */
 	r = loader_attempt_begin(&a->ld, a->cgroup_fd, a->st.pins, &lo, &step);
@@ -347,8 +354,8 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	}
 	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins, o->unix_filter, &step);
 	if (r < 0)
-		return log_error_errno(r, "%s %s (%s; the kernel needs cgroup BPF and bpf_link)",
-				       step, a->st.cgroup, PRIV_HINT);
+		return log_error_errno(r, "%s %s%s (the kernel needs cgroup BPF and bpf_link)",
+				       step, a->st.cgroup, priv_hint(r));
 	/* Nothing runs in the cgroup yet: until this, its programs refuse
 	 * everything (an unwritten storage names no attempt). */
 	r = loader_configure(&a->ld, &lo, &step);
@@ -366,7 +373,7 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 
 	/* Without privilege, gc cannot even read the records; the next step
 	 * says what is missing in one line. */
-	r = gc_stale_attempts(false);
+	r = gc_stale_attempts(&(struct gc_opts){ .daemon = GC_DAEMON_NONE });
 	if (r < 0 && r != -EACCES && r != -EPERM)
 		log_warn("gc: some stale attempts could not be removed; continuing");
 	r = user->set ? attempt_claim_uid(a, o, user) : 0;
@@ -460,7 +467,6 @@ int attempt_close(struct attempt *a)
 		r = state_remove(a->st.id);
 	if (a->state_fd >= 0)
 		close(a->state_fd);
-	if (a->uid_lock_fd >= 0)
-		close(a->uid_lock_fd);
+	preflight_uid_unlock(a->uid_locked, a->uid_lock_fd);
 	return r;
 }

@@ -26,6 +26,7 @@ struct attempt {
 	struct attempt_state st;
 	int state_fd;
 	int uid_lock_fd;		/* COMMAND's uid is this attempt's */
+	uid_t uid_locked;		/* ... that uid */
 	int cgroup_fd;
 	bool cgroup_made;
 	bool pins_made;

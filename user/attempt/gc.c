@@ -12,6 +12,7 @@
 #include "attempt/cgroup.h"
 #include "attempt/gc.h"
 #include "attempt/state.h"
+#include "daemon/instance.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
 #include "enforce/sockkill.h"
@@ -85,8 +86,52 @@ int attempt_teardown(const char *cgroup, const char *pins)
 	return 0;
 }
 
+/*
+ * An egretd's attempt nobody serves (its lock is ours now): may it go?
+ * Not while its egretd runs, which re-adopts it at its next scan; not
+ * within the grace period of GC_DAEMON_GONE, which starts when a gc
+ * first sees it so (written into the record, which @fd holds).
+ */
+static bool daemon_attempt_gone(int fd, struct attempt_state *st, enum gc_daemon mode)
+{
+	time_t now = time(NULL);
+	int running;
+
+	if (mode == GC_DAEMON_NONE)
+		return false;
+	running = st->instance[0] ? daemon_instance_running(st->instance) : 0;
+	if (running != 0) {
+		if (running > 0 && st->unserved) {
+			st->unserved = 0;
+			state_update(fd, st);
+		}
+		return false;
+	}
+	if (mode == GC_DAEMON_NOW)
+		return true;
+	if (!st->unserved) {
+		st->unserved = now;
+		if (state_update(fd, st) == 0)
+			log_info("gc: attempt %s of egretd %s: nobody serves it and that egretd is not running; it goes if still so in %d s",
+				 st->id, st->instance[0] ? st->instance : "(unnamed)",
+				 GC_UNSERVED_GRACE_S);
+		return false;
+	}
+	return now - st->unserved >= GC_UNSERVED_GRACE_S;
+}
+
+/* Is @cgroup (a path) @under, or under it? */
+static bool cgroup_under(const char *cgroup, const char *under)
+{
+	size_t n = strlen(under);
+
+	while (n > 1 && under[n - 1] == '/')
+		n--;
+	return !strncmp(cgroup, under, n) && (cgroup[n] == '/' || cgroup[n] == '\0');
+}
+
 /* Remove one record @name if stale. 1 removed, 0 alive, <0 error. */
-static int gc_one(int dfd, const char *name, bool daemon_too)
+static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 {
 	struct attempt_state st;
 	_cleanup_close_ int fd = -1;
@@ -118,7 +163,9 @@ static int gc_one(int dfd, const char *name, bool daemon_too)
 	if (r < 0 || strcmp(st.id, name))
 		return log_error_errno(r < 0 ? r : -EINVAL,
 				       "gc: unreadable record %s/%s", EGRET_RUN_DIR, name);
-	if (st.daemon && !daemon_too)
+	if (o->under && !cgroup_under(st.cgroup, o->under))
+		return 0;
+	if (st.daemon && !daemon_attempt_gone(fd, &st, o->daemon))
 		return 0;
 	r = attempt_teardown(st.cgroup, st.pins);
 	if (r < 0)
@@ -131,9 +178,8 @@ static int gc_one(int dfd, const char *name, bool daemon_too)
 	return 1;
 }
 
-int gc_stale_attempts(bool daemon_too)
+int gc_stale_attempts(const struct gc_opts *o)
 {
-	char keep[PATH_MAX];
 	int removed = 0, failed = 0;
 	struct dirent *de;
 	DIR *dir;
@@ -146,15 +192,12 @@ int gc_stale_attempts(bool daemon_too)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		r = gc_one(dirfd(dir), de->d_name, daemon_too);
+		r = gc_one(dirfd(dir), de->d_name, o);
 		if (r > 0)
 			removed++;
 		else if (r < 0)
 			failed++;
 	}
 	closedir(dir);
-	/* Sets of programs of an older build, or left half-made. */
-	cgroup_keep_path(keep, sizeof(keep));
-	shared_gc(false, keep[0] ? keep : NULL);
 	return failed ? -EBUSY : removed;
 }

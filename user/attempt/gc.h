@@ -6,14 +6,39 @@
 #include <stdbool.h>
 
 /*
+ * How long an egretd's attempt that nobody serves is left for its egretd
+ * to come back and re-adopt it, from the first gc that found it so with
+ * that egretd not running. Longer than any restart (systemd's take
+ * seconds; a crash loop's back-off, minutes at most).
+ */
+#define GC_UNSERVED_GRACE_S	300
+
+enum gc_daemon {
+	GC_DAEMON_NONE,		/* egretd's attempts are never touched */
+	GC_DAEMON_GONE,		/* removed once their egretd is gone for good */
+	GC_DAEMON_NOW,		/* removed whenever their egretd is not running */
+};
+
+struct gc_opts {
+	enum gc_daemon daemon;
+	/* Only attempts whose cgroup lies under this directory (a test
+	 * suite's own, a container's), or NULL: every one. */
+	const char *under;
+};
+
+/*
  * For every record in EGRET_RUN_DIR whose lock is free (its egret is gone):
  * kill the attempt's processes, remove its cgroup, its pins (detaching the
- * programs) and the record. Live attempts are never touched, and egretd's
- * (a record with daemon=1) only with @daemon_too: a restarted egretd
- * re-adopts those (daemon/adopt.h); `egret gc` removes them too. Returns
- * the number of attempts removed, or a negative errno if some could not be.
+ * programs) and the record. Live attempts are never touched.
+ *
+ * egretd's (a record with daemon=1) are its to re-adopt (daemon/adopt.h)
+ * while it runs, or restarts: with GC_DAEMON_GONE one goes only when its
+ * egretd (daemon/instance.h) has not been running for GC_UNSERVED_GRACE_S,
+ * as two gc runs see it (the first marks the record); with GC_DAEMON_NOW,
+ * as soon as its egretd is not running. Returns the number of attempts
+ * removed, or a negative errno if some could not be.
  */
-int gc_stale_attempts(bool daemon_too);
+int gc_stale_attempts(const struct gc_opts *o);
 
 /* Tear down one attempt: cgroup (killing what is inside), then pins. The
  * order matters: programs stay attached until nothing is left to police. */

@@ -46,6 +46,26 @@ int keeper_take_pidfd(int sock, int *ret_pidfd, pid_t *ret_pid)
 	return 0;
 }
 
+int keeper_status_reserve(int fd)
+{
+	static const char placeholder[KEEPER_STATUS_LEN] = "---\n";
+	ssize_t n = pwrite(fd, placeholder, sizeof(placeholder), 0);
+
+	if (n == (ssize_t)sizeof(placeholder))
+		return 0;
+	return n < 0 ? -errno : -ENOSPC;
+}
+
+void keeper_status_format(int status, char *buf)
+{
+	/* By hand: snprintf is not async-signal-safe. */
+	buf[0] = status >= 100 ? (char)('0' + status / 100) : ' ';
+	buf[1] = status >= 10 ? (char)('0' + status / 10 % 10) : ' ';
+	buf[2] = (char)('0' + status % 10);
+	buf[3] = '\n';
+	buf[4] = '\0';
+}
+
 int keeper_read_status(int exit_fd)
 {
 	char text[16] = "";

@@ -19,15 +19,32 @@
 
 #include <sys/types.h>
 
+/*
+ * The exit file holds KEEPER_STATUS_LEN bytes from its creation: a
+ * placeholder, which the keeper overwrites in place with "%3d\n". Made
+ * with its block, the file never needs another, so a full /run cannot
+ * cost COMMAND's status.
+ */
+#define KEEPER_STATUS_LEN	4
+
+/* Write the placeholder into the new exit file @fd. 0 or -errno
+ * (-ENOSPC: no room for it). */
+int keeper_status_reserve(int fd);
+
+/* @status (0-255) as the keeper writes it, into @buf
+ * (KEEPER_STATUS_LEN + 1 bytes). Async-signal-safe. */
+void keeper_status_format(int status, char *buf);
+
 /* In the supervisor: the pidfd the keeper hands over on @sock, and its
- * pid as our PID namespace numbers it. 0 or -errno. */
+ * pid as our PID namespace numbers it (the keeper does not reap COMMAND
+ * until @sock's other end closes). 0 or -errno. */
 int keeper_take_pidfd(int sock, int *ret_pidfd, pid_t *ret_pid);
 
 /* The pid of @pidfd's process in our PID namespace, or -ESRCH. */
 pid_t pidfd_pid(int pidfd);
 
 /* The status a keeper wrote to @exit_fd: 0-255, or -ENODATA if none (it
- * was killed before COMMAND ended). */
+ * was killed before COMMAND ended, or the write failed). */
 int keeper_read_status(int exit_fd);
 
 #endif

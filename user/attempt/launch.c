@@ -33,6 +33,7 @@
 const char *launch_step_name(int step)
 {
 	static const char *const names[] = {
+		[LAUNCH_STEP_BORN] = "be born in the attempt's cgroup",
 		[LAUNCH_STEP_SIGNALS] = "reset signals",
 		[LAUNCH_STEP_WORLD] = "enter the caller's mount, UTS, IPC and cgroup namespaces",
 		[LAUNCH_STEP_KEEPER] = "start it from its keeper process",
@@ -106,13 +107,20 @@ int launch_keep_fd_check(int fd, char *err, size_t errlen)
 	return 0;
 }
 
-/* Runs in the child: report where we failed, then die without atexit. */
-static _Noreturn void child_fail(int pipe_fd, int step, int err, int code)
+/* Runs in a child: one record on the error pipe (at most PIPE_BUF
+ * bytes: never interleaved with another child's). */
+static void child_say(int pipe_fd, int step, int err)
 {
 	struct launch_error e = { .step = step, .err = err };
 	ssize_t n __attribute__((unused));
 
 	n = write(pipe_fd, &e, sizeof(e));
+}
+
+/* Runs in the child: report where we failed, then die without atexit. */
+static _Noreturn void child_fail(int pipe_fd, int step, int err, int code)
+{
+	child_say(pipe_fd, step, err);
 	_exit(code);
 }
 
@@ -176,8 +184,10 @@ static int close_inherited(const struct launch *l, int pipe_fd)
 static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 {
 	sigset_t none;
-	int cap, r, top = last_cap();
+	int cap, r, top;
 
+	child_say(pipe_fd, LAUNCH_STEP_BORN, 0);
+	top = last_cap();
 	sigemptyset(&none);
 	for (int sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
@@ -246,11 +256,7 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 
 static _Noreturn void keeper_fail(int pipe_fd, int step, int err)
 {
-	struct launch_error e = { .step = step, .err = err };
-	ssize_t n __attribute__((unused));
-
-	n = write(pipe_fd, &e, sizeof(e));
-	_exit(125);
+	child_fail(pipe_fd, step, err, 125);
 }
 
 /* Close every fd from 3 but @a and @b. */
@@ -275,11 +281,13 @@ static _Noreturn void keeper_run(const struct launch *l, int pipe_fd, int sock)
 	struct launch cmd = *l;
 	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
 	siginfo_t info = {};
-	char text[16];
-	int pidfd = -1, r, n;
+	char text[KEEPER_STATUS_LEN + 1], ack;
+	ssize_t written __attribute__((unused));
+	int pidfd = -1, r;
 	sigset_t all;
 	pid_t pid;
 
+	child_say(pipe_fd, LAUNCH_STEP_BORN, 0);
 	/* Only SIGKILL ends it: the attempt's teardown, or the OOM killer. */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
@@ -297,51 +305,73 @@ static _Noreturn void keeper_run(const struct launch *l, int pipe_fd, int sock)
 		child_run(&cmd, pipe_fd);
 	close(pipe_fd);
 	r = fd_send(sock, pidfd);
-	close(sock);
 	if (r < 0)
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	/* COMMAND is not reaped before the supervisor has its pid: a reaped
+	 * process's pidfd names no pid, and a fast COMMAND (`true`) would
+	 * otherwise be gone before the supervisor looked. It says so by
+	 * closing its end (or by dying). */
+	while (r == 0 && read(sock, &ack, 1) < 0 && errno == EINTR)
+		;
+	close(sock);
 	close_all_but(l->exit_fd, pidfd);
 	while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0 && errno == EINTR)
 		;
 	r = launch_exit_code(info.si_code, info.si_status);
-	n = snprintf(text, sizeof(text), "%d\n", r);
-	if (pwrite(l->exit_fd, text, (size_t)n, 0) != n)
-		_exit(125);
+	/* Over the placeholder the file was made with, in place: no block
+	 * to allocate, so a full /run cannot lose it. Should it fail all
+	 * the same, the status still goes out as ours: only a re-adopting
+	 * egretd reads the file. */
+	keeper_status_format(r, text);
+	written = pwrite(l->exit_fd, text, KEEPER_STATUS_LEN, 0);
 	_exit(r);
 }
 
-/* Wait for the children to exec (the error pipe closes) or to report a
- * failure: 0, or -ECHILD with *@ret_error filled. */
+/*
+ * Wait for the children to exec (the error pipe closes) or to report a
+ * failure: 0, or -ECHILD with *@ret_error filled. Each child's first
+ * record says it was born; a pipe that closes with none means the first
+ * child died before it ran (killed at birth: launch.h).
+ */
 static int wait_for_exec(int pipe_fd, struct launch_error *ret_error)
 {
-	struct launch_error e = {};
+	struct launch_error e;
+	bool born = false;
 	ssize_t n;
 
-	do
+	for (;;) {
 		n = read(pipe_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(e))
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(e))
+			break;
+		if (e.step != LAUNCH_STEP_BORN) {
+			*ret_error = e;
+			return -ECHILD;
+		}
+		born = true;
+	}
+	if (born)
 		return 0;
-	*ret_error = e;
+	*ret_error = (struct launch_error){ .step = LAUNCH_STEP_BORN, .err = ESRCH };
 	return -ECHILD;
 }
 
-int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
-		 int *ret_keeper_pidfd, struct launch_error *ret_error)
+int launch_spawn(const struct launch *l, struct launch_child *ret,
+		 struct launch_error *ret_error)
 {
-	_cleanup_close_ int pidfd = -1, sock = -1;
+	_cleanup_close_ int pidfd = -1, sock = -1, pipe_rd = -1;
 	bool keeper = l->exit_fd > 2;
 	struct clone_args args = {};
-	int pipe_fds[2], socks[2] = { -1, -1 }, r;
-	pid_t pid;
+	int pipe_fds[2], socks[2] = { -1, -1 }, keeper_pidfd = -1, r;
+	pid_t pid, keeper_pid = 0;
 
-	*ret_keeper_pidfd = -1;
 	/* The error pipe must sit above 2: the child closes 3.. around it. */
 	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
 		return -errno;
+	pipe_rd = pipe_fds[0];
 	if (keeper && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0) {
 		r = -errno;
-		close(pipe_fds[0]);
 		close(pipe_fds[1]);
 		return r;
 	}
@@ -358,7 +388,6 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 		int err = r < 0 ? r : -errno;
 
 		world_pid_for_children(l->world, false);
-		close(pipe_fds[0]);
 		close(pipe_fds[1]);
 		if (keeper)
 			close(socks[1]);
@@ -382,24 +411,29 @@ int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
 	if (r < 0)
 		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 	if (r == 0)
-		r = wait_for_exec(pipe_fds[0], ret_error);
+		r = wait_for_exec(pipe_rd, ret_error);
 	else
-		wait_for_exec(pipe_fds[0], ret_error);
-	close(pipe_fds[0]);
+		wait_for_exec(pipe_rd, ret_error);
 	if (r == 0 && keeper) {
-		*ret_keeper_pidfd = TAKE_FD(pidfd);
+		/* clone3 numbered the keeper in our namespace; COMMAND's pid
+		 * comes from its pidfd, which the keeper holds unreaped until
+		 * our end of @sock closes. */
+		keeper_pid = pid;
+		keeper_pidfd = TAKE_FD(pidfd);
 		r = keeper_take_pidfd(sock, &pidfd, &pid);
+		close(TAKE_FD(sock));
 		if (r < 0) {
 			/* Nothing to supervise it by: it does not run. */
-			syscall(SYS_pidfd_send_signal, *ret_keeper_pidfd, SIGKILL, NULL, 0);
-			pidfd = TAKE_FD(*ret_keeper_pidfd);
+			syscall(SYS_pidfd_send_signal, keeper_pidfd, SIGKILL, NULL, 0);
+			pidfd = TAKE_FD(keeper_pidfd);
 		}
 	}
 	if (r < 0) {
 		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){}, WEXITED);
 		return r;
 	}
-	*ret_pid = pid;
-	*ret_pidfd = TAKE_FD(pidfd);
+	*ret = (struct launch_child){ .pid = pid, .pidfd = TAKE_FD(pidfd),
+				      .keeper_pid = keeper_pid,
+				      .keeper_pidfd = keeper_pidfd };
 	return 0;
 }

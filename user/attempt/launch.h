@@ -43,7 +43,10 @@ struct launch_error {
 };
 
 enum launch_step {
-	LAUNCH_STEP_SIGNALS = 1,
+	/* Not a failure: each child's first word, so that a child killed
+	 * before it ran (it never said it) is told from one that exec'd. */
+	LAUNCH_STEP_BORN = 1,
+	LAUNCH_STEP_SIGNALS,
 	LAUNCH_STEP_WORLD,
 	LAUNCH_STEP_KEEPER,
 	LAUNCH_STEP_SESSION,
@@ -64,16 +67,24 @@ enum launch_step {
 
 const char *launch_step_name(int step);
 
+/* What launch_spawn() started. */
+struct launch_child {
+	pid_t pid;		/* COMMAND, as our PID namespace numbers it */
+	int pidfd;
+	pid_t keeper_pid;	/* with l->exit_fd, its keeper (keeper.h); else 0 */
+	int keeper_pidfd;	/* or -1 */
+};
+
 /*
- * Spawn. On success ret_pid and ret_pidfd describe a process that has
- * exec'd COMMAND: our child, or with l->exit_fd the child of a keeper
- * (keeper.h), whose pidfd is then *@ret_keeper_pidfd (else -1). If COMMAND
- * failed before exec, the children have been reaped, @ret_error says
- * where, and -ECHILD is returned; other negative errnos mean clone3
- * itself failed.
+ * Spawn. On success @ret describes a process that has exec'd COMMAND
+ * (it may have ended since): our child, or with l->exit_fd the child of
+ * a keeper. If COMMAND failed before exec, the children have been
+ * reaped, @ret_error says where, and -ECHILD is returned (step
+ * LAUNCH_STEP_BORN: the first child was killed before it ran a single
+ * instruction); other negative errnos mean clone3 itself failed.
  */
-int launch_spawn(const struct launch *l, pid_t *ret_pid, int *ret_pidfd,
-		 int *ret_keeper_pidfd, struct launch_error *ret_error);
+int launch_spawn(const struct launch *l, struct launch_child *ret,
+		 struct launch_error *ret_error);
 
 /*
  * May the launcher hand fd @fd (--keep-fd) to COMMAND? Refused: fds that

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "attempt/preflight.h"
+#include "lib/lockfile.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
 #include "lib/util.h"
@@ -231,6 +232,11 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
 	return 0;
 }
 
+static void uid_lock_path(uid_t uid, char *buf, size_t len)
+{
+	snprintf(buf, len, EGRET_UID_LOCK_DIR "/uid-%u", (unsigned int)uid);
+}
+
 int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 {
 	_cleanup_close_ int fd = -1;
@@ -241,23 +247,31 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 	r = private_dir_ensure(EGRET_UID_LOCK_DIR);
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof(path), EGRET_UID_LOCK_DIR "/uid-%u", (unsigned int)uid);
-	/* Never removed: one small file per uid ever used, and no window in
-	 * which two egrets lock two inodes of one name. */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = -errno;
-		n = pread(fd, text, sizeof(text) - 1, 0);
+	uid_lock_path(uid, path, sizeof(path));
+	/* One file per uid in use: its holder removes it (lib/lockfile.h). */
+	fd = lockfile_take(path, LOCK_EX | LOCK_NB);
+	if (fd == -EWOULDBLOCK) {
+		_cleanup_close_ int held = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		n = held >= 0 ? pread(held, text, sizeof(text) - 1, 0) : 0;
 		*ret_pid = n > 0 ? (pid_t)atoi(text) : 0;
-		return r == -EAGAIN ? -EWOULDBLOCK : r;
+		return -EWOULDBLOCK;
 	}
+	if (fd < 0)
+		return fd;
 	n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
 		return -errno;
 	*ret_fd = TAKE_FD(fd);
 	return 0;
+}
+
+void preflight_uid_unlock(uid_t uid, int fd)
+{
+	char path[64];
+
+	uid_lock_path(uid, path, sizeof(path));
+	lockfile_drop(path, fd);
 }
 
 int preflight_places(const struct launch_user *user,

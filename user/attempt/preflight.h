@@ -52,6 +52,10 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen);
  */
 int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid);
 
+/* Let go of @uid's lock @fd (-1: none), its file with it: the directory
+ * holds one file per uid in use, not one per uid ever used. */
+void preflight_uid_unlock(uid_t uid, int fd);
+
 /*
  * Where COMMAND starts (@dir, or egret's cwd for NULL) and its @home, as
  * @user sees them. Returns PLACES_* bits for what it cannot use: a start

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include "attempt/attempt.h"
+#include "attempt/cgroup.h"
 #include "attempt/environ.h"
 #include "attempt/keeper.h"
 #include "attempt/landlock.h"
@@ -55,10 +56,11 @@ static int signals_take(sigset_t *ret_old)
 static int start_command(struct attempt *a, const struct run_opts *o,
 			 const struct launch_user *user,
 			 const struct landlock_plan *landlock, struct terminal *term,
-			 char *const *from_env, pid_t *ret_pid, int *ret_pidfd)
+			 char *const *from_env, struct launch_child *ret)
 {
 	struct launch_error lerr = {};
 	struct launch launch;
+	char self[PATH_MAX];
 	char **envp = NULL;
 	int r;
 
@@ -78,8 +80,23 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 				  .user = *user, .nkeep_fds = o->nkeep_fds,
 				  .world = o->world, .exit_fd = a->exit_fd > 2 ? a->exit_fd : 0 };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
-	r = launch_spawn(&launch, ret_pid, ret_pidfd, &a->keeper_pidfd, &lerr);
+	r = launch_spawn(&launch, ret, &lerr);
 	free(envp);
+	if (r == 0) {
+		a->keeper_pidfd = ret->keeper_pidfd;
+		return 0;
+	}
+	if (r == -ECHILD && lerr.step == LAUNCH_STEP_BORN) {
+		/* Linux 6.x before the fix of cgroup_post_fork() compares the
+		 * kill count of the new process's cgroup with that of its
+		 * parent's: a parent in a cgroup that once got cgroup.kill
+		 * loses every child it starts elsewhere (DEPLOYMENT.md). */
+		if (cgroup2_self(self, sizeof(self)) < 0)
+			snprintf(self, sizeof(self), "?");
+		log_error("start command: its first process was killed as it was born into cgroup %s; on this kernel that happens to every clone3(CLONE_INTO_CGROUP) from a cgroup that once received cgroup.kill, as egret's own (%s) may have: start egret from a fresh cgroup (docs/DEPLOYMENT.md, \"A reused cgroup\")",
+			  a->st.cgroup, self);
+		return EXIT_SETUP;
+	}
 	if (r == -ECHILD && lerr.step == LAUNCH_STEP_EXEC) {
 		log_error_errno(-lerr.err, "%s", o->argv[0]);
 		return lerr.err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
@@ -88,12 +105,12 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 		log_error_errno(-lerr.err, "start command: %s", launch_step_name(lerr.step));
 		return EXIT_SETUP;
 	}
-	if (r < 0) {
+	if (r == -ENOSYS || r == -EINVAL || r == -E2BIG)
 		log_error_errno(r, "start command in cgroup %s (clone3 with CLONE_INTO_CGROUP needs Linux 5.7+)",
 				a->st.cgroup);
-		return EXIT_SETUP;
-	}
-	return 0;
+	else
+		log_error_errno(r, "start command in cgroup %s", a->st.cgroup);
+	return EXIT_SETUP;
 }
 
 /* For egretd: the file COMMAND's keeper writes its status to, before
@@ -110,23 +127,22 @@ static int open_exit_file(struct attempt *a)
 	a->exit_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (a->exit_fd < 0)
 		return log_error_errno(-errno, "create %s", path);
+	/* Its block now: the keeper's write must never need one. */
+	r = keeper_status_reserve(a->exit_fd);
+	if (r < 0)
+		return log_error_errno(r, "reserve room for COMMAND's status in %s (an egretd restarted while COMMAND runs could not tell how it ended)",
+				       path);
 	return 0;
 }
 
 /* For egretd: what a re-adopting egretd needs, in the record, once
  * COMMAND runs (state.h). */
-static int record_daemon(struct attempt *a, const struct attempt_control *control,
-			 pid_t pid)
+static int record_daemon(struct attempt *a, const struct launch_child *child)
 {
-	pid_t keeper = pidfd_pid(a->keeper_pidfd);
 	int r;
 
-	if (keeper < 0)
-		return log_error_errno(keeper, "find COMMAND's keeper");
-	a->st.daemon = 1;
-	a->st.caller = control->caller;
-	a->st.keeper = keeper;
-	a->st.command = pid;
+	a->st.keeper = child->keeper_pid;
+	a->st.command = child->pid;
 	a->st.dns_port = dns_proxy_port(a->dns);
 	r = state_update(a->state_fd, &a->st);
 	if (r < 0)
@@ -152,16 +168,17 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		const struct landlock_plan *landlock,
 		struct attempt_control *control)
 {
+	struct launch_child child = { .pidfd = -1, .keeper_pidfd = -1 };
 	struct attempt a;
 	struct terminal term;
-	_cleanup_close_ int sigfd = -1, pidfd = -1;
+	_cleanup_close_ int sigfd = -1;
 	int status = EXIT_SETUP;
 	sigset_t old;
-	pid_t pid;
 
 	attempt_init(&a);
 	if (control && control->uid_lock_fd >= 0) {
 		a.uid_lock_fd = control->uid_lock_fd;
+		a.uid_locked = user->uid;
 		control->uid_lock_fd = -1;
 	}
 	terminal_init(&term);
@@ -171,6 +188,13 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		goto out;
 	}
 
+	/* egretd's from its record's first line: another egretd, or an
+	 * egret run's gc, leaves it alone (attempt/gc.h). */
+	if (control) {
+		a.st.daemon = 1;
+		a.st.caller = control->caller;
+		snprintf(a.st.instance, sizeof(a.st.instance), "%s", control->instance);
+	}
 	if (attempt_open(&a, o, user) < 0 || (control && open_exit_file(&a) < 0))
 		goto out;
 	/* For -v: on every run it would be noise (egret check shows it). */
@@ -181,22 +205,24 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	 * caller's: never the other way round. */
 	status = start_command(&a, o, user, landlock, &term,
 			       control && control->env ? control->env : environ,
-			       &pid, &pidfd);
+			       &child);
 	if (status != 0)
 		goto out;
-	if (control && record_daemon(&a, control, pid) < 0) {
+	if (control && record_daemon(&a, &child) < 0) {
 		status = EXIT_SETUP;
 		goto out;
 	}
 	if (control && control->started)
 		control->started(control, a.st.id);
 
-	status = supervise(&a, o, pid, pidfd, sigfd, &term, control);
+	status = supervise(&a, o, child.pid, child.pidfd, sigfd, &term, control);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;
 	}
 out:
+	if (child.pidfd >= 0)
+		close(child.pidfd);
 	terminal_close(&term);
 	status = attempt_finish(&a, status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -224,6 +250,7 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 		goto out;
 	}
 	/* The uid stays the attempt's: its lock went with the dead egret. */
+	a.uid_locked = user->uid;
 	if (preflight_uid_lock(user->uid, &a.uid_lock_fd, &other) < 0)
 		log_warn("warning: cannot lock uid %u again (egret pid %d holds it)",
 			 (unsigned int)user->uid, (int)other);

@@ -12,6 +12,9 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 
+/* A record's text at most: its paths, repo, instance and numbers. */
+#define STATE_TEXT_MAX	(3 * PATH_MAX + 512)
+
 int state_create(const struct attempt_state *st, int *ret_fd)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
@@ -51,7 +54,7 @@ fail:
 
 int state_update(int fd, const struct attempt_state *st)
 {
-	char text[3 * PATH_MAX + 256];
+	char text[STATE_TEXT_MAX];
 	int n;
 
 	n = snprintf(text, sizeof(text),
@@ -60,9 +63,9 @@ int state_update(int fd, const struct attempt_state *st)
 		     (long long)st->started, st->repo);
 	if (st->daemon)
 		n += snprintf(text + n, sizeof(text) - (size_t)n,
-			      "daemon=1\ncaller=%u\nkeeper=%d\ncommand=%d\ndns_port=%u\n",
-			      (unsigned int)st->caller, (int)st->keeper,
-			      (int)st->command, st->dns_port);
+			      "daemon=1\ninstance=%s\ncaller=%u\nkeeper=%d\ncommand=%d\ndns_port=%u\nunserved=%lld\n",
+			      st->instance, (unsigned int)st->caller, (int)st->keeper,
+			      (int)st->command, st->dns_port, (long long)st->unserved);
 	/* Written over, then cut: a reader never sees it empty. */
 	if (pwrite(fd, text, (size_t)n, 0) != n || ftruncate(fd, n) < 0)
 		return errno ? -errno : -EIO;
@@ -148,6 +151,10 @@ int state_parse(const char *text, struct attempt_state *ret)
 			r = copy_field(st.repo, sizeof(st.repo), eq);
 		else if (!strcmp(buf, "daemon"))
 			st.daemon = !strcmp(eq, "1");
+		else if (!strcmp(buf, "instance"))
+			r = copy_field(st.instance, sizeof(st.instance), eq);
+		else if (!strcmp(buf, "unserved"))
+			st.unserved = (time_t)strtoll(eq, NULL, 10);
 		else if (!strcmp(buf, "caller"))
 			st.caller = (uid_t)strtoul(eq, NULL, 10);
 		else if (!strcmp(buf, "keeper"))
@@ -172,7 +179,7 @@ int state_parse(const char *text, struct attempt_state *ret)
 
 int state_read_fd(int fd, struct attempt_state *ret)
 {
-	char text[3 * PATH_MAX + 128];
+	char text[STATE_TEXT_MAX];
 	ssize_t n;
 
 	n = pread(fd, text, sizeof(text) - 1, 0);

@@ -22,13 +22,19 @@ struct attempt_state {
 	pid_t pid;		/* the owning egret */
 	time_t started;		/* wall clock, seconds */
 	char repo[128];		/* --repo, or "" */
-	/* egretd's attempts only (daemon = 1), filled once COMMAND runs:
-	 * what a re-adopting egretd needs (daemon/adopt.h). */
+	/* egretd's attempts only (daemon = 1), from the record's creation:
+	 * whose they are (the egretd instance, and its caller), and, once
+	 * COMMAND runs, what a re-adopting egretd needs (daemon/adopt.h). */
 	int daemon;
+	char instance[108];	/* the socket its egretd serves (daemon/instance.h) */
 	uid_t caller;		/* the caller's uid (SO_PEERCRED) */
-	pid_t keeper;		/* COMMAND's keeper (keeper.h), host pid */
-	pid_t command;		/* COMMAND, host pid */
+	pid_t keeper;		/* COMMAND's keeper (keeper.h), host pid; 0 before */
+	pid_t command;		/* COMMAND, host pid; 0 before */
 	unsigned int dns_port;	/* the DNS proxy's loopback port */
+	/* When a gc first found it served by nobody, its egretd not running
+	 * (wall clock, seconds), or 0: gc removes it a grace period later
+	 * (attempt/gc.h). */
+	time_t unserved;
 };
 
 /* Create and lock the record; -EEXIST if the id is taken. @ret_fd keeps

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +273,21 @@ static int wait_exit(const char *socket, int fd, int sigfd)
 	}
 }
 
+/* The refusal egretd queued for us, if any, printed: true if there was. */
+static bool said_why(int fd, struct wire_msg *m, uint8_t *buf)
+{
+	char err[256];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, WIRE_MAX, MSG_DONTWAIT)) > 0)
+		if (wire_decode(buf, (size_t)n, m, err, sizeof(err)) == 0 &&
+		    m->type == WIRE_ERROR) {
+			log_error("%s", m->error.text);
+			return true;
+		}
+	return false;
+}
+
 int client_run(const char *socket, int argc, char **argv)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
@@ -310,6 +326,10 @@ int client_run(const char *socket, int argc, char **argv)
 	}
 	r = send_request(fd, buf, (size_t)n);
 	if (r < 0) {
+		/* Refused before it read our request (egretd answers a flood
+		 * from its accept loop): its answer is queued for us. */
+		if (said_why(fd, m, buf))
+			return EXIT_SETUP;
 		log_error_errno(r, "send the request to egretd");
 		return EXIT_SETUP;
 	}

@@ -4,7 +4,9 @@
  * without root (docs/EGRETD.md). The same binary as egret, started by the
  * name egretd.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,12 +14,15 @@
 
 #include "cmd/daemon.h"
 #include "daemon/config.h"
+#include "daemon/instance.h"
 #include "daemon/server.h"
 #include "attempt/cgroup.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/paths.h"
+#include "lib/util.h"
 
 static void daemon_usage(FILE *out)
 {
@@ -46,9 +51,13 @@ static void daemon_usage(FILE *out)
 /* The set of programs, loaded (verified) and pinned before the first
  * caller, with a slot made for each attempt it may run at once: a burst
  * of attempts then starts without the verifier or a grace period. What
- * cannot be had now is each attempt's to report. */
-static void warm_programs(unsigned int max)
+ * cannot be had now is each attempt's to report. Returns the set's lock
+ * (enforce/shared.h), held for egretd's life so that no gc removes the
+ * set from under it, or -1. */
+static int warm_programs(unsigned int max)
 {
+	int lock;
+
 	const char *step = "";
 	char keep[PATH_MAX];
 	struct loader ld;
@@ -66,7 +75,9 @@ static void warm_programs(unsigned int max)
 	else
 		log_info("egretd: the programs are %s, %u slots ready",
 			 ld.loaded_now ? "loaded and pinned" : "pinned already", max);
+	lock = TAKE_FD(ld.set_lock);
 	loader_destroy(&ld);
+	return lock;
 }
 
 int cmd_daemon(int argc, char **argv)
@@ -81,8 +92,9 @@ int cmd_daemon(int argc, char **argv)
 	const char *path = DAEMON_CONFIG_PATH;
 	struct diag d = { .file = NULL };
 	struct daemon_config cfg;
+	char instance[DAEMON_SOCKET_PATH_MAX];
 	bool check = false;
-	int c, r, fd;
+	int c, r, fd, lock, set_lock;
 
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -136,15 +148,33 @@ int cmd_daemon(int argc, char **argv)
 		daemon_config_free(&cfg);
 		return EXIT_SETUP;
 	}
-	warm_programs(cfg.max);
 	fd = daemon_listen(&cfg);
 	if (fd < 0) {
 		log_error_errno(fd, "egretd: listen on %s", cfg.socket_path);
 		daemon_config_free(&cfg);
 		return EXIT_SETUP;
 	}
-	r = daemon_serve(&cfg, fd);
+	/* Who we are, and that no other egretd is: before any attempt of
+	 * ours is re-adopted (daemon/instance.h). */
+	r = daemon_instance_name(fd, cfg.socket_path, instance, sizeof(instance));
+	lock = r < 0 ? r : daemon_instance_lock(instance);
+	if (lock < 0) {
+		if (lock == -EBUSY)
+			log_error("egretd: another egretd serves %s (its lock in %s is held): one egretd per socket",
+				  instance, EGRETD_ATTEMPT_DIR);
+		else
+			log_error_errno(lock, "egretd: take the lock of egretd %s in %s", instance,
+					EGRETD_ATTEMPT_DIR);
+		close(fd);
+		daemon_config_free(&cfg);
+		return EXIT_SETUP;
+	}
+	set_lock = warm_programs(cfg.max);
+	r = daemon_serve(&cfg, instance, lock, fd);
 	close(fd);
+	if (set_lock >= 0)
+		close(set_lock);
+	daemon_instance_unlock(instance, lock);
 	daemon_config_free(&cfg);
 	return r < 0 ? EXIT_SETUP : 0;
 }

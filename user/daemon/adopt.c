@@ -158,7 +158,7 @@ int daemon_adopt_hand_over(int conn, uid_t uid, const char *id)
 
 /* ---- finding what to re-adopt ------------------------------------- */
 
-int daemon_adopt_find(struct adopt_candidate *ret, size_t max)
+int daemon_adopt_find(const char *instance, struct adopt_candidate *ret, size_t max)
 {
 	_cleanup_(closedirp) DIR *d = opendir(EGRET_RUN_DIR);
 	struct dirent *de;
@@ -174,7 +174,7 @@ int daemon_adopt_find(struct adopt_candidate *ret, size_t max)
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0 || state_is_live(fd) != 0 || state_read_fd(fd, &st) < 0 ||
-		    !st.daemon)
+		    !st.daemon || strcmp(st.instance, instance))
 			continue;
 		memcpy(ret[n].id, st.id, sizeof(ret[n].id));
 		ret[n++].caller = st.caller;
@@ -308,7 +308,8 @@ static void on_ended(struct attempt_control *ctl)
 /* The attempt's parts from what is left of it: the record's lock taken
  * in *@who. 1 when there is one to re-adopt, 0 when another egretd has
  * it, or -errno. */
-static int take_attempt(const char *id, struct attempt_adoptee *who)
+static int take_attempt(const char *instance, const char *id,
+			struct attempt_adoptee *who)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -320,11 +321,16 @@ static int take_attempt(const char *id, struct attempt_adoptee *who)
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || state_read_fd(fd, &who->st) < 0 ||
-	    !who->st.daemon) {
+	    !who->st.daemon || strcmp(who->st.instance, instance)) {
 		close(fd);
 		return 0;
 	}
 	who->state_fd = fd;
+	/* Served again: a gc's count towards removing it starts over. */
+	if (who->st.unserved) {
+		who->st.unserved = 0;
+		state_update(fd, &who->st);
+	}
 	who->keeper_pidfd = member_pidfd(who->st.keeper, who->st.cgroup);
 	who->command_pidfd = member_pidfd(who->st.command, who->st.cgroup);
 	if (state_file_path(id, "exit", path, sizeof(path)) == 0)
@@ -332,7 +338,21 @@ static int take_attempt(const char *id, struct attempt_adoptee *who)
 	return 1;
 }
 
-int daemon_adopt(const char *id)
+/* What cannot be re-adopted goes now, rather than at every scan: its
+ * processes, cgroup, pins and record (the record stays if something of
+ * it does, for gc). */
+static void remove_attempt(struct attempt_adoptee *who, const char *id)
+{
+	if (attempt_teardown(who->st.cgroup, who->st.pins) == 0)
+		state_remove(id);
+	close(TAKE_FD(who->state_fd));
+	if (who->keeper_pidfd >= 0)
+		close(TAKE_FD(who->keeper_pidfd));
+	if (who->exit_fd >= 0)
+		close(TAKE_FD(who->exit_fd));
+}
+
+int daemon_adopt(const char *instance, const char *id)
 {
 	struct attempt_adoptee who = { .state_fd = -1, .keeper_pidfd = -1,
 				       .command_pidfd = -1, .exit_fd = -1 };
@@ -341,23 +361,28 @@ int daemon_adopt(const char *id)
 	_cleanup_free_ char **argv = NULL;
 	int argc, r, status = EXIT_SETUP;
 
-	r = take_attempt(id, &who);
+	r = take_attempt(instance, id, &who);
 	if (r <= 0)
 		return r < 0 ? EXIT_SETUP : 0;
 	a.cgroup = who.st.cgroup;
+	if (!who.st.keeper) {
+		/* Its process died before COMMAND started: nobody waits for
+		 * it (its caller saw its connection close, 125). */
+		log_info("attempt %s was cut short during its set-up: removing what it left", id);
+		remove_attempt(&who, id);
+		return EXIT_SETUP;
+	}
 	argc = load_argv(id, &argv);
 	if (argc < 0 || (who.keeper_pidfd >= 0 &&
 			 world_read(&world, who.keeper_pidfd, who.st.keeper) < 0)) {
 		log_error("attempt %s cannot be re-adopted (%s): removing it", id,
 			  argc < 0 ? "its options are gone" : "its namespaces are gone");
-		r = attempt_teardown(who.st.cgroup, who.st.pins);
-		if (r == 0)
-			state_remove(id);
-		close(who.state_fd);
+		remove_attempt(&who, id);
 		return EXIT_SETUP;
 	}
 	a.ctl = (struct attempt_control){ .src = { .fn = on_hub }, .child_pidfd = -1,
 		.uid_lock_fd = -1, .world = &world, .caller = who.st.caller,
+		.instance = instance,
 		.extra = &a.timer, .ended = on_ended, .json_fd = STDOUT_FILENO };
 	a.ctl.src.fd = hub_listen(id);
 	a.timer = (struct loop_source){ .fn = on_no_client,
@@ -376,13 +401,7 @@ int daemon_adopt(const char *id)
 		 * no longer read): nothing serves it, so it goes now rather
 		 * than at every scan. */
 		log_error("attempt %s cannot be re-adopted: removing it", id);
-		if (attempt_teardown(who.st.cgroup, who.st.pins) == 0)
-			state_remove(id);
-		close(who.state_fd);
-		if (who.keeper_pidfd >= 0)
-			close(who.keeper_pidfd);
-		if (who.exit_fd >= 0)
-			close(who.exit_fd);
+		remove_attempt(&who, id);
 	}
 	if (a.client.fd >= 0) {
 		daemon_send_exit(a.client.fd, status);

@@ -5,8 +5,9 @@
  * If that process dies (egretd killed, its unit restarted), COMMAND runs
  * on under its keeper (attempt/keeper.h) and the pinned programs keep
  * enforcing; DNS fails closed, nothing listening on the proxy's port. A
- * (re)started egretd finds such attempts by their records (daemon=1, the
- * lock free) and re-adopts each in a process of its own: the options
+ * (re)started egretd finds such attempts by their records (daemon=1, its
+ * own instance: daemon/instance.h; the lock free) and re-adopts each in a
+ * process of its own: the options
  * egretd wrote at the start (<id>.argv), the pinned maps, a DNS proxy on
  * the same port in the caller's network namespace (found through the
  * keeper), COMMAND's status from the keeper's file. The caller's client,
@@ -41,12 +42,13 @@ struct adopt_candidate {
 	uid_t caller;
 };
 
-/* The records of egretd's attempts that nobody serves, up to @max of
- * them, into @ret. Their number, or -errno. */
-int daemon_adopt_find(struct adopt_candidate *ret, size_t max);
+/* The records of egretd @instance's attempts that nobody serves, up to
+ * @max of them, into @ret. Their number, or -errno. */
+int daemon_adopt_find(const char *instance, struct adopt_candidate *ret, size_t max);
 
-/* Re-adopt attempt @id, in a process of its own, to its end. The status
- * it ended with (also sent to a client that attached). */
-int daemon_adopt(const char *id);
+/* Re-adopt attempt @id of egretd @instance, in a process of its own, to
+ * its end; or remove it, killed during its set-up. The status it ended
+ * with (also sent to a client that attached). */
+int daemon_adopt(const char *instance, const char *id);
 
 #endif

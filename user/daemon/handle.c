@@ -121,7 +121,7 @@ static int pick_uid(const struct daemon_config *cfg, uid_t *ret, int *ret_lock)
 			*ret = (uid_t)u;
 			return 0;
 		}
-		close(*ret_lock);
+		preflight_uid_unlock((uid_t)u, *ret_lock);
 		*ret_lock = -1;
 	}
 	return -EBUSY;
@@ -205,7 +205,30 @@ static void on_started(struct attempt_control *ctl, const char *id)
 	daemon_send_msg(ctl->src.fd, &m);
 }
 
-int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_limit)
+/* Ask the accept loop for an attempt's slot (daemon/server.c): 0, or
+ * -EUSERS with the refusal in @why. */
+static int ask_slot(int slot_fd, char *why, size_t len)
+{
+	ssize_t n;
+
+	if (send(slot_fd, "R", 1, MSG_NOSIGNAL) != 1) {
+		snprintf(why, len, "egretd: its accept loop is gone; try again");
+		return -EUSERS;
+	}
+	do
+		n = recv(slot_fd, why, len - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0;
+	if (n < 0)
+		snprintf(why, len, "egretd: its accept loop is gone; try again");
+	else
+		why[n] = '\0';
+	return -EUSERS;
+}
+
+int daemon_handle(const struct daemon_config *cfg, const char *instance, int conn,
+		  int slot_fd)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
@@ -242,19 +265,23 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 		return daemon_refusef(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
 	if (m->type == WIRE_ATTACH)
 		return daemon_adopt_hand_over(conn, peer.uid, m->attach.id);
-	if (over_limit)
-		return daemon_refusef(conn, "%s", over_limit);
 	why = judge(k, &m->run);
 	if (why)
 		return daemon_refusef(conn, "egretd: refused: %s", why);
+	/* A valid request: only now does it count against the limits. */
+	if (ask_slot(slot_fd, err, sizeof(err)) < 0)
+		return daemon_refusef(conn, "%s", err);
+	close(slot_fd);
 	r = pick_uid(cfg, &uid, &lock_fd);
 	if (r < 0)
 		return daemon_refusef(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
 						  "egretd: lock an attempt uid: %s", strerror(-r));
 	argc = synth_argv(&m->run, uid, peer.cgroup, cfg->state_dir, argv);
-	if (argc < 0)
+	if (argc < 0) {
+		preflight_uid_unlock(uid, lock_fd);
 		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :
 			      "cannot find the cgroup2 mount");
+	}
 	safe_text(m->run.argv[0], comm, sizeof(comm));
 	log_info("uid %u (pid %d, namespaces not egretd's: %s): attempt as uid %u: %s",
 		 (unsigned int)peer.uid, (int)peer.pid,
@@ -270,17 +297,21 @@ int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_li
 	 * there as JSON lines, for a fleet's log pipeline. */
 	json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	for (int i = 0; i < 3; i++)
-		if (dup2(fds[i], i) < 0)
+		if (dup2(fds[i], i) < 0) {
+			preflight_uid_unlock(uid, lock_fd);
 			return daemon_refusef(conn, "egretd: take the caller's fds: %s", strerror(errno));
+		}
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
 	h = (struct handler){ .argc = argc, .argv = argv,
 		.ctl = { .src = { .fd = conn, .fn = on_client },
 			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
-			 .world = &peer.world, .caller = peer.uid,
+			 .world = &peer.world, .caller = peer.uid, .instance = instance,
 			 .started = on_started, .json_fd = json_fd } };
 	status = attempt_command(argc, argv, &h.ctl);
+	/* Not taken over (refused before the attempt began): ours to drop. */
+	preflight_uid_unlock(uid, h.ctl.uid_lock_fd);
 	daemon_peer_close(&peer);
 	/* A SIGNAL still unread would reset the connection at close, and
 	 * the caller would read that instead of its EXIT. */

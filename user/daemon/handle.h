@@ -10,10 +10,12 @@
 
 #include "daemon/config.h"
 
-/* Serve connection @conn; the status this process exits with (the
- * attempt's, or EXIT_SETUP). The caller hears the same in an EXIT. A
- * RUN is refused with @over_limit when not NULL (the accept loop found
- * the caller at a limit); an ATTACH goes to the attempt's re-adopter. */
-int daemon_handle(const struct daemon_config *cfg, int conn, const char *over_limit);
+/* Serve connection @conn for egretd @instance; the status this process
+ * exits with (the attempt's, or EXIT_SETUP). The caller hears the same
+ * in an EXIT. A valid RUN asks the accept loop for an attempt's slot on
+ * @slot_fd (refused at a limit); an ATTACH goes to the attempt's
+ * re-adopter. */
+int daemon_handle(const struct daemon_config *cfg, const char *instance, int conn,
+		  int slot_fd);
 
 #endif

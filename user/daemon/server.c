@@ -13,9 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attempt/gc.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
+#include "daemon/instance.h"
+#include "daemon/reply.h"
 #include "daemon/server.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/trust.h"
@@ -98,219 +102,368 @@ int daemon_listen(const struct daemon_config *cfg)
 	return fd;
 }
 
-/* The attempts running: one process each, and whose (the caller's uid,
- * as SO_PEERCRED says), for the limits. */
-#define REFUSING_MAX	64	/* refusals waiting for their caller to hang up */
+/*
+ * The accept loop's processes: one per connection, from accept on
+ * ("pending": its caller has not asked for an attempt yet, or is being
+ * refused), "running" once the loop granted it an attempt's slot, and
+ * one per re-adoption (running from the start). The limits count running
+ * ones; pending ones have caps of their own, so that a caller's idle
+ * connections neither take its attempts' slots nor fork without bound.
+ */
+#define PENDING_MAX		256	/* connections not yet running, in all */
+#define PENDING_PER_UID		32	/* ... of one uid */
+#define LINGER_MAX		256	/* refusals waiting for their caller */
+#define LINGER_MS		1000
+#define WORKERS_MAX		(DAEMON_MAX_LIMIT + PENDING_MAX)
 
-struct attempts {
-	struct {
-		pid_t pid;
-		uid_t uid;
-		char id[EGRET_ID_MAX + 1];	/* an attempt being re-adopted, or "" */
-	} run[DAEMON_MAX_LIMIT];
-	unsigned int n;
-	pid_t refusing[REFUSING_MAX];
-	unsigned int nrefusing;
+struct worker {
+	pid_t pid;
+	uid_t uid;
+	bool running;
+	int slot_fd;		/* our end of its slot channel, or -1 */
+	char id[EGRET_ID_MAX + 1];	/* an attempt being re-adopted, or "" */
 };
 
+struct server {
+	const struct daemon_config *cfg;
+	const char *instance;
+	int instance_lock;	/* held by the loop alone (daemon/instance.h) */
+	int listen_fd, sigfd;
+	sigset_t old;
+	struct worker w[WORKERS_MAX];
+	unsigned int n;
+	struct { int fd; uint64_t until_ms; } linger[LINGER_MAX];
+	unsigned int nlinger;
+};
+
+static unsigned int count(const struct server *sv, bool running, const uid_t *uid)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < sv->n; i++)
+		n += sv->w[i].running == running && (!uid || sv->w[i].uid == *uid);
+	return n;
+}
+
 /* Reap every child that ended, and forget it. */
-static void reap(struct attempts *at)
+static void reap(struct server *sv)
 {
 	pid_t pid;
 
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
 		unsigned int i;
 
-		for (i = 0; i < at->n && at->run[i].pid != pid; i++)
+		for (i = 0; i < sv->n && sv->w[i].pid != pid; i++)
 			;
-		if (i < at->n) {
-			at->run[i] = at->run[--at->n];
+		if (i == sv->n)
 			continue;
-		}
-		for (i = 0; i < at->nrefusing && at->refusing[i] != pid; i++)
-			;
-		if (i < at->nrefusing)
-			at->refusing[i] = at->refusing[--at->nrefusing];
+		if (sv->w[i].slot_fd >= 0)
+			close(sv->w[i].slot_fd);
+		sv->w[i] = sv->w[--sv->n];
 	}
 }
 
-static unsigned int running_as(const struct attempts *at, uid_t uid)
+static const struct daemon_caller *caller_of(const struct daemon_config *cfg, uid_t uid)
 {
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < at->n; i++)
-		n += at->run[i].uid == uid;
-	return n;
+	for (size_t i = 0; i < cfg->ncallers; i++)
+		if (cfg->callers[i].uid == uid)
+			return &cfg->callers[i];
+	return NULL;
 }
 
-/* Over a limit? The refusal to send, or NULL. The caller's own entry
- * (and its cgroup) is the handler's to check: here only its uid counts. */
-static const char *over_limit(const struct daemon_config *cfg,
-			      const struct attempts *at, uid_t uid, char *buf,
-			      size_t len)
+/* May @uid start one more attempt? NULL, or the refusal to send. The
+ * caller's own entry (and its cgroup) is the handler's to check: here
+ * only its uid counts. */
+static const char *over_limit(const struct server *sv, uid_t uid, char *buf, size_t len)
 {
-	const struct daemon_caller *k = NULL;
-	unsigned int mine;
+	const struct daemon_caller *k = caller_of(sv->cfg, uid);
+	unsigned int all = count(sv, true, NULL), mine = count(sv, true, &uid);
 
-	for (size_t i = 0; i < cfg->ncallers && !k; i++)
-		if (cfg->callers[i].uid == uid)
-			k = &cfg->callers[i];
-	if (!k) {
-		/* Refused now, before it can hold an attempt's slot. */
+	if (!k)
 		snprintf(buf, len, "egretd: uid %u may not launch attempts (egretd.yaml: callers)",
 			 (unsigned int)uid);
-		return buf;
-	}
-	if (at->n >= cfg->max) {
+	else if (all >= sv->cfg->max)
 		snprintf(buf, len, "egretd: %u attempts run, its limit (egretd.yaml: attempts.max); try again later",
-			 at->n);
-		return buf;
-	}
-	mine = running_as(at, uid);
-	if (mine >= k->max) {
+			 all);
+	else if (mine >= k->max)
 		snprintf(buf, len, "egretd: uid %u runs %u attempts, its limit (egretd.yaml: callers.max)",
 			 (unsigned int)uid, mine);
-		return buf;
+	else
+		return NULL;
+	return buf;
+}
+
+/* Refuse @conn from the loop itself, without a process: the one line,
+ * then the connection kept until its caller hangs up (reply.h: its
+ * request unread, a close would reset it), LINGER_MS at most. */
+static void refuse_here(struct server *sv, int conn, const char *text)
+{
+	static struct wire_msg m;
+	char sink[512];
+
+	log_warn("refused: %s", text);
+	m.type = WIRE_ERROR;
+	m.error.text = (char *)text;
+	daemon_send_msg(conn, &m);
+	daemon_send_exit(conn, EXIT_SETUP);
+	shutdown(conn, SHUT_WR);
+	while (recv(conn, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	if (sv->nlinger == LINGER_MAX) {
+		close(conn);	/* a flood: its request was read, if it came */
+		return;
 	}
-	return NULL;
+	sv->linger[sv->nlinger].fd = conn;
+	sv->linger[sv->nlinger++].until_ms = mono_us() / 1000 + LINGER_MS;
+}
+
+/* Lingering refusals whose caller hung up, or whose time is up. */
+static void linger_sweep(struct server *sv, const struct pollfd *p, unsigned int np)
+{
+	uint64_t now = mono_us() / 1000;
+	char sink[512];
+
+	for (unsigned int i = 0; i < sv->nlinger;) {
+		bool done = now >= sv->linger[i].until_ms;
+
+		for (unsigned int k = 0; k < np && !done; k++)
+			if (p[k].fd == sv->linger[i].fd && p[k].revents) {
+				ssize_t r;
+
+				while ((r = recv(p[k].fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+					;
+				done = r == 0 || (r < 0 && errno != EAGAIN);
+			}
+		if (done) {
+			close(sv->linger[i].fd);
+			sv->linger[i] = sv->linger[--sv->nlinger];
+		} else {
+			i++;
+		}
+	}
 }
 
 /* A process for one connection or one re-adoption: without the accept
  * loop's fds, in a session of its own (a terminal egretd was started from
  * sends its ^C to egretd, never to the attempts), signals as they were. */
-static pid_t fork_worker(int listen_fd, int sigfd, const sigset_t *old)
+static pid_t fork_worker(struct server *sv)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		close(listen_fd);
-		close(sigfd);
+		close(sv->listen_fd);
+		close(sv->sigfd);
+		for (unsigned int i = 0; i < sv->n; i++)
+			if (sv->w[i].slot_fd >= 0)
+				close(sv->w[i].slot_fd);
+		for (unsigned int i = 0; i < sv->nlinger; i++)
+			close(sv->linger[i].fd);
+		if (sv->instance_lock >= 0)
+			close(sv->instance_lock);	/* the loop's alone */
 		setsid();
-		sigprocmask(SIG_SETMASK, old, NULL);
+		sigprocmask(SIG_SETMASK, &sv->old, NULL);
 	}
 	return pid;
 }
 
-static void serve_one(const struct daemon_config *cfg, struct attempts *at,
-		      int listen_fd, int sigfd, int conn, const sigset_t *old)
+static void serve_one(struct server *sv, int conn)
 {
 	struct ucred cred = { .uid = (uid_t)-1 };
 	socklen_t clen = sizeof(cred);
-	const char *why;
-	char buf[160];
+	int ch[2];
+	char buf[200];
 	pid_t pid;
 
 	getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen);
-	why = over_limit(cfg, at, cred.uid, buf, sizeof(buf));
-	if (why && at->nrefusing == REFUSING_MAX) {
-		/* A flood: the callers see the connection close, unanswered. */
-		close(conn);
+	/* Refused now, before it can cost a process. */
+	if (!caller_of(sv->cfg, cred.uid)) {
+		snprintf(buf, sizeof(buf), "egretd: uid %u may not launch attempts (egretd.yaml: callers)",
+			 (unsigned int)cred.uid);
+		refuse_here(sv, conn, buf);
 		return;
 	}
-	/* A process even for a refusal: it waits for the caller to hang up,
-	 * which the accept loop must not. */
-	pid = fork_worker(listen_fd, sigfd, old);
-	if (pid == 0)
-		_exit(daemon_handle(cfg, conn, why));
-	if (pid < 0)	/* the caller sees its connection close: 125 */
+	if (count(sv, false, NULL) >= PENDING_MAX ||
+	    count(sv, false, &cred.uid) >= PENDING_PER_UID || sv->n >= WORKERS_MAX) {
+		snprintf(buf, sizeof(buf), "egretd: too many connections of uid %u wait for an answer (at most %d, %d in all); try again later",
+			 (unsigned int)cred.uid, PENDING_PER_UID, PENDING_MAX);
+		refuse_here(sv, conn, buf);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0) {
+		refuse_here(sv, conn, "egretd: out of resources (socketpair); try again later");
+		return;
+	}
+	pid = fork_worker(sv);
+	if (pid == 0) {
+		close(ch[0]);
+		_exit(daemon_handle(sv->cfg, sv->instance, conn, ch[1]));
+	}
+	close(ch[1]);
+	if (pid < 0) {
 		log_error_errno(-errno, "fork for a connection");
-	else if (why)
-		at->refusing[at->nrefusing++] = pid;
-	else
-		at->run[at->n++] = (typeof(at->run[0])){ .pid = pid, .uid = cred.uid };
+		close(ch[0]);
+		refuse_here(sv, conn, "egretd: out of resources (fork); try again later");
+		return;
+	}
+	sv->w[sv->n++] = (struct worker){ .pid = pid, .uid = cred.uid, .slot_fd = ch[0] };
 	close(conn);
+}
+
+/* A pending process asks for its attempt's slot (its caller sent a valid
+ * RUN): granted (an empty answer) or refused (the line to send). A
+ * channel closed unanswered is a process that needs none (ATTACH, a
+ * refusal of its own). */
+static void on_slot_request(struct server *sv, struct worker *w)
+{
+	char ask, buf[200];
+	const char *why;
+	ssize_t n = recv(w->slot_fd, &ask, 1, MSG_DONTWAIT);
+
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n == 1) {
+		why = over_limit(sv, w->uid, buf, sizeof(buf));
+		if (!why)
+			w->running = true;
+		send(w->slot_fd, why ? why : "", why ? strlen(why) : 0, MSG_NOSIGNAL);
+	}
+	close(w->slot_fd);
+	w->slot_fd = -1;
 }
 
 /* How often egretd looks for attempts nobody serves (a connection's
  * process that died while egretd lived on), besides at its start. */
 #define ADOPT_SCAN_MS	10000
 
-static bool serving(const struct attempts *at, const char *id)
+static bool serving(const struct server *sv, const char *id)
 {
-	for (unsigned int i = 0; i < at->n; i++)
-		if (!strcmp(at->run[i].id, id))
+	for (unsigned int i = 0; i < sv->n; i++)
+		if (!strcmp(sv->w[i].id, id))
 			return true;
 	return false;
 }
 
 /*
- * Re-adopt every attempt of egretd's that nobody serves (daemon/adopt.h),
- * each in a process of its own that counts against the limits as its
- * caller's. An attempt being re-adopted holds its record's lock, so a
- * second scan passes it over.
+ * Re-adopt every attempt of this egretd's that nobody serves
+ * (daemon/adopt.h), each in a process of its own that counts against the
+ * limits as its caller's: one whose connection's process died, one an
+ * earlier egretd left, one killed during its set-up (removed). An attempt
+ * being re-adopted holds its record's lock, so a second scan passes it
+ * over. Then what egret run's start would remove (attempt/gc.h).
  */
-static void adopt_orphans(struct attempts *at, int listen_fd, int sigfd,
-			  const sigset_t *old)
+static void adopt_orphans(struct server *sv)
 {
 	static struct adopt_candidate found[DAEMON_MAX_LIMIT];
-	int n = daemon_adopt_find(found, ARRAY_SIZE(found));
+	int n = daemon_adopt_find(sv->instance, found, ARRAY_SIZE(found));
 
-	for (int i = 0; i < n && at->n < DAEMON_MAX_LIMIT; i++) {
+	for (int i = 0; i < n && sv->n < WORKERS_MAX; i++) {
 		pid_t pid;
 
-		if (serving(at, found[i].id))
+		if (serving(sv, found[i].id))
 			continue;
-		pid = fork_worker(listen_fd, sigfd, old);
+		pid = fork_worker(sv);
 		if (pid == 0)
-			_exit(daemon_adopt(found[i].id));
+			_exit(daemon_adopt(sv->instance, found[i].id));
 		if (pid < 0) {
 			log_error_errno(-errno, "fork to re-adopt attempt %s", found[i].id);
 			continue;
 		}
-		at->run[at->n] = (typeof(at->run[0])){ .pid = pid, .uid = found[i].caller };
-		memcpy(at->run[at->n++].id, found[i].id, sizeof(found[i].id));
+		sv->w[sv->n] = (struct worker){ .pid = pid, .uid = found[i].caller,
+						.running = true, .slot_fd = -1 };
+		memcpy(sv->w[sv->n++].id, found[i].id, sizeof(found[i].id));
 	}
+	gc_stale_attempts(&(struct gc_opts){ .daemon = GC_DAEMON_NONE });
 }
 
-int daemon_serve(const struct daemon_config *cfg, int fd)
+/* The fds to wait on: the socket, signals, slot channels, lingerers. */
+static unsigned int poll_set(const struct server *sv, struct pollfd *p)
 {
-	static struct attempts at;
-	uint64_t next_scan = 0;
-	_cleanup_close_ int sigfd = -1;
-	sigset_t mask, old;
+	unsigned int np = 0;
 
+	p[np++] = (struct pollfd){ .fd = sv->listen_fd, .events = POLLIN };
+	p[np++] = (struct pollfd){ .fd = sv->sigfd, .events = POLLIN };
+	for (unsigned int i = 0; i < sv->n; i++)
+		if (sv->w[i].slot_fd >= 0)
+			p[np++] = (struct pollfd){ .fd = sv->w[i].slot_fd, .events = POLLIN };
+	for (unsigned int i = 0; i < sv->nlinger; i++)
+		p[np++] = (struct pollfd){ .fd = sv->linger[i].fd, .events = POLLIN };
+	return np;
+}
+
+int daemon_serve(const struct daemon_config *cfg, const char *instance,
+		 int instance_lock, int fd)
+{
+	static struct server sv;
+	static struct pollfd p[2 + WORKERS_MAX + LINGER_MAX];
+	uint64_t next_scan = 0;
+	sigset_t mask;
+	int r = 0;
+
+	sv.cfg = cfg;
+	sv.instance = instance;
+	sv.instance_lock = instance_lock;
+	sv.listen_fd = fd;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0)
+	sigprocmask(SIG_BLOCK, &mask, &sv.old);
+	sv.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sv.sigfd < 0)
 		return -errno;
 	log_info("egretd: listening on %s for %zu caller(s), attempts as uids %u-%u, at most %u at once",
-		 cfg->socket_path, cfg->ncallers, (unsigned int)cfg->uid_first,
+		 instance, cfg->ncallers, (unsigned int)cfg->uid_first,
 		 (unsigned int)cfg->uid_last, cfg->max);
 	for (;;) {
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-				       { .fd = sigfd, .events = POLLIN } };
 		struct signalfd_siginfo si;
 		uint64_t now = mono_us() / 1000;
-		int conn;
+		int timeout, conn;
+		unsigned int np;
 
 		if (now >= next_scan) {
-			adopt_orphans(&at, fd, sigfd, &old);
+			adopt_orphans(&sv);
 			next_scan = now + ADOPT_SCAN_MS;
 		}
-		if (poll(p, 2, (int)(next_scan - now)) < 0 && errno != EINTR)
-			return -errno;
-		while (read(sigfd, &si, sizeof(si)) == sizeof(si))
+		timeout = (int)(next_scan - now);
+		if (sv.nlinger && timeout > 100)
+			timeout = 100;
+		np = poll_set(&sv, p);
+		if (poll(p, np, timeout) < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		while (read(sv.sigfd, &si, sizeof(si)) == sizeof(si))
 			if (si.ssi_signo == SIGHUP) {
 				log_info("egretd: SIGHUP: the configuration is read at start only; restart to change it");
 			} else if (si.ssi_signo != SIGCHLD) {
 				/* The attempts are processes of their own: they
 				 * run on, each to its end. */
 				log_info("egretd: signal %u: no new attempts; %u running stay",
-					 si.ssi_signo, at.n);
-				return 0;
+					 si.ssi_signo, count(&sv, true, NULL));
+				goto out;
 			}
-		reap(&at);
+		for (unsigned int k = 2; k < np; k++) {
+			if (!p[k].revents)
+				continue;
+			for (unsigned int i = 0; i < sv.n; i++)
+				if (sv.w[i].slot_fd == p[k].fd) {
+					on_slot_request(&sv, &sv.w[i]);
+					break;
+				}
+		}
+		linger_sweep(&sv, p, np);
+		reap(&sv);
 		if (!(p[0].revents & POLLIN))
 			continue;
 		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (conn >= 0)
-			serve_one(cfg, &at, fd, sigfd, conn, &old);
+			serve_one(&sv, conn);
 		else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
 			poll(NULL, 0, 100);	/* out of fds: not a busy loop */
 	}
+out:
+	for (unsigned int i = 0; i < sv.nlinger; i++)
+		close(sv.linger[i].fd);
+	return r;
 }

@@ -16,7 +16,10 @@
  */
 int daemon_listen(const struct daemon_config *cfg);
 
-/* Accept on @fd until SIGTERM or SIGINT; 0, or -errno. */
-int daemon_serve(const struct daemon_config *cfg, int fd);
+/* Accept on @fd, as egretd @instance (daemon/instance.h), whose lock
+ * @instance_lock this process holds, until SIGTERM or SIGINT; 0, or
+ * -errno. */
+int daemon_serve(const struct daemon_config *cfg, const char *instance,
+		 int instance_lock, int fd);
 
 #endif

@@ -61,6 +61,7 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 void loader_init(struct loader *ld)
 {
 	memset(ld, 0, sizeof(*ld));
+	ld->set_lock = -1;
 	for (int i = 0; i < LOADER_NPROGS; i++)
 		ld->progs[i] = ld->links[i] = -1;
 	for (int i = 0; i < LOADER_NMAPS; i++)
@@ -592,6 +593,8 @@ void loader_destroy(struct loader *ld)
 	for (int i = 0; i < LOADER_NMAPS; i++)
 		if (ld->maps[i] >= 0)
 			close(ld->maps[i]);
+	if (ld->set_lock >= 0)
+		close(ld->set_lock);
 	loader_init(ld);
 }
 

@@ -87,6 +87,7 @@ struct loader {
 	__u32 slot;		/* its ring buffer and repeat counts; 0: none */
 	struct allow_quota quota;
 	bool loaded_now;	/* the set was loaded (verified) by us */
+	int set_lock;		/* its users' lock (shared.h), or -1 */
 };
 
 /* Every fd -1: loader_destroy() is then safe whatever happened. */

@@ -14,6 +14,7 @@
 
 #include "enforce/loader.h"
 #include "enforce/shared.h"
+#include "lib/lockfile.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
@@ -251,51 +252,12 @@ static void keep_hooks_on(struct loader *ld, const char *dir, const char *keep)
 	}
 }
 
-int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret_step)
+/* SHARED_LOCK_DIR/@name.lock, its directory made. */
+static int lock_path(const char *name, char *buf, size_t len)
 {
-	char dir[SET_DIR_MAX];
-	_cleanup_close_ int lock = -1;
-	int r;
+	int r = private_dir_ensure(SHARED_LOCK_DIR);
 
-	if (fresh)
-		return loader_load_set(ld, ret_step);
-	set_dir(dir, sizeof(dir));
-	r = open_set(ld, dir);
-	if (r == 0) {
-		keep_hooks_on(ld, dir, keep);
-		return 0;
-	}
-	loader_destroy(ld);
-	/* None yet (or unusable): load it, one egret at a time. A lock we
-	 * cannot take only costs a second load. */
-	lock = open(SHARED_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lock >= 0 && flock(lock, LOCK_EX) == 0) {
-		r = open_set(ld, dir);	/* made while we waited */
-		if (r == 0) {
-			keep_hooks_on(ld, dir, keep);
-			return 0;
-		}
-		loader_destroy(ld);
-	}
-	if (r != -ENOENT) {
-		log_info("the pinned programs in %s are unusable (%s): loading and pinning them again",
-			 dir, strerror(-r));
-		flat_dir_remove(dir);
-	}
-	r = loader_load_set(ld, ret_step);
-	if (r < 0)
-		return r;
-	r = bpffs_ensure();
-	if (r == 0)
-		r = private_dir_ensure(SHARED_ROOT);
-	if (r == 0)
-		r = pin_set(ld, dir);
-	if (r < 0)
-		log_debug("the programs are not pinned for the next attempts: %s",
-			  strerror(-r));
-	else
-		keep_hooks_on(ld, dir, keep);
-	return 0;
+	return r < 0 ? r : path_fmt(buf, len, SHARED_LOCK_DIR "/%s.lock", name);
 }
 
 /* "making_<tag>_<pid>": is its maker still at work? */
@@ -307,28 +269,120 @@ static bool maker_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-int shared_gc(bool all, const char *keep)
+/* Half-made sets whose maker died (killed while the verifier ran): no
+ * one can use them. Under the make lock, or from gc. */
+static int remove_half_made(DIR *d)
 {
-	char tag[32], path[PATH_MAX];
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "making_", 7) || maker_alive(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), SHARED_ROOT "/%s", de->d_name);
+		if (flat_dir_remove(path) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* Load this build's set and pin it in @dir for the next attempts; under
+ * the make lock. */
+static int make_set(struct loader *ld, const char *dir, const char *keep,
+		    const char **ret_step)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	int r = loader_load_set(ld, ret_step);
+
+	if (r < 0)
+		return r;
+	r = bpffs_ensure();
+	if (r == 0)
+		r = private_dir_ensure(SHARED_ROOT);
+	if (r == 0 && (d = opendir(SHARED_ROOT)))
+		remove_half_made(d);
+	if (r == 0)
+		r = pin_set(ld, dir);
+	if (r < 0)
+		log_debug("the programs are not pinned for the next attempts: %s",
+			  strerror(-r));
+	else
+		keep_hooks_on(ld, dir, keep);
+	return 0;
+}
+
+int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret_step)
+{
+	char dir[SET_DIR_MAX], tag[32], path[PATH_MAX];
+	_cleanup_close_ int lock = -1, make = -1;
+	int r;
+
+	if (fresh)
+		return loader_load_set(ld, ret_step);
+	/* Ours to use from here: `egret gc --programs` leaves it alone. */
+	loader_object_tag(tag, sizeof(tag));
+	r = lock_path(tag, path, sizeof(path));
+	if (r == 0)
+		r = lock = lockfile_take(path, LOCK_SH);
+	if (r < 0) {
+		*ret_step = "lock the pinned programs for this attempt (" SHARED_LOCK_DIR ")";
+		return r;
+	}
+	set_dir(dir, sizeof(dir));
+	r = open_set(ld, dir);
+	if (r == 0)
+		goto done;
+	loader_destroy(ld);
+	/* None yet (or unusable): load it, one egret at a time. A lock we
+	 * cannot take only costs a second load. */
+	if (lock_path("make", path, sizeof(path)) == 0)
+		make = lockfile_take(path, LOCK_EX);
+	if (make >= 0) {
+		r = open_set(ld, dir);	/* made while we waited */
+		if (r == 0)
+			goto done;
+		loader_destroy(ld);
+	}
+	if (r != -ENOENT) {
+		log_info("the pinned programs in %s are unusable (%s): loading and pinning them again",
+			 dir, strerror(-r));
+		flat_dir_remove(dir);
+	}
+	r = make_set(ld, dir, keep, ret_step);
+	if (r < 0)
+		return r;
+	ld->set_lock = TAKE_FD(lock);
+	return 0;
+done:
+	keep_hooks_on(ld, dir, keep);
+	ld->set_lock = TAKE_FD(lock);
+	return 0;
+}
+
+int shared_gc(const char *keep)
+{
+	char path[PATH_MAX], lock[PATH_MAX];
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
-	int n = 0, left = 0;
+	int n, left = 0;
 
 	d = opendir(SHARED_ROOT);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	loader_object_tag(tag, sizeof(tag));
+	n = remove_half_made(d);
+	rewinddir(d);
 	while ((de = readdir(d))) {
 		const char *name = de->d_name;
-		bool stale;
+		int fd;
 
-		if (name[0] == '.')
+		if (name[0] == '.' || !strncmp(name, "making_", 7))
 			continue;
-		if (!strncmp(name, "making_", 7))
-			stale = !maker_alive(name);
-		else
-			stale = all || strcmp(name, tag);
-		if (!stale) {
+		/* In use (an attempt, an egretd): taken exclusively, it is not. */
+		fd = lock_path(name, lock, sizeof(lock)) == 0 ?
+			lockfile_take(lock, LOCK_EX | LOCK_NB) : -ENAMETOOLONG;
+		if (fd < 0) {
 			left++;
 			continue;
 		}
@@ -337,6 +391,7 @@ int shared_gc(bool all, const char *keep)
 			n++;
 		else
 			left++;
+		lockfile_drop(lock, fd);
 	}
 	/* Its programs were the removed sets'; none is attached to it now. */
 	if (!left && keep)

@@ -9,8 +9,16 @@
  * them, and every later one opens the pins, checks them (each program
  * present, of its kind, using only the set's maps; each map of its kind
  * and size) and attaches: a few ms. An attempt pins what it uses in its
- * own directory too, so removing a set - another build's, or `egret gc
- * --all` - never takes anything from a running attempt.
+ * own directory too, so removing a set never takes anything from a
+ * running attempt.
+ *
+ * A set is removed by `egret gc --programs` alone, and only when nobody
+ * uses it: each user (an attempt, for its lifetime; egretd, for its own)
+ * holds a shared lock on SHARED_LOCK_DIR/<tag>.lock, which the remover
+ * must take exclusively. Another build's `egret run` on the host never
+ * costs egretd its set (and the next attempt the verifier's seconds).
+ * The tag hashes the objects, which the Makefile builds reproducibly: the
+ * same commit built anywhere has one tag.
  */
 #ifndef EGRET_SHARED_H
 #define EGRET_SHARED_H
@@ -20,16 +28,18 @@
 #include "lib/paths.h"
 
 #define SHARED_ROOT	EGRET_BPFFS "/egret-programs"
-/* Held while a set is looked for or made: a burst of attempts on a fresh
- * boot loads once, the others wait and open it. */
-#define SHARED_LOCK	"/run/egret-programs.lock"
+/* <tag>.lock: held shared by a set's users (lib/lockfile.h); make.lock:
+ * held while a set is looked for or made, so that a burst of attempts on
+ * a fresh boot loads once, the others wait and open it. */
+#define SHARED_LOCK_DIR	"/run/egret-programs"
 
 struct loader;
 
 /*
  * This build's set into @ld: the pinned one, or (none yet, or unusable)
  * loaded now and pinned for the next attempts. With @fresh, loaded now
- * for this attempt alone and never pinned. ld->loaded_now says which.
+ * for this attempt alone and never pinned. ld->loaded_now says which;
+ * ld->set_lock holds the set's lock until loader_destroy().
  *
  * @keep (NULL: none) is an empty cgroup of egret's own to which a pinned
  * set's programs are attached as well, once: the kernel turns the cgroup
@@ -42,9 +52,9 @@ struct loader;
  */
 int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret_step);
 
-/* Remove sets of other builds, and half-made ones whose maker is gone;
- * @all: every set. With none left, @keep (NULL: none) goes too. Returns
- * how many sets were removed, or -errno. */
-int shared_gc(bool all, const char *keep);
+/* Remove every set nobody uses (this build's too), and half-made ones
+ * whose maker is gone. With none left, @keep (NULL: none) goes too.
+ * Returns how many sets were removed, or -errno. */
+int shared_gc(const char *keep);
 
 #endif

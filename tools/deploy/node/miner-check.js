@@ -20,14 +20,18 @@ function waitFor(path, ms) {
 async function main() {
 	// Piped stdio: the agent reads what Node writes, Node reads what it
 	// writes on stdout and stderr, and sees its exit code.
-	let out = '', err = '';
+	// An egret that ends before it reads stdin (a refusal) makes the
+	// write fail with EPIPE: reported as a check's value, never a crash.
+	let out = '', err = '', stdinErr = 'ok';
 	const piped = await runAgent(['sh', '-c', 'read -r x; echo "in:$x"; echo to-err >&2; exit 7'],
 		{ ...base, stdio: ['pipe', 'pipe', 'pipe'], onSpawn: (c) => {
 			c.stdout.on('data', (d) => { out += d; });
 			c.stderr.on('data', (d) => { err += d; });
+			c.stdin.on('error', (e) => { stdinErr = e.code || String(e); });
 			c.stdin.end('hello\n');
 		} });
 	console.log(`piped-code: ${piped.code}`);
+	console.log(`piped-stdin: ${stdinErr}`);
 	console.log(`piped-out: ${out.trim()}`);
 	console.log(`piped-err: ${err.includes('to-err') ? 'to-err' : err.trim()}`);
 
