@@ -59,7 +59,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: install uninstall install-check deploy-test all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -76,8 +76,19 @@ define bpf_object
 	$(Q)rm -f $(@:.o=.tmp.o)
 endef
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(OUT)
+# The objects depend on their flags as well: an object left from other
+# flags would hash to another tag than the same sources built afresh.
+$(OUT)/bpf-flags: FORCE | $(OUT)
+	@echo '$(BPF_CFLAGS)' | cmp -s - $@ || echo '$(BPF_CFLAGS)' >$@
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h $(OUT)/bpf-flags | $(OUT)
 	$(bpf_object)
+
+# The same for the version the binary reports and hashes into the tag.
+$(OUT)/version: FORCE | $(OUT)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+
+$(OUT)/user/main.o $(OUT)/user/enforce/loader.o: $(OUT)/version
 
 $(OUT)/egret.skel.h: $(OUT)/egret.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -104,6 +104,13 @@ test_tidy() {
 		kill -KILL "$EGRETD_PID"
 	fi
 	EGRETD_PID=
+	# Units of egretds a failed test left (test_egretd.sh: egretd_start).
+	for cg in "${SUITE_CG:-$CG2/none}"/egretd-unit-*/; do
+		[ -d "$cg" ] || continue
+		echo "  tidy: killing egretd's unit $cg"
+		{ echo 1 >"$cg/cgroup.kill"; } 2>/dev/null
+		wait_until 5 rmdir "$cg" 2>/dev/null
+	done
 	for pid in $(ip netns pids "$WORLD_CLIENT" 2>/dev/null); do
 		case " $WORLD_SINK_PIDS " in *" $pid "*) continue ;; esac
 		echo "  tidy: killing stray pid $pid ($(tr '\0' ' ' 2>/dev/null </proc/"$pid"/cmdline))"

@@ -204,6 +204,8 @@ policy_path() {
 . "$HERE/test_terminal.sh"
 # shellcheck source=tests/integration/test_egretd.sh
 . "$HERE/test_egretd.sh"
+# shellcheck source=tests/integration/test_faults.sh
+. "$HERE/test_faults.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -244,6 +246,10 @@ TESTS=(
 	t_egretd_kill9 t_egretd_concurrent t_egretd_container t_egretd_readopt
 	t_egretd_signals_stdio t_egretd_readopt_port_taken t_egretd_node_miner
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
+	# test_faults.sh
+	t_fault_fast_commands t_fault_unit_killed_30 t_fault_setup_killed_50
+	t_fault_run_full t_fault_second_egretd t_fault_second_build
+	t_fault_idle_connections t_fault_record_full t_fault_reused_cgroup
 )
 
 # === main ====================================================================

@@ -37,16 +37,24 @@ CONF
 }
 
 # egretd_start [CALLER_YAML [ATTEMPTS_YAML]]: egretd with egretd_config's
-# file. COMMAND starts in TDIR, where its caller is, and can use it (1777).
-# Sets EGRETD_SOCK, EGRETD_PID; returns once egretd accepts connections.
+# file, in a cgroup of its own under the suite's (EGRETD_UNIT: a fresh
+# one each time, as systemd makes a unit's). COMMAND starts in TDIR, where
+# its caller is, and can use it (1777). Sets EGRETD_SOCK, EGRETD_PID;
+# returns once egretd accepts connections.
 egretd_start() {
 	egretd_config "$@"
 	# A socket a killed egretd left would take connections nobody serves.
 	rm -f "$EGRETD_SOCK"
+	EGRETD_UNIT="$SUITE_CG/egretd-unit-$BASHPID-$RANDOM"
+	mkdir "$EGRETD_UNIT" || fail "cannot make egretd's cgroup $EGRETD_UNIT"
+	# A unit cgroup reused after a kill, as a supervisor other than
+	# systemd may leave it (DEPLOYMENT.md, "A reused cgroup").
+	[ -z "${EGRETD_UNIT_KILLED:-}" ] || echo 1 >"$EGRETD_UNIT/cgroup.kill"
 	# A variable of egretd's own, which no COMMAND may see. Its network
 	# namespace: the client's, or EGRETD_NS's.
-	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" env EGRETD_T_OWN=egretd-own \
-		"$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
+	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" sh -c \
+		'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$EGRETD_UNIT" \
+		env EGRETD_T_OWN=egretd-own "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
 		>>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
 	egretd_wait_ready
@@ -58,7 +66,7 @@ egretd_start() {
 egretd_wait_ready() {
 	local i
 	for ((i = 0; i < 100; i++)); do
-		python3 -c 'import socket, sys
+		/usr/bin/python3 -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])' "$EGRETD_SOCK" 2>/dev/null && return 0
 		kill -0 "$EGRETD_PID" 2>/dev/null ||
@@ -80,16 +88,17 @@ no_records() {
 	[ -z "$(our_records)" ]
 }
 
-# egretd_kill_all: egretd and every process it has (the accept loop and
-# each attempt's), as a unit's cgroup is killed; the attempts' keepers and
-# COMMANDs live in the callers' cgroups and stay.
+# egretd_kill_all: egretd's unit killed (cgroup.kill: the accept loop and
+# each attempt's process, none escaping by a fork in between), as systemd
+# kills a unit; the attempts' keepers and COMMANDs live in the callers'
+# cgroups and stay. The unit's cgroup goes: a restart gets a fresh one.
 egretd_kill_all() {
-	local kids
-	kids=$(pgrep -P "$EGRETD_PID" | tr '\n' ' ')
-	[ -n "$kids" ] || fail "control: egretd serves the attempt from no process of its own"
-	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL "$EGRETD_PID" $kids
+	[ -n "$(pgrep -P "$EGRETD_PID")" ] ||
+		fail "control: egretd serves the attempt from no process of its own"
+	echo 1 >"$EGRETD_UNIT/cgroup.kill"
 	wait "$EGRETD_PID" 2>/dev/null
+	wait_until 10 rmdir "$EGRETD_UNIT" 2>/dev/null ||
+		fail "egretd's killed unit $EGRETD_UNIT still holds $(cat "$EGRETD_UNIT/cgroup.procs")"
 }
 
 # via_bg NAME ARGS...: `egret run --via SOCK ARGS` as the caller, in the
@@ -107,6 +116,9 @@ egretd_stop() {
 	kill -TERM "$EGRETD_PID" 2>/dev/null
 	wait "$EGRETD_PID" 2>/dev/null
 	EGRETD_PID=
+	[ -z "${EGRETD_UNIT:-}" ] || wait_until 10 rmdir "$EGRETD_UNIT" 2>/dev/null ||
+		fail "egretd's unit $EGRETD_UNIT still holds $(cat "$EGRETD_UNIT/cgroup.procs") after it stopped"
+	EGRETD_UNIT=
 	rm -rf "$(dirname "$EGRETD_SOCK")"
 }
 
@@ -265,7 +277,8 @@ SH
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied after the kill, yet the world got $deny"
 	wait_until 10 no_records ||
 		fail "records left after the attempt: $(our_records)"
-	rm -rf "$(dirname "$EGRETD_SOCK")"
+	EGRETD_PID=
+	egretd_stop
 }
 
 # Callers at once get one uid each: egretd takes the uid's lock when it

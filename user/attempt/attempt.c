@@ -197,6 +197,7 @@ static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
 	snprintf(a->st.pins, sizeof(a->st.pins), EGRET_PIN_ROOT "/%s", a->st.id);
 	a->st.pid = getpid();
 	a->st.started = time(NULL);
+	a->st.uid = a->uid_lock_fd >= 0 ? (long)a->uid_locked : -1;
 	snprintf(a->st.repo, sizeof(a->st.repo), "%s", o->repo ? o->repo : "");
 
 	/* The record comes first: whatever exists after it, gc can find. */

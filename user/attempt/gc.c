@@ -11,6 +11,7 @@
 
 #include "attempt/cgroup.h"
 #include "attempt/gc.h"
+#include "attempt/preflight.h"
 #include "attempt/state.h"
 #include "daemon/instance.h"
 #include "enforce/loader.h"
@@ -170,6 +171,8 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 	r = attempt_teardown(st.cgroup, st.pins);
 	if (r < 0)
 		return r;
+	if (st.uid >= 0)
+		preflight_uid_prune((uid_t)st.uid);
 	r = state_remove(name);
 	if (r < 0)
 		return log_error_errno(r, "gc: remove %s/%s", EGRET_RUN_DIR, name);
@@ -199,5 +202,7 @@ int gc_stale_attempts(const struct gc_opts *o)
 			failed++;
 	}
 	closedir(dir);
+	if (o->daemon != GC_DAEMON_NONE)
+		daemon_instance_prune();
 	return failed ? -EBUSY : removed;
 }

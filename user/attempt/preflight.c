@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <grp.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -248,14 +249,21 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 	if (r < 0)
 		return r;
 	uid_lock_path(uid, path, sizeof(path));
-	/* One file per uid in use: its holder removes it (lib/lockfile.h). */
-	fd = lockfile_take(path, LOCK_EX | LOCK_NB);
-	if (fd == -EWOULDBLOCK) {
-		_cleanup_close_ int held = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* One file per uid in use: its holder removes it (lib/lockfile.h).
+	 * A holder that wrote no pid is a pruner (or a taker about to write
+	 * its own), there for an instant: asked again, briefly. */
+	for (int tries = 0;; tries++) {
+		_cleanup_close_ int held = -1;
 
+		fd = lockfile_take(path, LOCK_EX | LOCK_NB);
+		if (fd != -EWOULDBLOCK)
+			break;
+		held = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		n = held >= 0 ? pread(held, text, sizeof(text) - 1, 0) : 0;
 		*ret_pid = n > 0 ? (pid_t)atoi(text) : 0;
-		return -EWOULDBLOCK;
+		if (*ret_pid > 0 || tries == 3)
+			return -EWOULDBLOCK;
+		poll(NULL, 0, 5);
 	}
 	if (fd < 0)
 		return fd;
@@ -264,6 +272,16 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid)
 		return -errno;
 	*ret_fd = TAKE_FD(fd);
 	return 0;
+}
+
+void preflight_uid_prune(uid_t uid)
+{
+	char path[64];
+	int fd;
+
+	uid_lock_path(uid, path, sizeof(path));
+	fd = lockfile_take(path, LOCK_EX | LOCK_NB);
+	lockfile_drop(path, fd);
 }
 
 void preflight_uid_unlock(uid_t uid, int fd)

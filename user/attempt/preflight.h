@@ -56,6 +56,9 @@ int preflight_uid_lock(uid_t uid, int *ret_fd, pid_t *ret_pid);
  * holds one file per uid in use, not one per uid ever used. */
 void preflight_uid_unlock(uid_t uid, int fd);
 
+/* @uid's lock file, if nobody holds it (its holder was killed): gone. */
+void preflight_uid_prune(uid_t uid);
+
 /*
  * Where COMMAND starts (@dir, or egret's cwd for NULL) and its @home, as
  * @user sees them. Returns PLACES_* bits for what it cannot use: a start

@@ -224,6 +224,8 @@ out:
 	if (child.pidfd >= 0)
 		close(child.pidfd);
 	terminal_close(&term);
+	if (control && control->finished)
+		control->finished(control, status);
 	status = attempt_finish(&a, status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
@@ -254,10 +256,13 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 	if (preflight_uid_lock(user->uid, &a.uid_lock_fd, &other) < 0)
 		log_warn("warning: cannot lock uid %u again (egret pid %d holds it)",
 			 (unsigned int)user->uid, (int)other);
-	if (attempt_reopen(&a, o, &who->st, TAKE_FD(who->state_fd)) < 0)
-		goto out;
 	if (a.keeper_pidfd < 0) {
-		/* COMMAND ended while nobody served it. */
+		/* COMMAND ended while nobody served it (or as its egret took
+		 * the attempt down): its status, then whatever is left of the
+		 * attempt removed, without serving it again. */
+		a.st = who->st;
+		a.state_fd = TAKE_FD(who->state_fd);
+		a.cgroup_made = a.pins_made = true;
 		r = keeper_read_status(a.exit_fd);
 		if (r < 0)
 			log_error("attempt %s ended while egretd was down, and how is not known",
@@ -265,6 +270,8 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 		status = r < 0 ? EXIT_SETUP : r;
 		goto out;
 	}
+	if (attempt_reopen(&a, o, &who->st, TAKE_FD(who->state_fd)) < 0)
+		goto out;
 	status = supervise(&a, o, who->st.command, who->command_pidfd, sigfd, &term,
 			   control);
 	if (status < 0) {
@@ -274,6 +281,8 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 out:
 	if (control->ended)
 		control->ended(control);
+	if (control->finished)
+		control->finished(control, status);
 	status = attempt_finish(&a, status);
 	if (sigfd >= 0)
 		sigprocmask(SIG_SETMASK, &old, NULL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +59,9 @@ int state_update(int fd, const struct attempt_state *st)
 	int n;
 
 	n = snprintf(text, sizeof(text),
-		     "id=%s\ncgroup=%s\npins=%s\npid=%d\nstarted=%lld\nrepo=%s\n",
+		     "id=%s\ncgroup=%s\npins=%s\npid=%d\nstarted=%lld\nrepo=%s\nuid=%ld\n",
 		     st->id, st->cgroup, st->pins, (int)st->pid,
-		     (long long)st->started, st->repo);
+		     (long long)st->started, st->repo, st->uid);
 	if (st->daemon)
 		n += snprintf(text + n, sizeof(text) - (size_t)n,
 			      "daemon=1\ninstance=%s\ncaller=%u\nkeeper=%d\ncommand=%d\ndns_port=%u\nunserved=%lld\n",
@@ -117,9 +118,18 @@ static int copy_field(char *dst, size_t len, const char *val)
 	return 0;
 }
 
+/* A uid (never (uid_t)-1), or -1 for anything else. */
+static long uid_field(const char *val)
+{
+	char *end;
+	long v = strtol(val, &end, 10);
+
+	return end != val && !*end && v >= 0 && v < (long)UINT32_MAX ? v : -1;
+}
+
 int state_parse(const char *text, struct attempt_state *ret)
 {
-	struct attempt_state st = {};
+	struct attempt_state st = { .uid = -1 };
 	const char *line = text;
 	int r = 0;
 
@@ -149,6 +159,8 @@ int state_parse(const char *text, struct attempt_state *ret)
 			st.started = (time_t)strtoll(eq, NULL, 10);
 		else if (!strcmp(buf, "repo"))
 			r = copy_field(st.repo, sizeof(st.repo), eq);
+		else if (!strcmp(buf, "uid"))
+			st.uid = uid_field(eq);
 		else if (!strcmp(buf, "daemon"))
 			st.daemon = !strcmp(eq, "1");
 		else if (!strcmp(buf, "instance"))

@@ -22,6 +22,8 @@ struct attempt_state {
 	pid_t pid;		/* the owning egret */
 	time_t started;		/* wall clock, seconds */
 	char repo[128];		/* --repo, or "" */
+	long uid;		/* COMMAND's uid (--user), or -1: its lock
+				 * (preflight.h) goes with the attempt */
 	/* egretd's attempts only (daemon = 1), from the record's creation:
 	 * whose they are (the egretd instance, and its caller), and, once
 	 * COMMAND runs, what a re-adopting egretd needs (daemon/adopt.h). */

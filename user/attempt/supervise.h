@@ -46,6 +46,14 @@ struct attempt_control {
 	/* Called once COMMAND has ended, before the attempt is taken down (a
 	 * re-adopter waits there for its caller to come back). May be NULL. */
 	void (*ended)(struct attempt_control *control);
+	/* Called with the status the attempt ends with (COMMAND's, or
+	 * EXIT_SETUP when it could not start), before the attempt is taken
+	 * down while its record still stands: egretd tells its caller now,
+	 * so that an egretd killed during the teardown costs the caller
+	 * nothing (a re-adopter finishes the teardown). What the teardown
+	 * then leaves is egretd's to log and retry, not the caller's status.
+	 * May be NULL. */
+	void (*finished)(struct attempt_control *control, int status);
 };
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the

@@ -148,24 +148,31 @@ int cmd_daemon(int argc, char **argv)
 		daemon_config_free(&cfg);
 		return EXIT_SETUP;
 	}
-	fd = daemon_listen(&cfg);
-	if (fd < 0) {
-		log_error_errno(fd, "egretd: listen on %s", cfg.socket_path);
-		daemon_config_free(&cfg);
-		return EXIT_SETUP;
-	}
-	/* Who we are, and that no other egretd is: before any attempt of
-	 * ours is re-adopted (daemon/instance.h). */
-	r = daemon_instance_name(fd, cfg.socket_path, instance, sizeof(instance));
+	/* Who we are, and that no other egretd is, before the socket's name
+	 * is touched (a second egretd would take it from the first) and
+	 * before any attempt of ours is re-adopted (daemon/instance.h). */
+	fd = daemon_activated_fd();
+	r = fd == -ENOENT || fd >= 0 ? 0 : fd;
+	if (r == 0)
+		r = daemon_instance_name(fd, cfg.socket_path, instance, sizeof(instance));
 	lock = r < 0 ? r : daemon_instance_lock(instance);
 	if (lock < 0) {
 		if (lock == -EBUSY)
 			log_error("egretd: another egretd serves %s (its lock in %s is held): one egretd per socket",
 				  instance, EGRETD_ATTEMPT_DIR);
 		else
-			log_error_errno(lock, "egretd: take the lock of egretd %s in %s", instance,
-					EGRETD_ATTEMPT_DIR);
-		close(fd);
+			log_error_errno(lock, "egretd: take the lock of egretd %s in %s",
+					cfg.socket_path, EGRETD_ATTEMPT_DIR);
+		if (fd >= 0)
+			close(fd);
+		daemon_config_free(&cfg);
+		return EXIT_SETUP;
+	}
+	if (fd == -ENOENT)
+		fd = daemon_listen(&cfg);
+	if (fd < 0) {
+		log_error_errno(fd, "egretd: listen on %s", cfg.socket_path);
+		daemon_instance_unlock(instance, lock);
 		daemon_config_free(&cfg);
 		return EXIT_SETUP;
 	}

@@ -20,6 +20,7 @@
 #include "attempt/cgroup.h"
 #include "attempt/command.h"
 #include "attempt/gc.h"
+#include "attempt/preflight.h"
 #include "attempt/state.h"
 #include "attempt/world.h"
 #include "daemon/adopt.h"
@@ -305,6 +306,18 @@ static void on_ended(struct attempt_control *ctl)
 		on_hub(&ctl->src, POLLIN);
 }
 
+/* The status, before the teardown (attempt/supervise.h: finished), to a
+ * caller that came back. */
+static void on_finished(struct attempt_control *ctl, int status)
+{
+	struct adopter *a = container_of(ctl, struct adopter, ctl);
+
+	if (a->client.fd < 0)
+		return;
+	daemon_send_exit(a->client.fd, status);
+	daemon_linger_close(TAKE_FD(a->client.fd));
+}
+
 /* The attempt's parts from what is left of it: the record's lock taken
  * in *@who. 1 when there is one to re-adopt, 0 when another egretd has
  * it, or -errno. */
@@ -338,13 +351,24 @@ static int take_attempt(const char *instance, const char *id,
 	return 1;
 }
 
+/* Has the process behind @pidfd ended (a pidfd polls readable then)? */
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
 /* What cannot be re-adopted goes now, rather than at every scan: its
  * processes, cgroup, pins and record (the record stays if something of
  * it does, for gc). */
 static void remove_attempt(struct attempt_adoptee *who, const char *id)
 {
-	if (attempt_teardown(who->st.cgroup, who->st.pins) == 0)
+	if (attempt_teardown(who->st.cgroup, who->st.pins) == 0) {
+		if (who->st.uid >= 0)
+			preflight_uid_prune((uid_t)who->st.uid);
 		state_remove(id);
+	}
 	close(TAKE_FD(who->state_fd));
 	if (who->keeper_pidfd >= 0)
 		close(TAKE_FD(who->keeper_pidfd));
@@ -373,8 +397,13 @@ int daemon_adopt(const char *instance, const char *id)
 		return EXIT_SETUP;
 	}
 	argc = load_argv(id, &argv);
-	if (argc < 0 || (who.keeper_pidfd >= 0 &&
-			 world_read(&world, who.keeper_pidfd, who.st.keeper) < 0)) {
+	r = who.keeper_pidfd >= 0 ? world_read(&world, who.keeper_pidfd, who.st.keeper) : 0;
+	if (r < 0 && pidfd_exited(who.keeper_pidfd)) {
+		/* COMMAND ended as we looked: its status is in the file. */
+		close(TAKE_FD(who.keeper_pidfd));
+		r = 0;
+	}
+	if (argc < 0 || r < 0) {
 		log_error("attempt %s cannot be re-adopted (%s): removing it", id,
 			  argc < 0 ? "its options are gone" : "its namespaces are gone");
 		remove_attempt(&who, id);
@@ -383,7 +412,8 @@ int daemon_adopt(const char *instance, const char *id)
 	a.ctl = (struct attempt_control){ .src = { .fn = on_hub }, .child_pidfd = -1,
 		.uid_lock_fd = -1, .world = &world, .caller = who.st.caller,
 		.instance = instance,
-		.extra = &a.timer, .ended = on_ended, .json_fd = STDOUT_FILENO };
+		.extra = &a.timer, .ended = on_ended, .finished = on_finished,
+		.json_fd = STDOUT_FILENO };
 	a.ctl.src.fd = hub_listen(id);
 	a.timer = (struct loop_source){ .fn = on_no_client,
 		.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };

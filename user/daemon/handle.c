@@ -186,7 +186,33 @@ struct handler {
 	struct attempt_control ctl;
 	int argc;
 	char **argv;
+	bool exit_sent;
+	int log_fd;		/* egretd's stderr, or -1 */
 };
+
+/* The status, before the teardown (attempt/supervise.h: finished). */
+static void on_finished(struct attempt_control *ctl, int status)
+{
+	struct handler *h = container_of(ctl, struct handler, ctl);
+
+	/* A SIGNAL still unread would reset the connection at close, and
+	 * the caller would read that instead of its EXIT. */
+	daemon_send_exit(ctl->src.fd, status);
+	daemon_linger_close(TAKE_FD(ctl->src.fd));
+	h->exit_sent = true;
+	/* The caller's stdio goes now: its reader sees EOF once COMMAND's
+	 * last process is gone, not after our teardown. */
+	if (h->log_fd >= 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+		dup2(h->log_fd, STDERR_FILENO);
+	}
+}
 
 /* COMMAND runs: the caller hears the attempt's id (for an ATTACH, should
  * this process die), and the options go where a re-adopting egretd finds
@@ -235,7 +261,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	_cleanup_free_ char **argv = calloc(SYNTH_ARGV_MAX, sizeof(char *));
 	const struct daemon_caller *k;
 	struct daemon_peer peer;
-	struct handler h;
+	struct handler h = { .log_fd = -1 };
 	int fds[3] = { -1, -1, -1 }, lock_fd = -1, json_fd, argc, r, status;
 	char err[256], comm[64], ns[64];
 	const char *why;
@@ -296,6 +322,9 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	/* egretd's own stdout stays reachable: the attempt's requests go
 	 * there as JSON lines, for a fleet's log pipeline. */
 	json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	/* egretd's log too: what the teardown says, after the caller has
+	 * its EXIT and may be gone, goes there (on_finished). */
+	h.log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0) {
 			preflight_uid_unlock(uid, lock_fd);
@@ -304,18 +333,17 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
-	h = (struct handler){ .argc = argc, .argv = argv,
+	h = (struct handler){ .argc = argc, .argv = argv, .log_fd = h.log_fd,
 		.ctl = { .src = { .fd = conn, .fn = on_client },
 			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
 			 .world = &peer.world, .caller = peer.uid, .instance = instance,
-			 .started = on_started, .json_fd = json_fd } };
+			 .started = on_started, .finished = on_finished,
+			 .json_fd = json_fd } };
 	status = attempt_command(argc, argv, &h.ctl);
 	/* Not taken over (refused before the attempt began): ours to drop. */
 	preflight_uid_unlock(uid, h.ctl.uid_lock_fd);
 	daemon_peer_close(&peer);
-	/* A SIGNAL still unread would reset the connection at close, and
-	 * the caller would read that instead of its EXIT. */
-	daemon_send_exit(conn, status);
-	daemon_linger_close(conn);
+	if (!h.exit_sent)
+		on_finished(&h.ctl, status);
 	return status;
 }

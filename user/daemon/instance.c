@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -70,4 +71,23 @@ int daemon_instance_running(const char *instance)
 	int r = lock_path(instance, path, sizeof(path));
 
 	return r < 0 ? r : lockfile_held(path);
+}
+
+void daemon_instance_prune(void)
+{
+	_cleanup_(closedirp) DIR *d = opendir(EGRETD_ATTEMPT_DIR);
+	struct dirent *de;
+	char path[PATH_MAX];
+
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		int fd;
+
+		if (strncmp(de->d_name, "egretd-", 7) || n < 5 ||
+		    strcmp(de->d_name + n - 5, ".lock") ||
+		    path_fmt(path, sizeof(path), EGRETD_ATTEMPT_DIR "/%s", de->d_name) < 0)
+			continue;
+		fd = lockfile_take(path, LOCK_EX | LOCK_NB);
+		lockfile_drop(path, fd);
+	}
 }

@@ -35,4 +35,8 @@ void daemon_instance_unlock(const char *instance, int fd);
 /* Does an egretd of @instance run? 1, 0, or -errno. */
 int daemon_instance_running(const char *instance);
 
+/* The lock files of egretds that are not running (killed: one that
+ * stops lets go of its own), removed. */
+void daemon_instance_prune(void);
+
 #endif

@@ -27,9 +27,7 @@
 
 #define SD_LISTEN_FDS_START	3
 
-/* systemd's socket activation (sd_listen_fds(3)), without libsystemd:
- * exactly one fd, meant for this process. */
-static int activated_fd(void)
+int daemon_activated_fd(void)
 {
 	const char *pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
 	int fd = SD_LISTEN_FDS_START, type;
@@ -76,11 +74,9 @@ static int prepare_path(const char *path)
 int daemon_listen(const struct daemon_config *cfg)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd = activated_fd(), r;
+	int fd, r;
 	mode_t old;
 
-	if (fd != -ENOENT)
-		return fd;
 	r = prepare_path(cfg->socket_path);
 	if (r < 0)
 		return r;
@@ -111,7 +107,7 @@ int daemon_listen(const struct daemon_config *cfg)
  * connections neither take its attempts' slots nor fork without bound.
  */
 #define PENDING_MAX		256	/* connections not yet running, in all */
-#define PENDING_PER_UID		32	/* ... of one uid */
+#define PENDING_PER_UID		32	/* ... of one uid, beyond its callers.max */
 #define LINGER_MAX		256	/* refusals waiting for their caller */
 #define LINGER_MS		1000
 #define WORKERS_MAX		(DAEMON_MAX_LIMIT + PENDING_MAX)
@@ -270,22 +266,27 @@ static void serve_one(struct server *sv, int conn)
 {
 	struct ucred cred = { .uid = (uid_t)-1 };
 	socklen_t clen = sizeof(cred);
+	const struct daemon_caller *k;
+	unsigned int cap;
 	int ch[2];
 	char buf[200];
 	pid_t pid;
 
 	getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &clen);
 	/* Refused now, before it can cost a process. */
-	if (!caller_of(sv->cfg, cred.uid)) {
+	k = caller_of(sv->cfg, cred.uid);
+	if (!k) {
 		snprintf(buf, sizeof(buf), "egretd: uid %u may not launch attempts (egretd.yaml: callers)",
 			 (unsigned int)cred.uid);
 		refuse_here(sv, conn, buf);
 		return;
 	}
+	/* A burst of all its attempts at once waits, and a few more. */
+	cap = k->max + PENDING_PER_UID;
 	if (count(sv, false, NULL) >= PENDING_MAX ||
-	    count(sv, false, &cred.uid) >= PENDING_PER_UID || sv->n >= WORKERS_MAX) {
-		snprintf(buf, sizeof(buf), "egretd: too many connections of uid %u wait for an answer (at most %d, %d in all); try again later",
-			 (unsigned int)cred.uid, PENDING_PER_UID, PENDING_MAX);
+	    count(sv, false, &cred.uid) >= cap || sv->n >= WORKERS_MAX) {
+		snprintf(buf, sizeof(buf), "egretd: too many connections of uid %u wait for an answer (at most %u, %d in all); try again later",
+			 (unsigned int)cred.uid, cap, PENDING_MAX);
 		refuse_here(sv, conn, buf);
 		return;
 	}

@@ -9,10 +9,15 @@
 
 #include "daemon/config.h"
 
+/* The listening socket systemd passed (LISTEN_FDS, socket activation;
+ * sd_listen_fds(3) without libsystemd): exactly one, meant for this
+ * process. The fd, -ENOENT when none was passed, or -errno. */
+int daemon_activated_fd(void);
+
 /*
- * The listening socket: the one systemd passed (LISTEN_FDS, socket
- * activation), else @cfg's path, made 0660 root:socket_gid in a directory
- * 0755 of root's. Returns the fd or -errno.
+ * The listening socket at @cfg's path, made 0660 root:socket_gid in a
+ * directory 0755 of root's (a stale socket there is replaced: call with
+ * the instance's lock held, daemon/instance.h). The fd or -errno.
  */
 int daemon_listen(const struct daemon_config *cfg);
 
