@@ -284,6 +284,24 @@ void preflight_uid_prune(uid_t uid)
 	lockfile_drop(path, fd);
 }
 
+void preflight_uid_prune_range(uid_t first, uid_t last)
+{
+	_cleanup_(closedirp) DIR *d = opendir(EGRET_UID_LOCK_DIR);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *end;
+		unsigned long u;
+
+		if (strncmp(de->d_name, "uid-", 4))
+			continue;
+		u = strtoul(de->d_name + 4, &end, 10);
+		if (*end || end == de->d_name + 4 || u < first || u > last)
+			continue;
+		preflight_uid_prune((uid_t)u);
+	}
+}
+
 void preflight_uid_unlock(uid_t uid, int fd)
 {
 	char path[64];

@@ -59,6 +59,11 @@ void preflight_uid_unlock(uid_t uid, int fd);
 /* @uid's lock file, if nobody holds it (its holder was killed): gone. */
 void preflight_uid_prune(uid_t uid);
 
+/* The same for every uid from @first to @last that has a lock file
+ * (egretd's range: a process killed before its attempt's record named
+ * the uid leaves one no gc would find). */
+void preflight_uid_prune_range(uid_t first, uid_t last);
+
 /*
  * Where COMMAND starts (@dir, or egret's cwd for NULL) and its @home, as
  * @user sees them. Returns PLACES_* bits for what it cannot use: a start

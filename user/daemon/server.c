@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "attempt/gc.h"
+#include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
 #include "daemon/instance.h"
@@ -350,7 +351,8 @@ static bool serving(const struct server *sv, const char *id)
  * limits as its caller's: one whose connection's process died, one an
  * earlier egretd left, one killed during its set-up (removed). An attempt
  * being re-adopted holds its record's lock, so a second scan passes it
- * over. Then what egret run's start would remove (attempt/gc.h).
+ * over. Then what egret run's start would remove (attempt/gc.h), and the
+ * lock files of our uids that nobody holds.
  */
 static void adopt_orphans(struct server *sv)
 {
@@ -374,6 +376,7 @@ static void adopt_orphans(struct server *sv)
 		memcpy(sv->w[sv->n++].id, found[i].id, sizeof(found[i].id));
 	}
 	gc_stale_attempts(&(struct gc_opts){ .daemon = GC_DAEMON_NONE });
+	preflight_uid_prune_range(sv->cfg->uid_first, sv->cfg->uid_last);
 }
 
 /* The fds to wait on: the socket, signals, slot channels, lingerers. */
