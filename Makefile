@@ -22,7 +22,7 @@ CFLAGS     ?= -O2 -g
 
 # Say what is missing, once, instead of dying on <bpf/bpf.h>. The goals that
 # install the dependencies themselves (tools/install-deps.sh) skip this.
-SELF_INSTALLING := deps clean vmlinux test demo bench bench-clients bench-egretd fuzz sanitize
+SELF_INSTALLING := deps clean vmlinux test demo bench bench-clients bench-egretd fuzz sanitize stress
 ifneq ($(filter-out $(SELF_INSTALLING),$(or $(MAKECMDGOALS),all)),)
 MISSING := $(shell for t in pkg-config $(CLANG) $(BPFTOOL); do \
 		command -v $$t >/dev/null 2>&1 || echo $$t; done; \
@@ -59,7 +59,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -173,6 +173,13 @@ bench-clients: deps
 	@$(MAKE) --no-print-directory all helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		CLIENTS_BUILD=$(abspath $(OUT)/clients) tests/clients/run.sh --time-to-failure
+
+# egretd's tests under `stress-ng --cpu 2` (tests/stress.sh): 500
+# sequential attempts, then 20 runs in a row; about 40 minutes.
+stress:
+	@tools/install-deps.sh stress
+	@$(MAKE) --no-print-directory all helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tests/stress.sh
 
 # A burst of 100 attempts through egretd (BENCHMARKS.md); about a minute.
 bench-egretd: deps

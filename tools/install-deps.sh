@@ -3,6 +3,7 @@
 # Idempotent: prints nothing and touches nothing when all are present.
 #   tools/install-deps.sh          build, test, demo
 #   tools/install-deps.sh bench    plus what `make bench` compares against
+#   tools/install-deps.sh stress   plus stress-ng, for `make stress`
 #   tools/install-deps.sh deploy   plus Docker, for tests/deploy/docker.sh (CI
 #                                  installs it; on a host of your own it is
 #                                  yours to choose: its package starts a
@@ -32,6 +33,10 @@ command -v npm >/dev/null || packages+=(npm)
 # make bench: the iptables/ipset and HTTP-proxy baselines, its report.
 if [ "${1:-}" = bench ]; then
 	packages+=(iptables ipset tinyproxy python3)
+fi
+# make stress: the CPU load beside egretd's tests.
+if [ "${1:-}" = stress ]; then
+	packages+=(stress-ng)
 fi
 # The deployment tests: Debian's Docker engine (the test starts a dockerd
 # of its own, never the packaged service) and Compose; the Kubernetes

@@ -115,7 +115,9 @@ static void daemon_fields_round_trip(void **state)
 	struct attempt_state st = { .id = "run1", .cgroup = "/sys/fs/cgroup/a/run1",
 				    .pins = "/sys/fs/bpf/egret/run1", .pid = 7,
 				    .started = 1700000000, .daemon = 1, .caller = 1000,
-				    .keeper = 4100, .command = 4101, .dns_port = 40053 };
+				    .keeper = 4100, .command = 4101, .dns_port = 40053,
+				    .instance = "/run/egretd/egret.sock", .unserved = 1700000300,
+				    .uid = 200001 };
 	struct attempt_state got;
 	int fd = memfd_create("record", 0);
 
@@ -127,12 +129,35 @@ static void daemon_fields_round_trip(void **state)
 	assert_int_equal(got.keeper, 4100);
 	assert_int_equal(got.command, 4101);
 	assert_int_equal(got.dns_port, 40053);
+	assert_string_equal(got.instance, "/run/egretd/egret.sock");
+	assert_int_equal(got.unserved, 1700000300);
+	assert_int_equal(got.uid, 200001);
 	st.daemon = 0;
 	assert_int_equal(state_update(fd, &st), 0);
 	assert_int_equal(state_read_fd(fd, &got), 0);
 	assert_int_equal(got.daemon, 0);
 	assert_int_equal(got.keeper, 0);
+	assert_string_equal(got.instance, "");
+	assert_int_equal(got.unserved, 0);
 	close(fd);
+}
+
+/* COMMAND's uid: a record without one, or with a value that is no uid,
+ * names none (-1), so that nobody's lock is pruned on its word. */
+static void uid_field(void **state)
+{
+	struct attempt_state st;
+
+	assert_int_equal(parse_with("started", "1", &st), 0);
+	assert_int_equal(st.uid, -1);
+	assert_int_equal(state_parse("id=run1\ncgroup=/x\npins=/sys/fs/bpf/egret/run1\nuid=0\n", &st), 0);
+	assert_int_equal(st.uid, 0);
+	assert_int_equal(state_parse("id=run1\ncgroup=/x\npins=/sys/fs/bpf/egret/run1\nuid=-5\n", &st), 0);
+	assert_int_equal(st.uid, -1);
+	assert_int_equal(state_parse("id=run1\ncgroup=/x\npins=/sys/fs/bpf/egret/run1\nuid=4294967295\n", &st), 0);
+	assert_int_equal(st.uid, -1);
+	assert_int_equal(state_parse("id=run1\ncgroup=/x\npins=/sys/fs/bpf/egret/run1\nuid=12x\n", &st), 0);
+	assert_int_equal(st.uid, -1);
 }
 
 int main(void)
@@ -144,6 +169,7 @@ int main(void)
 		cmocka_unit_test(rejects_bad_cgroup),
 		cmocka_unit_test(rejects_overlong_fields),
 		cmocka_unit_test(daemon_fields_round_trip),
+		cmocka_unit_test(uid_field),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
