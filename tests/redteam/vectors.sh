@@ -911,7 +911,12 @@ EOF
 	oexpect unshare ok
 	oexpect clone ok
 	oexpect clone3 ok
-	oexpect int80 ok
+	# A kernel without the i386 ABI faults on int 0x80 for everyone: no
+	# way around the filter there, and the same fault inside.
+	local int80=ok int80_in="err ENOSYS unshare(int80)"
+	[ "$(ores int80)" = noabi ] && int80=noabi int80_in=noabi &&
+		note "this kernel has no i386 ABI: int 0x80 faults outside egret too"
+	oexpect int80 "$int80"
 	oexpect unshare-cmd ok
 	steps in <<EOF
 control $P tcp 203.0.113.10 80 $c
@@ -931,7 +936,7 @@ EOF
 	expect clone "err EPERM clone"
 	expect clone3 "err ENOSYS clone3"
 	expect clone3-plain "err ENOSYS clone3"
-	expect int80 "err ENOSYS unshare(int80)"
+	expect int80 "$int80_in"
 	expect x32 "err ENOSYS unshare(x32)"
 	expect unshare-cmd failed
 	expect unshare-map failed
