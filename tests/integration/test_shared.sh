@@ -48,7 +48,7 @@ t_shared_set_reused() {
 	set=$(shared_set)
 	if [ -n "$set" ]; then
 		# Another egret on this host uses it: gc rightly left it.
-		set_in_use "/run/egret-programs/$(basename "$set").lock" ||
+		set_in_use "/run/egret/.programs/$(basename "$set").lock" ||
 			fail "gc --programs left $set, which nobody uses"
 		note "the set is in use on this host: the first-load check needs it free"
 	fi

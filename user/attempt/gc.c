@@ -193,7 +193,9 @@ int gc_stale_attempts(const struct gc_opts *o)
 	while ((de = readdir(dir))) {
 		int r;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		/* Records are files; a directory (SHARED_LOCK_DIR) is not one. */
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    de->d_type == DT_DIR)
 			continue;
 		r = gc_one(dirfd(dir), de->d_name, o);
 		if (r > 0)

@@ -255,7 +255,10 @@ static void keep_hooks_on(struct loader *ld, const char *dir, const char *keep)
 /* SHARED_LOCK_DIR/@name.lock, its directory made. */
 static int lock_path(const char *name, char *buf, size_t len)
 {
-	int r = private_dir_ensure(SHARED_LOCK_DIR);
+	int r = private_dir_ensure(EGRET_RUN_DIR);
+
+	if (r == 0)
+		r = private_dir_ensure(SHARED_LOCK_DIR);
 
 	return r < 0 ? r : path_fmt(buf, len, SHARED_LOCK_DIR "/%s.lock", name);
 }

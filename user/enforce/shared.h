@@ -30,8 +30,11 @@
 #define SHARED_ROOT	EGRET_BPFFS "/egret-programs"
 /* <tag>.lock: held shared by a set's users (lib/lockfile.h); make.lock:
  * held while a set is looked for or made, so that a burst of attempts on
- * a fresh boot loads once, the others wait and open it. */
-#define SHARED_LOCK_DIR	"/run/egret-programs"
+ * a fresh boot loads once, the others wait and open it. Beside the
+ * records: every deployment gives egret a writable /run/egret (a
+ * container's root file system may be read-only), and gc passes over
+ * the directory. */
+#define SHARED_LOCK_DIR	EGRET_RUN_DIR "/.programs"
 
 struct loader;
 
