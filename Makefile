@@ -59,7 +59,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -161,7 +161,12 @@ clients: $(OUT)/egret helpers
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory unit bpf-tests integration redteam clients install-check deploy-test
+	@$(MAKE) --no-print-directory layers unit bpf-tests integration redteam clients install-check deploy-test
+
+# The module graph of user/ has no cycle and keeps the folders' layering
+# (docs/ARCHITECTURE.md, "Source map").
+layers:
+	@tools/include-graph.py --cycles --layers && echo "ok    layers: no include cycle, no layer broken"
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers

@@ -13,7 +13,7 @@
 #include "attempt/gc.h"
 #include "attempt/preflight.h"
 #include "attempt/state.h"
-#include "daemon/instance.h"
+#include "attempt/instance.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
 #include "enforce/sockkill.h"

@@ -33,7 +33,7 @@ struct gc_opts {
  *
  * egretd's (a record with daemon=1) are its to re-adopt (daemon/adopt.h)
  * while it runs, or restarts: with GC_DAEMON_GONE one goes only when its
- * egretd (daemon/instance.h) has not been running for GC_UNSERVED_GRACE_S,
+ * egretd (attempt/instance.h) has not been running for GC_UNSERVED_GRACE_S,
  * as two gc runs see it (the first marks the record); with GC_DAEMON_NOW,
  * as soon as its egretd is not running. Returns the number of attempts
  * removed, or a negative errno if some could not be.

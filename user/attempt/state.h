@@ -28,7 +28,7 @@ struct attempt_state {
 	 * whose they are (the egretd instance, and its caller), and, once
 	 * COMMAND runs, what a re-adopting egretd needs (daemon/adopt.h). */
 	int daemon;
-	char instance[108];	/* the socket its egretd serves (daemon/instance.h) */
+	char instance[108];	/* the socket its egretd serves (attempt/instance.h) */
 	uid_t caller;		/* the caller's uid (SO_PEERCRED) */
 	pid_t keeper;		/* COMMAND's keeper (keeper.h), host pid; 0 before */
 	pid_t command;		/* COMMAND, host pid; 0 before */

@@ -33,7 +33,7 @@ struct attempt_control {
 	 * attempt back to this uid only). With a control, COMMAND runs
 	 * under a keeper (keeper.h), so that it can be re-adopted. */
 	uid_t caller;
-	/* The egretd it belongs to (daemon/instance.h), for the record. */
+	/* The egretd it belongs to (attempt/instance.h), for the record. */
 	const char *instance;
 	/* Called once COMMAND runs and the record says so: egretd tells
 	 * its caller the attempt's id. May be NULL. */

@@ -14,7 +14,7 @@
 
 #include "cmd/daemon.h"
 #include "daemon/config.h"
-#include "daemon/instance.h"
+#include "attempt/instance.h"
 #include "daemon/server.h"
 #include "attempt/cgroup.h"
 #include "enforce/loader.h"
@@ -150,7 +150,7 @@ int cmd_daemon(int argc, char **argv)
 	}
 	/* Who we are, and that no other egretd is, before the socket's name
 	 * is touched (a second egretd would take it from the first) and
-	 * before any attempt of ours is re-adopted (daemon/instance.h). */
+	 * before any attempt of ours is re-adopted (attempt/instance.h). */
 	fd = daemon_activated_fd();
 	r = fd == -ENOENT || fd >= 0 ? 0 : fd;
 	if (r == 0)

@@ -6,7 +6,7 @@
  * on under its keeper (attempt/keeper.h) and the pinned programs keep
  * enforcing; DNS fails closed, nothing listening on the proxy's port. A
  * (re)started egretd finds such attempts by their records (daemon=1, its
- * own instance: daemon/instance.h; the lock free) and re-adopts each in a
+ * own instance: attempt/instance.h; the lock free) and re-adopts each in a
  * process of its own: the options
  * egretd wrote at the start (<id>.argv), the pinned maps, a DNS proxy on
  * the same port in the caller's network namespace (found through the

@@ -17,7 +17,7 @@
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
-#include "daemon/instance.h"
+#include "attempt/instance.h"
 #include "daemon/reply.h"
 #include "daemon/server.h"
 #include "lib/exit.h"
@@ -124,7 +124,7 @@ struct worker {
 struct server {
 	const struct daemon_config *cfg;
 	const char *instance;
-	int instance_lock;	/* held by the loop alone (daemon/instance.h) */
+	int instance_lock;	/* held by the loop alone (attempt/instance.h) */
 	int listen_fd, sigfd;
 	sigset_t old;
 	struct worker w[WORKERS_MAX];

@@ -17,11 +17,11 @@ int daemon_activated_fd(void);
 /*
  * The listening socket at @cfg's path, made 0660 root:socket_gid in a
  * directory 0755 of root's (a stale socket there is replaced: call with
- * the instance's lock held, daemon/instance.h). The fd or -errno.
+ * the instance's lock held, attempt/instance.h). The fd or -errno.
  */
 int daemon_listen(const struct daemon_config *cfg);
 
-/* Accept on @fd, as egretd @instance (daemon/instance.h), whose lock
+/* Accept on @fd, as egretd @instance (attempt/instance.h), whose lock
  * @instance_lock this process holds, until SIGTERM or SIGINT; 0, or
  * -errno. */
 int daemon_serve(const struct daemon_config *cfg, const char *instance,

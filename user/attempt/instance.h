@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * daemon/instance.h - which egretd an attempt belongs to.
+ * attempt/instance.h - which egretd an attempt belongs to.
  *
  * Several egretds may share a host (a packaged one, a test suite's, one
  * per tenant), and with it /run/egret. An egretd is known by the socket
@@ -14,8 +14,8 @@
  * would steal the socket's name), and anyone can tell a running egretd
  * from one that is gone.
  */
-#ifndef EGRET_DAEMON_INSTANCE_H
-#define EGRET_DAEMON_INSTANCE_H
+#ifndef EGRET_ATTEMPT_INSTANCE_H
+#define EGRET_ATTEMPT_INSTANCE_H
 
 #include <stddef.h>
 

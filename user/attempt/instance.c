@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "daemon/instance.h"
+#include "attempt/instance.h"
 #include "lib/lockfile.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
