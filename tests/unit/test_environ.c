@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attempt/environ.h"
+#include "launch/environ.h"
 
 static const struct launch_user alice = {
 	.set = true, .uid = 1001, .gid = 1001, .name = "alice",

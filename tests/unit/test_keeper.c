@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * test_keeper.c - COMMAND under a keeper (attempt/keeper.h), as egretd
+ * test_keeper.c - COMMAND under a keeper (launch/keeper.h), as egretd
  * starts it: its status reaches the supervisor however fast COMMAND ends,
  * with /run full, and a child killed at birth is told for what it is.
  *
@@ -33,8 +33,8 @@
 #include <linux/sched.h>
 
 #include "attempt/cgroup.h"
-#include "attempt/keeper.h"
-#include "attempt/launch.h"
+#include "launch/keeper.h"
+#include "launch/launch.h"
 
 #define SUPERVISOR_PAUSE_MS	300
 

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 
-#include "attempt/launch.h"
+#include "launch/launch.h"
 
 #define NOBODY 65534
 

@@ -18,7 +18,7 @@
 #include "attempt/options.h"
 #include "attempt/preflight.h"
 #include "attempt/state.h"
-#include "attempt/user.h"
+#include "launch/user.h"
 #include "dns/decision.h"
 #include "dns/proxy.h"
 #include "enforce/allow.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "attempt/launch.h"
+#include "launch/launch.h"
 #include "attempt/options.h"
 #include "attempt/state.h"
 #include "dns/proxy.h"

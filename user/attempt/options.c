@@ -9,7 +9,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 
-#include "attempt/launch.h"
+#include "launch/launch.h"
 #include "attempt/options.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"

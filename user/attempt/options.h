@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <linux/types.h>
 
-#include "attempt/environ.h"
-#include "attempt/launch.h"
+#include "launch/environ.h"
+#include "launch/launch.h"
 #include "egret.h"
 #include "policy/gitremote.h"
 #include "policy/policy.h"

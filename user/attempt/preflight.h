@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "attempt/launch.h"
+#include "launch/launch.h"
 
 /* Is fd 0, 1 or 2 a socket other than unix (inet, packet, vsock...)?
  * -EPERM with a reason in @err. */

@@ -7,8 +7,8 @@
 #ifndef EGRET_ATTEMPT_RUN_H
 #define EGRET_ATTEMPT_RUN_H
 
-#include "attempt/landlock.h"
-#include "attempt/launch.h"
+#include "launch/landlock.h"
+#include "launch/launch.h"
 #include "attempt/options.h"
 #include "attempt/state.h"
 #include "attempt/supervise.h"

@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "attempt/attempt.h"
-#include "attempt/keeper.h"
-#include "attempt/launch.h"
+#include "launch/keeper.h"
+#include "launch/launch.h"
 #include "attempt/options.h"
 #include "attempt/supervise.h"
-#include "attempt/terminal.h"
+#include "launch/terminal.h"
 #include "attempt/watch.h"
 #include "dns/proxy.h"
 #include "enforce/allow.h"

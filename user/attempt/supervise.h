@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "attempt/attempt.h"
-#include "attempt/terminal.h"
+#include "launch/terminal.h"
 #include "lib/loop.h"
 
 /*

@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "attempt/environ.h"
+#include "launch/environ.h"
 #include "cmd/client.h"
 #include "daemon/config.h"
 #include "daemon/wire.h"

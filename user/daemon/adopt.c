@@ -22,7 +22,7 @@
 #include "attempt/gc.h"
 #include "attempt/preflight.h"
 #include "attempt/state.h"
-#include "attempt/world.h"
+#include "launch/world.h"
 #include "daemon/adopt.h"
 #include "daemon/reply.h"
 #include "lib/exit.h"

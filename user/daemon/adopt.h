@@ -3,7 +3,7 @@
  * daemon/adopt.h - egretd's attempts outlive the process that served them.
  *
  * If that process dies (egretd killed, its unit restarted), COMMAND runs
- * on under its keeper (attempt/keeper.h) and the pinned programs keep
+ * on under its keeper (launch/keeper.h) and the pinned programs keep
  * enforcing; DNS fails closed, nothing listening on the proxy's port. A
  * (re)started egretd finds such attempts by their records (daemon=1, its
  * own instance: attempt/instance.h; the lock free) and re-adopts each in a

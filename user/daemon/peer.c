@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "attempt/cgroup.h"
-#include "attempt/world.h"
+#include "launch/world.h"
 #include "daemon/peer.h"
 #include "lib/paths.h"
 #include "lib/util.h"

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "attempt/world.h"
+#include "launch/world.h"
 
 struct daemon_peer {
 	pid_t pid;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attempt/environ.h"
+#include "launch/environ.h"
 #include "daemon/wire_impl.h"
 #include "lib/util.h"
 #include "policy/policy.h"

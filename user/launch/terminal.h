@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/terminal.h - COMMAND never holds the terminal egret was started from.
+ * launch/terminal.h - COMMAND never holds the terminal egret was started from.
  *
  * A process that shares a terminal with the operator's shell can push a
  * command line into its input queue (TIOCSTI), which the shell runs, as

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* attempt/user.h - who COMMAND runs as: --user USER[:GROUP] resolved. */
-#ifndef EGRET_ATTEMPT_USER_H
-#define EGRET_ATTEMPT_USER_H
+/* launch/user.h - who COMMAND runs as: --user USER[:GROUP] resolved. */
+#ifndef EGRET_LAUNCH_USER_H
+#define EGRET_LAUNCH_USER_H
 
 #include <stdbool.h>
 #include <sys/types.h>

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
-#include "attempt/world.h"
+#include "launch/world.h"
 #include "lib/util.h"
 
 static const struct {

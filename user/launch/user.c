@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attempt/user.h"
+#include "launch/user.h"
 
 static int parse_id(const char *s, unsigned long *ret)
 {

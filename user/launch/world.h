@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/world.h - the namespaces an attempt starts in when they are not
+ * launch/world.h - the namespaces an attempt starts in when they are not
  * egret's own: those of egretd's caller (a container, a pod), named by a
  * pidfd of the caller's process that egretd got from the kernel.
  *
@@ -19,8 +19,8 @@
  *    refused (docs/DEPLOYMENT.md): COMMAND's uid and the caller's mapping
  *    would have to be matched first.
  */
-#ifndef EGRET_ATTEMPT_WORLD_H
-#define EGRET_ATTEMPT_WORLD_H
+#ifndef EGRET_LAUNCH_WORLD_H
+#define EGRET_LAUNCH_WORLD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 
-#include "attempt/seccomp.h"
+#include "launch/seccomp.h"
 #include "lib/util.h"
 
 #if defined(__x86_64__)

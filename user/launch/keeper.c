@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-#include "attempt/keeper.h"
+#include "launch/keeper.h"
 #include "lib/fdpass.h"
 #include "lib/util.h"
 

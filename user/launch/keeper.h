@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/keeper.h - a small root process between egretd's supervisor and
+ * launch/keeper.h - a small root process between egretd's supervisor and
  * COMMAND, for attempts egretd may have to re-adopt.
  *
  * Only a parent can learn how its child ended. If the supervisor dies
@@ -14,8 +14,8 @@
  * trace it. It is started by launch.c (launch_spawn with an exit_fd);
  * here are the supervisor's ends of it.
  */
-#ifndef EGRET_ATTEMPT_KEEPER_H
-#define EGRET_ATTEMPT_KEEPER_H
+#ifndef EGRET_LAUNCH_KEEPER_H
+#define EGRET_LAUNCH_KEEPER_H
 
 #include <sys/types.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/environ.h - the environment COMMAND starts with: its user's, not egret's.
+ * launch/environ.h - the environment COMMAND starts with: its user's, not egret's.
  *
  * egret runs as root; COMMAND runs as --user. What su, runuser and
  * systemd-run --uid do, egret does: HOME, USER, LOGNAME and SHELL are the
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "attempt/user.h"
+#include "launch/user.h"
 
 #define ENVIRON_MAX_VARS	4096	/* more is an error, not a cut */
 #define ENVIRON_MAX_OPTS	64	/* --pass-env, --setenv each */

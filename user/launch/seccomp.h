@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/seccomp.h - the syscall filter COMMAND runs under.
+ * launch/seccomp.h - the syscall filter COMMAND runs under.
  *
  * egret's enforcement lives in the attempt's cgroup and the initial user
  * namespace. The filter closes the ways around that which need no

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/launch.h - start COMMAND inside the attempt's cgroup, unprivileged.
+ * launch/launch.h - start COMMAND inside the attempt's cgroup, unprivileged.
  *
  * The child is born in the cgroup (clone3 + CLONE_INTO_CGROUP): it never
  * runs a single instruction outside enforcement.
@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "attempt/landlock.h"
-#include "attempt/user.h"
-#include "attempt/world.h"
+#include "launch/landlock.h"
+#include "launch/user.h"
+#include "launch/world.h"
 
 #define LAUNCH_MAX_KEEP_FDS 16
 

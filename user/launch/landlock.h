@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * attempt/landlock.h - a Landlock domain around COMMAND: what it cannot reach
+ * launch/landlock.h - a Landlock domain around COMMAND: what it cannot reach
  * outside its attempt, even as its own uid.
  *
  * Any Landlock domain (ABI 1, Linux 5.13) keeps its processes from

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attempt/terminal.h"
+#include "launch/terminal.h"
 #include "lib/log.h"
 
 #ifndef TIOCGPTPEER

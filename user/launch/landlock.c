@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <linux/landlock.h>
 
-#include "attempt/landlock.h"
+#include "launch/landlock.h"
 
 /* Debian 12's uapi header stops at ABI 3: the attr with its later fields,
  * laid out as the kernel has it (handled_access_net: ABI 4; scoped: 6). */

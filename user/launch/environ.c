@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attempt/environ.h"
+#include "launch/environ.h"
 
 /* Variables that name the caller's own places: wrong for another user. */
 static const char *const callers_places[] = {

@@ -20,12 +20,12 @@
 #include <linux/sched.h>
 #include <linux/securebits.h>
 
-#include "attempt/environ.h"
-#include "attempt/keeper.h"
-#include "attempt/world.h"
-#include "attempt/launch.h"
-#include "attempt/seccomp.h"
-#include "attempt/terminal.h"
+#include "launch/environ.h"
+#include "launch/keeper.h"
+#include "launch/world.h"
+#include "launch/launch.h"
+#include "launch/seccomp.h"
+#include "launch/terminal.h"
 #include "lib/exit.h"
 #include "lib/fdpass.h"
 #include "lib/util.h"
