@@ -142,6 +142,7 @@ t_fault_setup_killed_50() {
 		case $REAPED:$out in
 		3:*) n3=$((n3 + 1)) ;;
 		125:*"egretd closed the connection before the attempt ended"*) cut=$((cut + 1)) ;;
+		125:*"egretd closed the connection before it read the request"*) cut=$((cut + 1)) ;;
 		125:*"connect to egretd"*) refused=$((refused + 1)) ;;	# not accepted before the kill
 		*) fail "caller $i: status $REAPED ($out)" ;;
 		esac

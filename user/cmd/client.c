@@ -330,7 +330,10 @@ int client_run(const char *socket, int argc, char **argv)
 		 * from its accept loop): its answer is queued for us. */
 		if (said_why(fd, m, buf))
 			return EXIT_SETUP;
-		log_error_errno(r, "send the request to egretd");
+		if (r == -EPIPE || r == -ECONNRESET)
+			log_error("egretd closed the connection before it read the request (it stopped, or is restarting); COMMAND did not start");
+		else
+			log_error_errno(r, "send the request to egretd");
 		return EXIT_SETUP;
 	}
 	r = wait_exit(socket, fd, sigfd);
