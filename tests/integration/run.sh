@@ -250,6 +250,7 @@ TESTS=(
 	t_fault_fast_commands t_fault_unit_killed_30 t_fault_setup_killed_50
 	t_fault_run_full t_fault_second_egretd t_fault_second_build
 	t_fault_idle_connections t_fault_record_full t_fault_reused_cgroup
+	t_fault_readopt_lock_held
 )
 
 # === main ====================================================================

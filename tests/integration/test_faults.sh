@@ -392,3 +392,28 @@ t_fault_reused_cgroup() {
 	egretd_stop
 	assert_nothing_left ""
 }
+
+# A record's lock held for an instant when a restarted egretd goes to
+# re-adopt the attempt (another egret's gc reads it that way): the
+# re-adopter waits its turn rather than leave the attempt to nobody, and
+# the caller gets COMMAND's status. (Found under stress-ng: run 17 of 20.)
+t_fault_readopt_lock_held() {
+	local cpid rec holder
+	egretd_start
+	via_bg lh -- sh -c 'touch "$1/lh.started"; while [ ! -e "$1/lh.go" ]; do sleep 0.1; done; exit 6' \
+		sh "$TDIR"
+	cpid=$CPID
+	wait_for_file "$TDIR/lh.started" 20
+	rec=$(our_records)
+	[ -n "$rec" ] || fail "no record of the attempt"
+	egretd_kill_all
+	flock -s "$rec" sleep 0.6 &
+	holder=$!
+	egretd_start
+	touch "$TDIR/lh.go"
+	reap "$cpid" 60
+	wait "$holder"
+	assert_eq 6 "$REAPED" "the caller's status when the record was locked at re-adoption $(cat "$TDIR/lh.out")"
+	egretd_stop
+	assert_nothing_left ""
+}

@@ -148,6 +148,13 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 	if (name[0] == '.' && (fstat(fd, &sb) < 0 ||
 			       time(NULL) - sb.st_mtime < NEW_RECORD_GRACE_S))
 		return 0;
+	/* What is not ours to remove is passed over unlocked: a lock taken
+	 * even for an instant makes an egretd's re-adopter, which wants it
+	 * then, think another has the attempt. */
+	if (name[0] != '.' && state_read_fd(fd, &st) == 0 &&
+	    ((o->under && !cgroup_under(st.cgroup, o->under)) ||
+	     (st.daemon && o->daemon == GC_DAEMON_NONE)))
+		return 0;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK ? 0 : -errno;
 	/* Another gc may have finished with it between open and flock. */

@@ -34,6 +34,7 @@
 
 #define ARGV_FILE_MAX	(1 << 20)
 #define HAND_OVER_WAIT_MS	10000	/* a re-adopter just forked may not listen yet */
+#define TAKE_TRIES		20	/* 50 ms apart: a record's lock a gc holds */
 
 /* ---- the options, kept ------------------------------------------- */
 
@@ -333,7 +334,16 @@ static int take_attempt(const char *instance, const char *id,
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || state_read_fd(fd, &who->st) < 0 ||
+	/* A gc looking at the record holds its lock for an instant; another
+	 * re-adopter, or a live supervisor, holds it for good. */
+	for (int i = 0; i < TAKE_TRIES && flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
+		if (errno != EWOULDBLOCK || i + 1 == TAKE_TRIES) {
+			close(fd);
+			return 0;
+		}
+		poll(NULL, 0, 50);
+	}
+	if (state_read_fd(fd, &who->st) < 0 ||
 	    !who->st.daemon || strcmp(who->st.instance, instance)) {
 		close(fd);
 		return 0;
