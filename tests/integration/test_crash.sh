@@ -70,6 +70,13 @@ t_gc_on_run() {
 	kill -KILL "$epid"
 	reap "$epid" 10
 	alive "$left" || fail "COMMAND died with egret"
+	# An egret under another cgroup parent (another deployment, another
+	# suite) leaves it: the start-time sweep is its own parent's only.
+	attempt --cgroup-parent "$SUITE_CG/other-parent" --user "$(own_uid 10)" \
+		--allow 203.0.113.10:80 -- true
+	assert_eq 0 "$RC" "a run under another parent $(said)"
+	alive "$left" || fail "a run under another cgroup parent removed this parent's stale attempt"
+	rmdir "$SUITE_CG/other-parent" 2>/dev/null
 	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- true
 	assert_eq 0 "$RC" "the next run $(said)"
 	wait_until 5 not_alive "$left" || fail "the next egret run left stale $left alive"

@@ -168,6 +168,24 @@ static int attempt_claim_uid(struct attempt *a, const struct run_opts *o,
 	return 0;
 }
 
+/*
+ * Remove what dead egrets left under the cgroup parent this attempt will
+ * use, and nothing else: another deployment's, another suite's or another
+ * operator's attempts on the host are theirs to collect (egret gc, their
+ * own next start), and a host-wide sweep from every start made egrets on
+ * one host undo each other's evidence. Without privilege, gc cannot even
+ * read the records; the next step says what is missing in one line.
+ */
+static int gc_own_parent(const struct run_opts *o)
+{
+	char parent[PATH_MAX];
+
+	if (resolve_cgroup_parent(o, parent, sizeof(parent)) < 0)
+		return 0;	/* attempt_make_cgroup says why, in one line */
+	return gc_stale_attempts(&(struct gc_opts){ .daemon = GC_DAEMON_NONE,
+						    .under = parent });
+}
+
 /* The record first (whatever exists after it, gc can find), then the
  * cgroup under the parent. */
 static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
@@ -372,9 +390,7 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 	uint64_t t0 = mono_us();
 	int r, deny_errno = 0;
 
-	/* Without privilege, gc cannot even read the records; the next step
-	 * says what is missing in one line. */
-	r = gc_stale_attempts(&(struct gc_opts){ .daemon = GC_DAEMON_NONE });
+	r = gc_own_parent(o);
 	if (r < 0 && r != -EACCES && r != -EPERM)
 		log_warn("gc: some stale attempts could not be removed; continuing");
 	r = user->set ? attempt_claim_uid(a, o, user) : 0;

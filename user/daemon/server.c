@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attempt/gc.h"
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
@@ -351,8 +350,9 @@ static bool serving(const struct server *sv, const char *id)
  * limits as its caller's: one whose connection's process died, one an
  * earlier egretd left, one killed during its set-up (removed). An attempt
  * being re-adopted holds its record's lock, so a second scan passes it
- * over. Then what egret run's start would remove (attempt/gc.h), and the
- * lock files of our uids that nobody holds.
+ * over. Then the lock files of our uids that nobody holds. What root
+ * egret runs left is theirs (their next start under the same parent, or
+ * egret gc): egretd sweeping the host undid other deployments' evidence.
  */
 static void adopt_orphans(struct server *sv)
 {
@@ -375,7 +375,6 @@ static void adopt_orphans(struct server *sv)
 						.running = true, .slot_fd = -1 };
 		memcpy(sv->w[sv->n++].id, found[i].id, sizeof(found[i].id));
 	}
-	gc_stale_attempts(&(struct gc_opts){ .daemon = GC_DAEMON_NONE });
 	preflight_uid_prune_range(sv->cfg->uid_first, sv->cfg->uid_last);
 }
 
