@@ -80,6 +80,12 @@
  * Files:
  *   open PATH | write PATH DATA | mkdir PATH | unlink PATH | rmdir PATH
  *   umount PATH | fds (list fds above 2) | fd-write FD TOKEN
+ *   setid CALL PATH                  make PATH set-id with CALL: chmod fchmod
+ *                                    fchmodat fchmodat2 (mode 06755 on an
+ *                                    existing file), open openat creat mknod
+ *                                    mknodat (create it 06755), mkdir mkdirat
+ *                                    (02755), openat2 (create, 06755); "ok
+ *                                    MODE" = the mode PATH has afterwards
  *   acl-user PATH UID                (root) POSIX ACL on PATH: owner, group
  *                                    and user UID may read and write, others
  *                                    nothing (the mode's group bits show the
@@ -1259,6 +1265,76 @@ static int do_file(const char *op, const char *path, const char *data)
 	return usage();
 }
 
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452	/* Linux 6.6; the same number on every arch */
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+
+/* One raw syscall per CALL (libc might pick another), asking for set-id. */
+static long setid_call(const char *call, const char *path)
+{
+	const mode_t m = 06755;
+	const int cr = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
+	long r = -1;
+	int fd;
+
+	if (!strcmp(call, "chmod"))
+		return syscall(SYS_chmod, path, m);
+	if (!strcmp(call, "fchmodat"))
+		return syscall(SYS_fchmodat, AT_FDCWD, path, m);
+	if (!strcmp(call, "fchmodat2"))
+		return syscall(__NR_fchmodat2, AT_FDCWD, path, m, 0);
+	if (!strcmp(call, "fchmod")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		r = syscall(SYS_fchmod, fd, m);
+		close(fd);
+		return r;
+	}
+	if (!strcmp(call, "mkdir"))
+		return syscall(SYS_mkdir, path, 02755);
+	if (!strcmp(call, "mkdirat"))
+		return syscall(SYS_mkdirat, AT_FDCWD, path, 02755);
+	if (!strcmp(call, "mknod"))
+		return syscall(SYS_mknod, path, S_IFREG | m, 0);
+	if (!strcmp(call, "mknodat"))
+		return syscall(SYS_mknodat, AT_FDCWD, path, S_IFREG | m, 0);
+	if (!strcmp(call, "open"))
+		r = syscall(SYS_open, path, cr, m);
+	else if (!strcmp(call, "openat"))
+		r = syscall(SYS_openat, AT_FDCWD, path, cr, m);
+	else if (!strcmp(call, "creat"))
+		r = syscall(SYS_creat, path, m);
+	else if (!strcmp(call, "openat2")) {
+		/* struct open_how: flags, mode, resolve (u64 each) */
+		uint64_t how[3] = { (uint64_t)cr, m, 0 };
+
+		r = syscall(__NR_openat2, AT_FDCWD, path, how, sizeof(how));
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	if (r >= 0)
+		close((int)r);
+	return r < 0 ? -1 : 0;
+}
+
+static int do_setid(const char *call, const char *path)
+{
+	struct stat st;
+	char mode[16];
+
+	if (setid_call(call, path) < 0)
+		return fail(call, errno);
+	if (stat(path, &st) < 0)
+		return fail("stat", errno);
+	snprintf(mode, sizeof(mode), "%04o", (unsigned int)(st.st_mode & 07777));
+	return ok(mode);
+}
+
 static void put_acl_entry(unsigned char *p, uint16_t tag, uint16_t perm, uint32_t id)
 {
 	p[0] = (unsigned char)tag; p[1] = (unsigned char)(tag >> 8);
@@ -2084,6 +2160,8 @@ int main(int argc, char **argv)
 	if (IS("open", 3) || IS("mkdir", 3) || IS("unlink", 3) || IS("rmdir", 3) ||
 	    IS("umount", 3) || IS("write", 4))
 		return do_file(m, argv[2], argc == 4 ? argv[3] : NULL);
+	if (IS("setid", 4))
+		return do_setid(argv[2], argv[3]);
 	if (IS("acl-user", 4))
 		return do_acl_user(argv[2], argv[3]);
 	if (IS("fds", 2))

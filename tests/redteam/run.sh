@@ -259,7 +259,7 @@ TESTS=(
 	t_rt_raw_socket t_rt_ping_socket t_rt_udplite t_rt_sctp
 	t_rt_packet_socket t_rt_families
 	t_rt_ipv4_source_route t_rt_ipv6_routing_header
-	t_rt_io_uring t_rt_user_namespaces t_rt_setns t_rt_privileges
+	t_rt_io_uring t_rt_user_namespaces t_rt_setns t_rt_privileges t_rt_setid
 	t_rt_dns_foreign_resolver t_rt_dns_tunnel t_rt_dns_smuggling
 	t_rt_inbound_listener t_rt_cgroup_escape t_rt_detach_programs
 	t_rt_inherited_fds t_rt_keep_fd_sockets t_rt_expired_entries

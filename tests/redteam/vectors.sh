@@ -995,6 +995,46 @@ EOF
 	expect Seccomp 2
 }
 
+# Set-id files: outside egret the test user may make its own files set-id
+# (the kernel allows it); inside, every call that sets the bits or creates
+# a file with them is refused, so nothing COMMAND leaves can run as its uid
+# for someone else (openat2, whose mode seccomp cannot read, is ENOSYS).
+# Plain modes still work (control).
+t_rt_setid() {
+	local c call d=$TDIR/setid calls="chmod fchmod fchmodat fchmodat2 open openat creat mknod mknodat"
+	c=$(tk ctl)
+	mkdir -p "$d/out" "$d/in" && chown -R "$TEST_UID:$TEST_GID" "$d" || fail "make $d"
+	for call in $calls; do
+		case $call in chmod | fchmod | fchmodat*) touch "$d/out/$call" "$d/in/$call" ;; esac
+	done
+	chown -R "$TEST_UID:$TEST_GID" "$d"
+	for call in $calls mkdir openat2; do
+		echo "$call $R setid $call $d/out/$call"
+	done | steps out
+	run_out out
+	for call in $calls openat2; do
+		oexpect "$call" "ok 6755"
+	done
+	oexpect mkdir "ok 0755"	# mkdir drops S_ISGID of its mode: the refusal is seccomp's
+	{
+		echo "control $P tcp 203.0.113.10 80 $c"
+		for call in $calls mkdir mkdirat openat2; do
+			echo "$call $R setid $call $d/in/$call"
+		done
+		echo "plain sh -c 'umask 022; : >$d/in/plain && chmod 755 $d/in/plain && stat -c %a $d/in/plain'"
+		echo "chmod-cmd chmod u+s $d/in/chmod && echo ok || echo failed"
+	} | steps in
+	run_in in "${CONTROL_ALLOW[@]}"
+	check_control "$c"
+	for call in $calls mkdir mkdirat; do
+		expect "$call" "err EPERM $call"
+	done
+	expect openat2 "err ENOSYS openat2"
+	expect plain 755
+	expect chmod-cmd failed
+	[ -z "$(find "$d/in" -perm /6000)" ] || fail "a set-id file was left: $(find "$d/in" -perm /6000)"
+}
+
 # --- DNS ----------------------------------------------------------------------
 
 # A resolver of COMMAND's choosing - any address, UDP, connected UDP, TCP,

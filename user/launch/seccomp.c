@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -32,6 +33,25 @@
 #define ERRNO(e)	RET(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 /* If A == nr, execute the next instruction, else skip it. */
 #define IF_NR(nr)	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1)
+/*
+ * A syscall whose argument @arg is a mode: refused (EPERM) when the mode
+ * carries S_ISUID or S_ISGID, allowed otherwise (no later rule concerns
+ * it). The low 32 bits hold every mode bit.
+ */
+#define SETID_MODE(nr, arg)						\
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 4),		\
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
+		 offsetof(struct seccomp_data, args[arg])),		\
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, S_ISUID | S_ISGID, 0, 1),	\
+	ERRNO(EPERM),							\
+	RET(SECCOMP_RET_ALLOW)
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2	452	/* Linux 6.6; one number on every arch */
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2	437
+#endif
 
 int seccomp_install(void)
 {
@@ -55,6 +75,26 @@ int seccomp_install(void)
 		IF_NR(__NR_pidfd_getfd), ERRNO(EPERM),
 		IF_NR(__NR_bpf), ERRNO(EPERM),
 		IF_NR(__NR_setns), ERRNO(EPERM),
+		/* No set-id file: COMMAND's no_new_privs does not bind whoever
+		 * runs it next, and the attempt uid's caller (or anyone who
+		 * can reach a world-writable place) could run a setuid copy
+		 * as the attempt uid outside any attempt. Modes are read from
+		 * registers; openat2's sits in memory, out of reach: ENOSYS,
+		 * and libraries fall back to openat. */
+		SETID_MODE(__NR_fchmod, 1),
+		SETID_MODE(__NR_fchmodat, 2),
+		SETID_MODE(__NR_fchmodat2, 2),
+		SETID_MODE(__NR_openat, 3),
+		SETID_MODE(__NR_mkdirat, 2),
+		SETID_MODE(__NR_mknodat, 2),
+#ifdef __NR_chmod
+		SETID_MODE(__NR_chmod, 1),
+		SETID_MODE(__NR_open, 2),
+		SETID_MODE(__NR_creat, 1),
+		SETID_MODE(__NR_mkdir, 1),
+		SETID_MODE(__NR_mknod, 1),
+#endif
+		IF_NR(__NR_openat2), ERRNO(ENOSYS),
 		/* Sends that hand the kernel pages it does not copy - the page
 		 * cache's (sendfile, splice) or COMMAND's own (vmsplice, tee
 		 * into a pipe that is spliced on): what SNI pinning judged

@@ -9,7 +9,10 @@
  * filter sees), taking a file descriptor out of another process
  * (pidfd_getfd), loading BPF, and socket families other than unix, inet,
  * inet6 and netlink (AF_VSOCK reaches the hypervisor host; no BPF LSM is
- * needed for this). Everything else passes.
+ * needed for this), and set-id bits on any file (chmod and its kin, and
+ * the mode of every call that creates one; openat2 is ENOSYS), which would
+ * let whoever runs a file COMMAND left run it as the attempt uid.
+ * Everything else passes.
  */
 #ifndef EGRET_SECCOMP_H
 #define EGRET_SECCOMP_H
