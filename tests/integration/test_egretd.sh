@@ -112,7 +112,30 @@ via_bg() {
 	CPID=$!
 }
 
+# A second caller: a bare uid of the suite's (no passwd entry), in the
+# socket's group. via_b ARGS...: `egret run --via` as it, as via does.
+CALLER_B_UID=$(own_uid 900)
+AS_CALLER_B=(setpriv --reuid="$CALLER_B_UID" --regid="$TEST_GID" --groups="$TEST_GID" --inh-caps=-all)
+via_b() {
+	via_as AS_CALLER_B "$@"
+}
+
+# The uids of the range that this suite's callers own (daemon/uids.h) go
+# with the test's egretd: the next test starts with a range nobody owns.
+uids_forget() {
+	local f first=${EGRETD_UID_RANGE:-$EGRETD_UIDS} u
+	local last=${first#*-}
+	first=${first%-*}
+	for f in /run/egret-uids/owner-*; do
+		[ -e "$f" ] || continue
+		u=${f##*-}
+		[ "$u" -ge "$first" ] && [ "$u" -le "$last" ] || continue
+		case $(cat "$f") in "$TEST_UID" | "$CALLER_B_UID") rm -f "$f" ;; esac
+	done
+}
+
 egretd_stop() {
+	uids_forget
 	kill -TERM "$EGRETD_PID" 2>/dev/null
 	wait "$EGRETD_PID" 2>/dev/null
 	EGRETD_PID=
@@ -125,7 +148,15 @@ egretd_stop() {
 # via ARGS...: `egret run ARGS` as the caller ($TEST_USER, no root, no
 # capabilities), in the client ns; sets RC, OUT, ERR as attempt does.
 via() {
-	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+	via_as AS_TEST_USER "$@"
+}
+
+# via_as ARRAY ARGS...: the same as the caller that the command prefix in
+# the array named ARRAY makes.
+via_as() {
+	local -n as=$1
+	shift
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${as[@]}" \
 		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
 		"$EGRET" run --via "$EGRETD_SOCK" "$@" >"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
@@ -216,6 +247,43 @@ t_egretd_inside_attempt() {
 	assert_eq 125 "$RC" "egret run through egretd from inside an attempt $(said)"
 	assert_contains "inside an attempt" "$ERR" "why the attempt's request was refused"
 	assert_absent "$m" "COMMAND of a request from inside an attempt"
+	egretd_stop
+}
+
+# Attempt uids are one caller's (daemon/uids.h): another caller never gets
+# a uid that the first one's attempt ran as, and a caller that keeps its
+# uids busy (here: root holds a process as each, as an attempt's leftover
+# would) is refused at its share (2 x max) while the other is served.
+t_egretd_uids_per_caller() {
+	local a1 a2 b1 holders=() m="$TDIR/marker"
+	EGRETD_UID_RANGE=$(own_uid 300)-$(own_uid 303) egretd_start "  - user: $TEST_USER
+    max: 1
+  - uid: $CALLER_B_UID
+    max: 1" "  max: 2"
+	via -- id -u
+	assert_eq 0 "$RC" "caller A's first attempt $(said)"
+	a1=$OUT
+	via_b -- id -u
+	assert_eq 0 "$RC" "caller B's first attempt $(said)"
+	b1=$OUT
+	[ "$a1" != "$b1" ] || fail "callers A and B both ran as uid $a1"
+	assert_eq "$TEST_UID" "$(cat "/run/egret-uids/owner-$a1")" "the owner of uid $a1"
+	setpriv --reuid="$a1" --regid="$a1" --clear-groups sleep 60 &
+	holders+=($!)
+	via -- id -u
+	assert_eq 0 "$RC" "caller A with uid $a1 busy $(said)"
+	a2=$OUT
+	[ "$a2" != "$a1" ] && [ "$a2" != "$b1" ] || fail "caller A's second uid: $a2 (had $a1, B has $b1)"
+	setpriv --reuid="$a2" --regid="$a2" --clear-groups sleep 60 &
+	holders+=($!)
+	via -- sh -c 'touch "$1"' sh "$m"
+	assert_refused "caller A with both uids of its share busy" "$m"
+	assert_contains "share" "$ERR" "why caller A was refused"
+	via_b -- id -u
+	assert_eq 0 "$RC" "caller B while A holds its share $(said)"
+	assert_eq "$b1" "$OUT" "caller B's uid: its own again"
+	kill "${holders[@]}" 2>/dev/null
+	wait "${holders[@]}" 2>/dev/null
 	egretd_stop
 }
 

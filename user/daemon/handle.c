@@ -22,6 +22,7 @@
 #include "daemon/handle.h"
 #include "daemon/peer.h"
 #include "daemon/reply.h"
+#include "daemon/uids.h"
 #include "daemon/wire.h"
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -97,34 +98,6 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 		r = -EBADMSG;
 	}
 	return r;
-}
-
-/*
- * A uid of the range no live attempt holds, its lock taken (and kept in
- * *@ret_lock for the attempt): two requests at once never get one uid.
- * A uid a process still runs as (a slow teardown, or a range that
- * overlaps an account) is passed over, not refused. The config keeps 0
- * and every caller's uid out of the range.
- */
-static int pick_uid(const struct daemon_config *cfg, uid_t *ret, int *ret_lock)
-{
-	for (uint64_t u = cfg->uid_first; u <= cfg->uid_last; u++) {
-		char why[320];
-		pid_t other;
-		int r = preflight_uid_lock((uid_t)u, ret_lock, &other);
-
-		if (r == -EWOULDBLOCK)
-			continue;
-		if (r < 0)
-			return r;
-		if (preflight_shared_uid((uid_t)u, why, sizeof(why)) == 0) {
-			*ret = (uid_t)u;
-			return 0;
-		}
-		preflight_uid_unlock((uid_t)u, *ret_lock);
-		*ret_lock = -1;
-	}
-	return -EBUSY;
 }
 
 /* Is this caller allowed this request? NULL, or why not. */
@@ -298,10 +271,14 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	if (ask_slot(slot_fd, err, sizeof(err)) < 0)
 		return daemon_refusef(conn, "%s", err);
 	close(slot_fd);
-	r = pick_uid(cfg, &uid, &lock_fd);
+	r = uids_pick(cfg, k, &uid, &lock_fd);
+	if (r == -EBUSY)
+		return daemon_refusef(conn, "egretd: every uid of this caller's share of attempts.uids (%u) is in use",
+				      uids_share(cfg, k));
+	if (r == -ENOSPC)
+		return daemon_refusef(conn, "egretd: attempts.uids has no uid left that no other caller's attempt ran as (a uid stays its first caller's: widen attempts.uids)");
 	if (r < 0)
-		return daemon_refusef(conn, r == -EBUSY ? "egretd: every uid of attempts.uids is in use" :
-						  "egretd: lock an attempt uid: %s", strerror(-r));
+		return daemon_refusef(conn, "egretd: lock an attempt uid: %s", strerror(-r));
 	argc = synth_argv(&m->run, uid, peer.cgroup, cfg->state_dir, argv);
 	if (argc < 0) {
 		preflight_uid_unlock(uid, lock_fd);

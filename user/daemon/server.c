@@ -19,6 +19,7 @@
 #include "attempt/instance.h"
 #include "daemon/reply.h"
 #include "daemon/server.h"
+#include "daemon/uids.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/loop.h"
@@ -378,6 +379,19 @@ static void adopt_orphans(struct server *sv)
 	preflight_uid_prune_range(sv->cfg->uid_first, sv->cfg->uid_last);
 }
 
+/* Callers keep the uids they used (daemon/uids.h): a range smaller than
+ * their shares together can leave a later caller without one. */
+static void warn_shares(const struct daemon_config *cfg)
+{
+	unsigned long long sum = 0, n = (unsigned long long)cfg->uid_last - cfg->uid_first + 1;
+
+	for (size_t i = 0; i < cfg->ncallers; i++)
+		sum += uids_share(cfg, &cfg->callers[i]);
+	if (sum > n)
+		log_warn("egretd: the callers' shares of attempts.uids come to %llu uids, the range has %llu: a caller that comes late may find none left (each keeps %u x its max)",
+			 sum, n, UIDS_SHARE);
+}
+
 /* The fds to wait on: the socket, signals, slot channels, lingerers. */
 static unsigned int poll_set(const struct server *sv, struct pollfd *p)
 {
@@ -418,6 +432,7 @@ int daemon_serve(const struct daemon_config *cfg, const char *instance,
 	log_info("egretd: listening on %s for %zu caller(s), attempts as uids %u-%u, at most %u at once",
 		 instance, cfg->ncallers, (unsigned int)cfg->uid_first,
 		 (unsigned int)cfg->uid_last, cfg->max);
+	warn_shares(cfg);
 	for (;;) {
 		struct signalfd_siginfo si;
 		uint64_t now = mono_us() / 1000;
