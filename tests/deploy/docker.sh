@@ -153,7 +153,7 @@ image world "$HELPERS/sink" /usr/sbin/dnsmasq "${tools[@]}"
 # (tools/deploy/docker/Dockerfile.*), offline: FROM a Debian rootfs that
 # mmdebstrap made of the packages they name, imported.
 if ! mmdebstrap --quiet --variant=minbase \
-	--include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,nodejs \
+	--include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,nodejs,git \
 	bookworm "$D/base.tar" >"$D/mmdebstrap.log" 2>&1; then
 	say "mmdebstrap: $(tail -3 "$D/mmdebstrap.log")"; exit 1
 fi
@@ -278,6 +278,25 @@ grep -q "data=$t_extra" "$D/world/a.log" && ok "the extra host's flow reached wo
 grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world-b (the barrier)" || bad "the miner's own flow reached world-b"
 ! grep -q "data=$t_deny" "$D/world/b.log" && ok "nothing of the denied flow reached world-b" || bad "the denied flow reached world-b"
 ! grep -q "data=$t_norepo" "$D/world/a.log" && ok "nothing of the other repository's flow reached world-a" || bad "the other repository's flow reached world-a"
+
+# The worktree, as the miner makes it on /work (the compose file's tmpfs):
+# a clone and a `git worktree add`. The agent edits, creates and commits
+# there as their owner, in a HOME of its own; on disk all of it is the
+# miner's, which then modifies, commits, gcs and deletes the whole tree.
+out=$(miner sh -c 'set -e; cd /work; git init -q repo; cd repo; echo a >a; git add a
+	git -c user.name=m -c user.email=m@x commit -qm init; git worktree add -q ../wt; echo made')
+check_has "the miner makes a repository and a worktree on /work" made "$out"
+for d in repo wt; do
+	out=$(miner sh -c "cd /work/$d && egret run -- sh -c 'set -e; echo edit >>a; mkdir -p src/deep
+		echo new >src/deep/f; git -c user.name=agent -c user.email=a@x add -A
+		git -c user.name=agent -c user.email=a@x commit -qm agent; touch \$HOME/h; echo home: \$HOME; echo done'")
+	check_has "the agent edits, creates and commits in the miner's $d" done "$out"
+	check_has "the agent's HOME is its own" "home: /tmp/egret-home" "$out"
+	check "the agent's file is the miner's on disk ($d)" 1000 "$(miner stat -c %u "/work/$d/src/deep/f")"
+done
+out=$(miner sh -c 'set -e; cd /work/repo; echo m >>src/deep/f; git -c user.name=m -c user.email=m@x commit -qam miner
+	git gc -q; cd /; rm -rf /work/repo /work/wt; echo gone')
+check_has "the miner modifies, commits, gcs and deletes the whole tree" gone "$out"
 
 # The example miner itself: Node's spawn of `egret run --repo R -- AGENT`
 # (tools/deploy/node/egret-spawn.js), in its image, as its user.

@@ -26,9 +26,28 @@ REFUSED="err ECONNREFUSED"
 DROPPED="err EPERM"
 # Attempts running at the same time each get a uid of their own, as a
 # miner's should: bare numbers, no passwd entry (egret refuses a uid that
-# another attempt, or any process outside, runs as). Usage: own_uid N
+# another attempt, or any process outside, runs as). Each suite takes a
+# block of 1000 of its own (a lock held while it runs), so that suites run
+# side by side (with another EGRET_TEST_USER) never share a uid, nor an
+# egretd range. Usage: own_uid N (N < 1000)
+suite_uids_take() {
+	local n
+	mkdir -p /run/egret-tests 2>/dev/null || return 0
+	for ((n = 0; n < 20; n++)); do
+		exec {SUITE_UIDS_FD}>"/run/egret-tests/uids-$n.lock" || continue
+		if flock -n "$SUITE_UIDS_FD"; then
+			SUITE_UIDS=$((270000 + n * 1000))
+			return 0
+		fi
+		exec {SUITE_UIDS_FD}>&-
+	done
+	echo "env.sh: 20 suites hold every uid block (/run/egret-tests/uids-*.lock)" >&2
+	exit 1
+}
+SUITE_UIDS=270000
+[ "$(id -u)" != 0 ] || suite_uids_take
 own_uid() {
-	echo $((270000 + $1))
+	echo $((SUITE_UIDS + $1))
 }
 
 cgroup2_mount() {

@@ -8,7 +8,7 @@
 # egretd in namespaces of its own. The caller is $TEST_USER, never root;
 # attempts get uids of the configured range, never the caller's.
 
-EGRETD_UIDS=60100-60199
+EGRETD_UIDS=$(own_uid 100)-$(own_uid 199)
 
 # egretd_config [CALLER_YAML [ATTEMPTS_YAML]]: egretd's config in a root
 # directory the caller can traverse, where egretd trusts it (TDIR is 1777,
@@ -20,6 +20,10 @@ egretd_config() {
     repos: [octo/app]
     allow: true"} more=${2:-}
 	mkdir -p "$dir" && chmod 755 "$dir"
+	# COMMAND starts where its caller is, and through egretd that must be
+	# the caller's own directory (launch/view.h): the test's is made the
+	# caller's, and COMMAND sees it as its own, inside a private /tmp.
+	chown "$TEST_UID:$TEST_GID" "$TDIR"
 	EGRETD_SOCK="$dir/egret.sock" EGRETD_CONF="$dir/egretd.yaml"
 	cat >"$EGRETD_CONF" <<CONF
 version: 1
@@ -39,7 +43,7 @@ CONF
 # egretd_start [CALLER_YAML [ATTEMPTS_YAML]]: egretd with egretd_config's
 # file, in a cgroup of its own under the suite's (EGRETD_UNIT: a fresh
 # one each time, as systemd makes a unit's). COMMAND starts in TDIR, where
-# its caller is, and can use it (1777). Sets EGRETD_SOCK, EGRETD_PID;
+# its caller is, which becomes the caller's. Sets EGRETD_SOCK, EGRETD_PID;
 # returns once egretd accepts connections.
 egretd_start() {
 	egretd_config "$@"
@@ -113,11 +117,13 @@ via_bg() {
 }
 
 # A second caller: a bare uid of the suite's (no passwd entry), in the
-# socket's group. via_b ARGS...: `egret run --via` as it, as via does.
+# socket's group. via_b ARGS...: `egret run --via` as it, as via does, in
+# a directory of its own.
 CALLER_B_UID=$(own_uid 900)
 AS_CALLER_B=(setpriv --reuid="$CALLER_B_UID" --regid="$TEST_GID" --groups="$TEST_GID" --inh-caps=-all)
 via_b() {
-	via_as AS_CALLER_B "$@"
+	mkdir -p "$TDIR/b" && chown "$CALLER_B_UID:$TEST_GID" "$TDIR/b"
+	VIA_DIR=$TDIR/b via_as AS_CALLER_B "$@"
 }
 
 # The uids of the range that this suite's callers own (daemon/uids.h) go
@@ -152,12 +158,12 @@ via() {
 }
 
 # via_as ARRAY ARGS...: the same as the caller that the command prefix in
-# the array named ARRAY makes.
+# the array named ARRAY makes, in VIA_DIR (default: TDIR).
 via_as() {
 	local -n as=$1
 	shift
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${as[@]}" \
-		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		sh -c 'cd "$1" && shift && exec "$@"' sh "${VIA_DIR:-$TDIR}" \
 		"$EGRET" run --via "$EGRETD_SOCK" "$@" >"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
 	OUT=$(cat "$TDIR/out")
@@ -188,7 +194,7 @@ t_egretd_attempt() {
 	assert_eq "from-caller|unset" "$(echo "$OUT" | sed -n 2p)" \
 		"COMMAND's environment: the caller's, never egretd's"
 	uid=$(echo "$OUT" | head -n 1)
-	[ "$uid" -ge 60100 ] && [ "$uid" -le 60199 ] ||
+	[ "$uid" -ge "$(own_uid 100)" ] && [ "$uid" -le "$(own_uid 199)" ] ||
 		fail "COMMAND's uid through egretd: want one of $EGRETD_UIDS, got '$uid'"
 	[ "$uid" != "$TEST_UID" ] || fail "COMMAND runs as its caller's uid $uid"
 	assert_eq ok "$(world_exec_client "${AS_TEST_USER[@]}" "$P" tcp 203.0.113.11 80 "$out")" \
@@ -284,6 +290,96 @@ t_egretd_uids_per_caller() {
 	assert_eq "$b1" "$OUT" "caller B's uid: its own again"
 	kill "${holders[@]}" 2>/dev/null
 	wait "${holders[@]}" 2>/dev/null
+	egretd_stop
+}
+
+# Through egretd the agent works in its caller's worktree as its owner
+# (launch/view.h): in a `git clone` and in a `git worktree add` it edits,
+# creates files and directories and commits, with the caller's umask, in
+# a HOME of its own that the next attempt does not see. On disk every file
+# stays the caller's, so the caller then modifies, commits, gcs and
+# deletes the whole tree; nothing is left that an attempt uid owns.
+t_egretd_worktree() {
+	local d uid uids="" git=(git -c user.name=caller -c user.email=caller@example.invalid)
+	egretd_start
+	"${AS_TEST_USER[@]}" sh -c 'set -e; cd "$1"; git init -q origin; cd origin
+		echo one >a; git add a; git -c user.name=c -c user.email=c@x commit -qm init
+		cd ..; git clone -q origin clone; git -C clone worktree add -q ../wt' sh "$TDIR" ||
+		fail "the caller's clone and worktree"
+	for d in clone wt; do
+		umask 0002
+		VIA_DIR=$TDIR/$d via -- sh -c 'set -e; umask; id -u; echo "$HOME"
+			test ! -e "$HOME/mine"; touch "$HOME/mine"
+			echo edit >>a; mkdir -p src/deep; echo new >src/deep/f
+			git -c user.name=agent -c user.email=agent@x add -A
+			git -c user.name=agent -c user.email=agent@x commit -qm agent
+			stat -c %a src/deep/f; git status --porcelain | wc -l'
+		umask 0022
+		assert_eq 0 "$RC" "the agent's work in the $d $(said)"
+		uid=$(echo "$OUT" | sed -n 2p)
+		uids="$uids $uid"
+		assert_eq "0002" "$(echo "$OUT" | sed -n 1p)" "COMMAND's umask: the caller's"
+		assert_eq "/tmp/egret-home" "$(echo "$OUT" | sed -n 3p)" "COMMAND's HOME"
+		assert_eq "664" "$(echo "$OUT" | sed -n 4p)" "the mode of a file the agent made"
+		assert_eq "0" "$(echo "$OUT" | sed -n 5p)" "changes left uncommitted"
+		assert_eq "$TEST_UID" "$(stat -c %u "$TDIR/$d/src/deep/f")" "the owner, on disk, of the agent's file"
+		"${AS_TEST_USER[@]}" sh -c 'set -e; cd "$1"; echo caller >>src/deep/f; rm -rf src/deep
+			'"${git[*]}"' add -A; '"${git[*]}"' commit -qm caller; git gc -q' sh "$TDIR/$d" ||
+			fail "the caller modifies, commits and gcs the agent's work in the $d"
+	done
+	for uid in $uids; do
+		assert_eq "" "$(find "$TDIR" /tmp /var/tmp /dev/shm /run/lock -xdev -uid "$uid" 2>/dev/null)" \
+			"files of attempt uid $uid"
+	done
+	"${AS_TEST_USER[@]}" rm -rf "$TDIR/origin" "$TDIR/clone" "$TDIR/wt" ||
+		fail "the caller deletes the whole tree"
+	egretd_stop
+}
+
+# Nothing an attempt writes outside its worktree outlives it: files in
+# /tmp, /var/tmp, /dev/shm and /run/lock, SysV IPC objects (all the
+# attempt's own, in fresh instances). Before the view they stayed, owned
+# by a uid the next attempt gets.
+t_egretd_private_places() {
+	local tok p uid
+	tok=$(token left)
+	egretd_start
+	via -- sh -c 'for p in /tmp /var/tmp /dev/shm /run/lock; do echo x >"$p/$1" && echo "made $p"; done
+		ipcmk -M 4096 >/dev/null && ipcmk -S 1 >/dev/null && ipcmk -Q >/dev/null && echo ipc; id -u' sh "$tok"
+	assert_eq 0 "$RC" "the attempt $(said)"
+	assert_contains "made /tmp" "$OUT" "COMMAND writes its /tmp"
+	assert_contains "ipc" "$OUT" "COMMAND makes SysV IPC objects"
+	uid=$(echo "$OUT" | tail -n 1)
+	for p in /tmp /var/tmp /dev/shm /run/lock; do
+		assert_absent "$p/$tok" "what the attempt left in $p"
+	done
+	assert_eq "" "$(ipcs -c | awk -v u="$uid" '$0 ~ /^[0-9]/ && $3 == u')" "SysV IPC objects of uid $uid"
+	egretd_stop
+}
+
+# The start directory must be the caller's: egretd never lends its rights
+# (a root-owned one is refused); one on overlayfs (a container's writable
+# layer) cannot be idmapped, and says so. One line each, 125. A COMMAND
+# that cannot start ends the attempt (127), never hangs it.
+t_egretd_worktree_refused() {
+	local m="$TDIR/marker" ov="$TDIR/ov"
+	egretd_start
+	mkdir -p "$TDIR/roots" "$ov/l" "$ov/u" "$ov/w" "$ov/m"
+	VIA_DIR=$TDIR/roots via -- touch "$m"
+	assert_refused "a start directory of root's" "$m"
+	assert_contains "is not its caller's" "$ERR" "why root's directory was refused"
+	mount -t overlay overlay -o "lowerdir=$ov/l,upperdir=$ov/u,workdir=$ov/w" "$ov/m" ||
+		fail "control: mount an overlayfs"
+	mkdir "$ov/m/wt" && chown "$TEST_UID:$TEST_GID" "$ov/m/wt"
+	VIA_DIR=$ov/m/wt via -- touch "$m"
+	umount "$ov/m"
+	assert_refused "a worktree on overlayfs" "$m"
+	assert_contains "overlayfs" "$ERR" "why the overlayfs worktree was refused"
+	# A COMMAND that fails before it runs, under its keeper: the keeper
+	# waited for the supervisor, which waited for the keeper.
+	via -- "$TDIR/no-such-command"
+	assert_eq 127 "$RC" "a COMMAND that does not exist, through egretd $(said)"
+	assert_contains "no-such-command" "$ERR" "what egret said of it"
 	egretd_stop
 }
 
@@ -432,8 +528,13 @@ SH
 	reap "$cpid" 30
 	rc=$(cat "$TDIR/caller.rc" 2>/dev/null)
 	assert_eq 0 "$rc" "the caller's status in the container $(cat "$TDIR/ctr.out")"
-	assert_eq "$(cat "$TDIR/caller.ns")" "$(cat "$TDIR/cmd.ns")" \
-		"COMMAND's namespaces (mnt net pid uts ipc cgroup) against its caller's"
+	# Its network, PID, UTS and cgroup namespaces are its caller's; its
+	# mount and IPC namespaces its own (launch/view.h).
+	assert_eq "$(sed -n '2,4p;6p' "$TDIR/caller.ns")" "$(sed -n '2,4p;6p' "$TDIR/cmd.ns")" \
+		"COMMAND's namespaces (net pid uts cgroup) against its caller's"
+	[ "$(sed -n 1p "$TDIR/caller.ns")" != "$(sed -n 1p "$TDIR/cmd.ns")" ] &&
+		[ "$(sed -n 5p "$TDIR/caller.ns")" != "$(sed -n 5p "$TDIR/cmd.ns")" ] ||
+		fail "COMMAND shares its caller's mount or IPC namespace: $(cat "$TDIR/cmd.ns")"
 	[ "$(readlink /proc/"$EGRETD_PID"/ns/mnt)" != "$(sed -n 1p "$TDIR/cmd.ns")" ] &&
 		[ "$(readlink /proc/"$EGRETD_PID"/ns/net)" != "$(sed -n 2p "$TDIR/cmd.ns")" ] ||
 		fail "control: egretd shares the container's namespaces"

@@ -222,6 +222,10 @@ static void test_run_round_trip(void **state)
 	msg.run.allow[1] = "[2001:db8::1]:80-90";
 	msg.run.audit = true;
 	msg.run.pty = true;
+	msg.run.noption = 3;
+	msg.run.option[0] = "home=/tmp/h";
+	msg.run.option[1] = "clean-env";
+	msg.run.option[2] = "setenv=A=b c";
 	round_trip();
 	assert_memory_equal(buf + WIRE_HEADER_LEN, first, sizeof(first));
 	assert_int_equal(got.run.argc, 4);
@@ -238,6 +242,9 @@ static void test_run_round_trip(void **state)
 	assert_string_equal(got.run.allow[1], "[2001:db8::1]:80-90");
 	assert_true(got.run.audit);
 	assert_true(got.run.pty);
+	assert_int_equal(got.run.noption, 3);
+	assert_string_equal(got.run.option[1], "clean-env");
+	assert_string_equal(got.run.option[2], "setenv=A=b c");
 	/* The strings are copies in the message's own arena. */
 	assert_true(got.run.argv[0] >= got.arena && got.run.argv[0] < got.arena + WIRE_MAX);
 }
@@ -336,8 +343,13 @@ static void test_field_refused(void **state)
 	(void)state;
 	raw_start(WIRE_EXIT);
 	raw_u32(WIRE_TAG_STATUS, 0);
-	raw_u32(12, 0);
-	raw_refused(-EBADMSG, "unknown tag 12");
+	raw_u32(WIRE_TAG_MAX + 1, 0);
+	raw_refused(-EBADMSG, "unknown tag 13");
+	/* A known tag where its type has none. */
+	raw_start(WIRE_EXIT);
+	raw_u32(WIRE_TAG_STATUS, 0);
+	raw_field(WIRE_TAG_OPTION, "umask=0", 7);
+	raw_refused(-EBADMSG, "OPTION not allowed in EXIT");
 	field_refused(WIRE_EXIT, 0, "", 0, "unknown tag 0");
 
 	raw_start(WIRE_EXIT);
@@ -459,6 +471,19 @@ static void test_value_refused(void **state)
 	run_refused(WIRE_TAG_ALLOW, "a b", 3, "ALLOW[0]: not printable ASCII");
 	run_refused(WIRE_TAG_ALLOW, "a\x7f", 2, "ALLOW[0]: not printable ASCII");
 	run_refused(WIRE_TAG_ALLOW, "caf\xc3\xa9.example", 13, "ALLOW[0]: not printable ASCII");
+
+	/* Only the options that shape COMMAND's own process: never the
+	 * user, the policy, the view, the cgroup... */
+	static const char *const bad_option[] = { "user=0", "policy=/p", "view", "view-owner=1:1",
+						  "cgroup-parent=/x", "home", "home=", "clean-env=1",
+						  "allow-root", "homex=/h", "=x" };
+	for (size_t i = 0; i < sizeof(bad_option) / sizeof(*bad_option); i++) {
+		run_refused(WIRE_TAG_OPTION, bad_option[i], strlen(bad_option[i]),
+			    "OPTION[0]: not an option egretd passes on");
+	}
+	raw_run_with(WIRE_TAG_OPTION, "umask=0002", 10);
+	raw_accepted();
+	assert_string_equal(got.run.option[0], "umask=0002");
 
 	for (size_t i = 0; i < sizeof(bad_id) / sizeof(*bad_id); i++) {
 		raw_start(WIRE_STARTED);

@@ -29,6 +29,30 @@
 	r_;								\
 })
 
+/* --umask is octal, the permission bits only; --view takes no value. */
+static void umask_and_view(void **state)
+{
+	struct run_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--", "true"), 0);
+	assert_int_equal(o.umask, -1);
+	assert_false(o.view);
+	run_opts_free(&o);
+	assert_int_equal(PARSE(&o, "--umask=0002", "--view", "--view-owner", "1000:1000",
+			       "--", "true"), 0);
+	assert_int_equal(o.umask, 02);
+	assert_true(o.view);
+	assert_string_equal(o.view_owner, "1000:1000");
+	run_opts_free(&o);
+	assert_int_equal(PARSE_RC("--umask", "777", "--", "true"), 0);
+	assert_int_equal(PARSE_RC("--umask", "1000", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--umask", "8", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--umask", "", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--umask", "-1", "--", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--umask", "u=rwx", "--", "true"), -EINVAL);
+}
+
 static void allows_and_command(void **state)
 {
 	struct run_opts o;
@@ -257,6 +281,7 @@ int main(void)
 		cmocka_unit_test(id_validation),
 		cmocka_unit_test(cgroup_parent_absolute),
 		cmocka_unit_test(max_entries_bounds),
+		cmocka_unit_test(umask_and_view),
 		cmocka_unit_test(command_required),
 		cmocka_unit_test(unknown_option),
 		cmocka_unit_test(command_options_not_parsed),

@@ -20,6 +20,7 @@
 #include "attempt/options.h"
 #include "attempt/preflight.h"
 #include "attempt/run.h"
+#include "launch/view.h"
 #include "launch/world.h"
 #include "enforce/unix_filter.h"
 #include "lib/exit.h"
@@ -108,8 +109,25 @@ static int choose_user(const struct run_opts *o, struct launch_user *user)
 	return 0;
 }
 
+/* --view: the start directory, as the caller sees it, and its mapping. */
+static int plan_view(struct run_opts *o, const struct launch_user *user)
+{
+	_cleanup_close_ int fd = -1;
+	const char *dir = o->chdir;
+
+	if (!dir) {
+		if (!getcwd(o->view_dir, sizeof(o->view_dir)))
+			return log_error_errno(-errno, "--view: egret's working directory");
+		dir = o->view_dir;
+	}
+	fd = world_open_dir(o->world, dir);
+	if (fd < 0)
+		return log_error_errno(fd, "refusing to run COMMAND: its start directory %s", dir);
+	return view_prepare(&o->view_plan, fd, dir, o->view_owner, user);
+}
+
 /* Before anything is created: what COMMAND would start with. */
-static int check_start(const struct run_opts *o, const struct launch_user *user)
+static int check_start(struct run_opts *o, const struct launch_user *user)
 {
 	char err[256];
 
@@ -119,6 +137,10 @@ static int check_start(const struct run_opts *o, const struct launch_user *user)
 		log_error("refusing to run COMMAND: %s", err);
 		return -EPERM;
 	}
+	/* The view makes both places; its start directory is checked now,
+	 * before anything is made (launch/view.h). */
+	if (o->view)
+		return plan_view(o, user);
 	return user->set ? check_places(o, user) : 0;
 }
 
@@ -192,6 +214,8 @@ struct settled {
 
 static void settled_free(struct settled *s)
 {
+	if (s->o.view_plan.on && s->o.view_plan.userns_fd >= 0)
+		close(s->o.view_plan.userns_fd);
 	run_opts_free(&s->o);
 	if (s->resolv_fd >= 0)
 		close(s->resolv_fd);
@@ -217,6 +241,12 @@ static int settle(int argc, char **argv, const struct attempt_control *control,
 			sizeof(s->resolv), &s->resolv_fd) < 0 ||
 	    choose_user(&s->o, &s->user) < 0)
 		return EXIT_SETUP;
+	if (s->o.view && !s->user.set) {
+		log_error("--view needs --user: it maps the start directory's owner to COMMAND's uid");
+		return EXIT_SETUP;
+	}
+	if (s->o.view && !s->o.env.home)
+		s->o.env.home = VIEW_HOME;
 	return 0;
 }
 

@@ -37,6 +37,14 @@ void run_usage(FILE *out)
 		"  --home DIR            COMMAND's HOME (default: its user's home; USER, LOGNAME\n"
 		"                        and SHELL are its user's too)\n"
 		"  --chdir DIR           start COMMAND in DIR (as its user; default: egret's cwd)\n"
+		"  --umask MASK          COMMAND's umask, octal (default: egret's; through egretd:\n"
+		"                        the caller's)\n"
+		"  --view                with --user: COMMAND's own mounts: the start directory\n"
+		"                        (and a worktree's git directories) idmapped so that its\n"
+		"                        owner's files are COMMAND's, private /tmp, /var/tmp,\n"
+		"                        /dev/shm, /run/lock, IPC, and HOME " "/tmp/egret-home\n"
+		"  --view-owner UID:GID  with --view: the owner the start directory must have\n"
+		"                        (default: whoever owns it, never root)\n"
 		"  --clean-env           start COMMAND with only PATH, HOME, USER, LOGNAME, SHELL\n"
 		"                        (and TERM with a pty), plus --pass-env and --setenv\n"
 		"  --pass-env NAME       with --clean-env, pass egret's NAME (repeatable)\n"
@@ -336,6 +344,19 @@ static int option_deny_errno(struct run_parse *p, const struct run_option *opt,
 	return 0;
 }
 
+/* Octal, as umask(1) takes it; no more than the permission bits. */
+static int option_umask(struct run_parse *p, const struct run_option *opt,
+			const char *arg)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 8);
+
+	if (!*arg || *end || v > 0777 || arg[0] == '-' || arg[0] == '+')
+		return option_refuse(opt, arg, "want an octal mask, 0000 to 0777");
+	p->o->umask = (int)v;
+	return 0;
+}
+
 static int option_verbose(struct run_parse *p, const struct run_option *opt,
 			  const char *arg)
 {
@@ -408,6 +429,9 @@ static const struct run_option run_options[] = {
 	OPT_CALL("allow-unix", required_argument, option_allow_unix),
 	OPT_PATH("home", env.home),
 	OPT_PATH("chdir", chdir),
+	OPT_CALL("umask", required_argument, option_umask),
+	OPT_FLAG("view", view),
+	OPT_STRING("view-owner", view_owner),
 	OPT_FLAG("clean-env", env.clean),
 	OPT_CALL("pass-env", required_argument, option_pass_env),
 	OPT_CALL("setenv", required_argument, option_setenv),
@@ -461,6 +485,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o)
 	policy_init(&o->cli);
 	policy_init(&o->policy);
 	o->max_entries = o->max_cidrs = o->dns_min_ttl = -1;
+	o->umask = -1;
 	run_options_getopt(longopts);
 	opterr = 0;
 	optind = 0;	/* full re-initialisation: parse may run more than once */

@@ -11,6 +11,7 @@
 
 #include "launch/environ.h"
 #include "launch/launch.h"
+#include "launch/view.h"
 #include "egret.h"
 #include "policy/gitremote.h"
 #include "policy/policy.h"
@@ -45,6 +46,9 @@ struct run_opts {
 	bool pty;			/* --pty: a pty even without a terminal */
 	struct environ_opts env;	/* --home, --clean-env, --pass-env, --setenv */
 	const char *chdir;		/* --chdir DIR */
+	int umask;			/* --umask; -1: egret's own */
+	bool view;			/* --view: its own mounts (launch/view.h) */
+	const char *view_owner;		/* --view-owner UID:GID (egretd: the caller) */
 	bool allow_shared_uid;		/* warn, not refuse, when COMMAND's uid runs elsewhere */
 	bool allow_unconfined_unix;	/* run where abstract sockets cannot be confined */
 	/* --allow-unix @NAME: abstract sockets outside the attempt it may reach */
@@ -64,6 +68,10 @@ struct run_opts {
 	 * own (world.h). */
 	const struct attempt_world *world;	/* NULL: egret's own */
 	const char *resolv_conf;		/* NULL: /etc/resolv.conf */
+	/* With --view: the start directory and its mapping, checked before
+	 * anything is made (command.c), used at launch (run.c). */
+	struct launch_view view_plan;
+	char view_dir[4096];
 	int requests_json_fd;			/* requests as JSON lines; -1: none */
 };
 

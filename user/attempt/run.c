@@ -78,8 +78,13 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 				  .terminal = term, .landlock = *landlock,
 				  .envp = envp, .chdir = o->chdir,
 				  .user = *user, .nkeep_fds = o->nkeep_fds,
-				  .world = o->world, .exit_fd = a->exit_fd > 2 ? a->exit_fd : 0 };
+				  .world = o->world, .exit_fd = a->exit_fd > 2 ? a->exit_fd : 0,
+				  .view = o->view_plan, .umask = o->umask };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
+	/* Mounted over, the start directory is another one: COMMAND goes
+	 * there by its path, into the view. */
+	if (o->view)
+		launch.chdir = o->view_plan.dir;
 	r = launch_spawn(&launch, ret, &lerr);
 	free(envp);
 	if (r == 0) {

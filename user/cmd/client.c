@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -42,6 +43,24 @@ const char *client_socket(int argc, char **argv)
 	return env && *env ? env : DAEMON_SOCKET_DEFAULT;
 }
 
+/* An option for egretd to pass on: "NAME=VALUE", or "NAME" alone. The
+ * strings live as long as the process. */
+static char umask_text[8];
+
+static int pass_on(struct wire_run *run, const char *name, const char *value)
+{
+	char *word;
+
+	if (run->noption == WIRE_OPTION_MAX) {
+		log_error("--%s: at most %d such options through egretd", name, WIRE_OPTION_MAX);
+		return -E2BIG;
+	}
+	if ((value ? asprintf(&word, "%s=%s", name, value) : asprintf(&word, "%s", name)) < 0)
+		return log_error_errno(-ENOMEM, "--%s", name);
+	run->option[run->noption++] = word;
+	return 0;
+}
+
 /*
  * The options that mean something through egretd. Everything else (the
  * policy file, state, log, user, cgroup, ids) is egretd's to decide, so
@@ -50,7 +69,10 @@ const char *client_socket(int argc, char **argv)
 static int request_from_args(const char *socket, int argc, char **argv,
 			     struct wire_msg *m, char *cwd, size_t cwdlen)
 {
-	enum { OPT_REPO = 256, OPT_ALLOW, OPT_AUDIT, OPT_PTY, OPT_CHDIR, OPT_VIA };
+	enum { OPT_REPO = 256, OPT_ALLOW, OPT_AUDIT, OPT_PTY, OPT_CHDIR, OPT_VIA,
+	       OPT_PASS_ON };
+	/* OPT_PASS_ON: shapes COMMAND's own process; egretd passes it on
+	 * to egret run (wire_option_valid()), which judges it. */
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, OPT_REPO },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
@@ -58,17 +80,28 @@ static int request_from_args(const char *socket, int argc, char **argv,
 		{ "pty", no_argument, NULL, OPT_PTY },
 		{ "chdir", required_argument, NULL, OPT_CHDIR },
 		{ "via", required_argument, NULL, OPT_VIA },
+		{ "home", required_argument, NULL, OPT_PASS_ON },
+		{ "setenv", required_argument, NULL, OPT_PASS_ON },
+		{ "pass-env", required_argument, NULL, OPT_PASS_ON },
+		{ "clean-env", no_argument, NULL, OPT_PASS_ON },
+		{ "umask", required_argument, NULL, OPT_PASS_ON },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct wire_run *run = &m->run;
 	const char *chdir_to = NULL;
-	int c;
+	bool umask_given = false;
+	int c, which;
 
 	m->type = WIRE_RUN;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+", opts, &which)) != -1) {
 		switch (c) {
+		case OPT_PASS_ON:
+			umask_given |= !strcmp(opts[which].name, "umask");
+			if (pass_on(run, opts[which].name, optarg) < 0)
+				return -E2BIG;
+			break;
 		case OPT_REPO:
 			run->repo = optarg;
 			break;
@@ -110,6 +143,15 @@ static int request_from_args(const char *socket, int argc, char **argv,
 			return -E2BIG;
 		}
 		run->argv[run->argc++] = argv[i];
+	}
+	/* The caller's umask reaches COMMAND, as it would without egretd. */
+	if (!umask_given) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		snprintf(umask_text, sizeof(umask_text), "%04o", (unsigned int)mask);
+		if (pass_on(run, "umask", umask_text) < 0)
+			return -E2BIG;
 	}
 	/* The caller's environment, as egret run would start from it; egretd
 	 * filters it the same way. */

@@ -31,9 +31,10 @@
 #include "lib/text.h"
 #include "lib/util.h"
 
-/* At most: "run", --user, --repo, --chdir, --cgroup-parent, --state-dir,
- * --audit, --pty, the --allows, "--", COMMAND's words, NULL. */
-#define SYNTH_ARGV_MAX	(9 + WIRE_ALLOW_MAX + WIRE_ARGV_MAX + 1)
+/* At most: "run", --view, --user, --repo, --chdir, --view-owner,
+ * --cgroup-parent, --state-dir, --audit, --pty, the --allows, the
+ * options, "--", COMMAND's words, NULL. */
+#define SYNTH_ARGV_MAX	(11 + WIRE_ALLOW_MAX + WIRE_OPTION_MAX + WIRE_ARGV_MAX + 1)
 
 #define REQUEST_TIMEOUT_S	5	/* a caller's time to send its request */
 
@@ -116,8 +117,8 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
  * are only ever option values ("--repo=...") or COMMAND's words after
  * "--", never options of their own. The attempt's cgroup is a child of
  * the caller's own, as the kernel names it (@cgroup: "/a/b"). */
-static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
-		      const char *state_dir, char **argv)
+static int synth_argv(const struct wire_run *run, uid_t uid,
+		      const struct daemon_peer *peer, const char *state_dir, char **argv)
 {
 	char mnt[PATH_MAX];
 	int n = 0, r;
@@ -128,11 +129,16 @@ static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
 	/* The strings live as long as this process: the attempt is its last
 	 * work. */
 	argv[n++] = "run";
+	/* The caller's start directory as the attempt's own, and nothing
+	 * else of the attempt's anywhere it could write (launch/view.h). */
+	argv[n++] = "--view";
 	if (asprintf(&argv[n++], "--user=%u", (unsigned int)uid) < 0 ||
 	    (run->repo && asprintf(&argv[n++], "--repo=%s", run->repo) < 0) ||
 	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0 ||
+	    asprintf(&argv[n++], "--view-owner=%u:%u", (unsigned int)peer->uid,
+		     (unsigned int)peer->gid) < 0 ||
 	    asprintf(&argv[n++], "--cgroup-parent=%s%s", mnt,
-		     strcmp(cgroup, "/") ? cgroup : "") < 0 ||
+		     strcmp(peer->cgroup, "/") ? peer->cgroup : "") < 0 ||
 	    asprintf(&argv[n++], "--state-dir=%s", state_dir) < 0)
 		return -ENOMEM;
 	if (run->audit)
@@ -141,6 +147,11 @@ static int synth_argv(const struct wire_run *run, uid_t uid, const char *cgroup,
 		argv[n++] = "--pty";
 	for (size_t i = 0; i < run->nallow; i++)
 		if (asprintf(&argv[n++], "--allow=%s", run->allow[i]) < 0)
+			return -ENOMEM;
+	/* Only COMMAND's own process (wire_option_valid()): one word each,
+	 * "--NAME=VALUE", for egret run to judge as it judges its own. */
+	for (size_t i = 0; i < run->noption; i++)
+		if (asprintf(&argv[n++], "--%s", run->option[i]) < 0)
 			return -ENOMEM;
 	argv[n++] = "--";
 	for (size_t i = 0; i < run->argc; i++)
@@ -279,7 +290,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 		return daemon_refusef(conn, "egretd: attempts.uids has no uid left that no other caller's attempt ran as (a uid stays its first caller's: widen attempts.uids)");
 	if (r < 0)
 		return daemon_refusef(conn, "egretd: lock an attempt uid: %s", strerror(-r));
-	argc = synth_argv(&m->run, uid, peer.cgroup, cfg->state_dir, argv);
+	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, argv);
 	if (argc < 0) {
 		preflight_uid_unlock(uid, lock_fd);
 		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :

@@ -76,6 +76,7 @@ int daemon_peer_read(int fd, struct daemon_peer *ret)
 		return -ESRCH;
 	p.pid = cred.pid;
 	p.uid = cred.uid;
+	p.gid = cred.gid;
 	p.pidfd = pidfd_of(fd, cred.pid);
 	if (p.pidfd < 0)
 		return p.pidfd;

@@ -18,6 +18,7 @@
 struct daemon_peer {
 	pid_t pid;
 	uid_t uid;
+	gid_t gid;			/* its effective gid at connect() */
 	int pidfd;			/* the caller's process; -1 when closed */
 	char cgroup[PATH_MAX];		/* its cgroup v2 path, "/a/b", host view */
 	struct attempt_world world;	/* its namespaces (pidfd above) */

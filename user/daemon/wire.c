@@ -30,6 +30,7 @@ static const char *const tag_names[] = {
 	[WIRE_TAG_PTY] = "PTY",		[WIRE_TAG_ID] = "ID",
 	[WIRE_TAG_SIGNO] = "SIGNO",	[WIRE_TAG_STATUS] = "STATUS",
 	[WIRE_TAG_TEXT] = "TEXT",
+	[WIRE_TAG_OPTION] = "OPTION",
 };
 
 static bool bytes_within(const char *v, size_t len, char lo, char hi)
@@ -74,6 +75,28 @@ static const char *allow_check(const char *v, size_t len, size_t i)
 	return bytes_within(v, len, '!', '~') ? NULL : "not printable ASCII";
 }
 
+bool wire_option_valid(const char *v, size_t len)
+{
+	static const char *const with_value[] = { "home", "setenv", "pass-env", "umask" };
+	const char *eq = memchr(v, '=', len);
+	size_t n = eq ? (size_t)(eq - v) : len;
+
+	if (!eq)
+		return len == strlen("clean-env") && !memcmp(v, "clean-env", len);
+	if (eq + 1 == v + len)
+		return false;	/* a value, or no "=" */
+	for (size_t i = 0; i < ARRAY_SIZE(with_value); i++)
+		if (n == strlen(with_value[i]) && !memcmp(v, with_value[i], n))
+			return true;
+	return false;
+}
+
+static const char *option_check(const char *v, size_t len, size_t i)
+{
+	return wire_option_valid(v, len) ? NULL :
+	       "not an option egretd passes on (home=, setenv=, pass-env=, umask=, clean-env)";
+}
+
 static const char *id_check(const char *v, size_t len, size_t i)
 {
 	return attempt_id_valid(v) ? NULL : "not an attempt id ([A-Za-z0-9_.-], no leading . or -)";
@@ -103,6 +126,9 @@ static const struct wire_field run_fields[] = {
 	  .check = allow_check },
 	{ .tag = WIRE_TAG_AUDIT, .kind = WIRE_KIND_FLAG, .nmax = 1, .off = SLOT(run.audit) },
 	{ .tag = WIRE_TAG_PTY, .kind = WIRE_KIND_FLAG, .nmax = 1, .off = SLOT(run.pty) },
+	{ .tag = WIRE_TAG_OPTION, .kind = WIRE_KIND_STR, .nmax = WIRE_OPTION_MAX,
+	  .lo = 1, .hi = WIRE_OPTION_LEN_MAX, .off = SLOT(run.option),
+	  .count_off = SLOT(run.noption), .check = option_check },
 };
 
 /* ATTACH and STARTED: the same one field (one struct type in the union). */

@@ -38,6 +38,8 @@
 #define WIRE_SIGNO_MAX		64	/* SIGRTMAX */
 #define WIRE_STATUS_MAX		255
 #define WIRE_TEXT_MAX		512	/* bytes of an ERROR line */
+#define WIRE_OPTION_MAX		128	/* OPTION items */
+#define WIRE_OPTION_LEN_MAX	4096	/* bytes of one OPTION item */
 
 /* Message types. RUN, ATTACH, SIGNAL go to egretd; the others come back. */
 enum wire_type {
@@ -65,7 +67,10 @@ enum wire_tag {
 	WIRE_TAG_SIGNO = 9,		/* u32, 1..WIRE_SIGNO_MAX */
 	WIRE_TAG_STATUS = 10,		/* u32, 0..WIRE_STATUS_MAX */
 	WIRE_TAG_TEXT = 11,		/* printable ASCII and space */
-	WIRE_TAG_MAX = WIRE_TAG_TEXT,
+	WIRE_TAG_OPTION = 12,		/* repeated NAME[=VALUE]: an option of
+					 * egret run that only shapes COMMAND's
+					 * own process (wire_option_valid) */
+	WIRE_TAG_MAX = WIRE_TAG_OPTION,
 };
 
 /*
@@ -84,7 +89,17 @@ struct wire_run {
 	const char *repo;		/* NULL: no --repo */
 	bool audit;
 	bool pty;
+	size_t noption;
+	char *option[WIRE_OPTION_MAX];	/* "home=/h", "clean-env", ... */
 };
+
+/*
+ * May a RUN carry option @v (NAME or NAME=VALUE)? The options of egret run
+ * that only shape COMMAND's own process, which egretd passes on as
+ * "--NAME=VALUE" for egret run to judge: home, setenv, pass-env and umask
+ * with a value, clean-env without. Everything else is egretd's to decide.
+ */
+bool wire_option_valid(const char *v, size_t len);
 
 /*
  * One message. A decode points every string into @arena (the copies, each

@@ -51,6 +51,12 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_SECCOMP] = "install the seccomp filter",
 		[LAUNCH_STEP_FDS] = "close inherited file descriptors",
 		[LAUNCH_STEP_EXEC] = "execute command",
+		[LAUNCH_STEP_VIEW_NS] = "make its own mount and IPC namespaces",
+		[LAUNCH_STEP_VIEW_OWNER] = "map the start directory as its own: the directory must be its caller's (egretd lends no rights of its own)",
+		[LAUNCH_STEP_VIEW_IDMAP] = "map the start directory (and its git directories) as its own with an idmapped mount",
+		[LAUNCH_STEP_VIEW_OVERLAY] = "map the start directory as its own: it lies on overlayfs (a container's writable layer), which refuses idmapped mounts; keep worktrees on a volume or a tmpfs (docs/DEPLOYMENT.md)",
+		[LAUNCH_STEP_VIEW_PRIVATE] = "give it private /tmp, /var/tmp, /dev/shm, /run/lock and /dev/mqueue",
+		[LAUNCH_STEP_VIEW_HOME] = "make its HOME " VIEW_HOME,
 	};
 
 	if (step <= 0 || step >= (int)ARRAY_SIZE(names) || !names[step])
@@ -184,7 +190,7 @@ static int close_inherited(const struct launch *l, int pipe_fd)
 static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 {
 	sigset_t none;
-	int cap, r, top;
+	int cap, r, top, step;
 
 	child_say(pipe_fd, LAUNCH_STEP_BORN, 0);
 	top = last_cap();
@@ -197,6 +203,9 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 	r = world_enter_child(l->world);
 	if (r < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_WORLD, -r, 125);
+	/* Still root, in the caller's mounts: the attempt's own (view.h). */
+	if (l->view.on && (r = view_apply_child(&l->view, l->user.uid, l->user.gid, &step)) < 0)
+		child_fail(pipe_fd, LAUNCH_STEP_VIEW_NS + step, -r, 125);
 	/* Never egret's terminal: a session of its own, and its own pty
 	 * as its controlling terminal if it gets one (terminal.h). */
 	r = terminal_child_setup(l->terminal);
@@ -226,6 +235,8 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		if (setresuid(l->user.uid, l->user.uid, l->user.uid) < 0)
 			child_fail(pipe_fd, LAUNCH_STEP_UID, errno, 125);
 	}
+	if (l->umask >= 0)
+		umask((mode_t)l->umask);
 	/* As COMMAND's user: its own permissions decide. */
 	if (l->chdir && chdir(l->chdir) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_CHDIR, errno, 125);
@@ -429,6 +440,11 @@ int launch_spawn(const struct launch *l, struct launch_child *ret,
 		}
 	}
 	if (r < 0) {
+		/* A keeper whose COMMAND failed before exec waits for our end
+		 * of @sock to close before it reaps and exits: close it
+		 * first, or both wait for ever. */
+		if (sock >= 0)
+			close(TAKE_FD(sock));
 		waitid(P_PIDFD, (id_t)pidfd, &(siginfo_t){}, WEXITED);
 		return r;
 	}

@@ -15,6 +15,7 @@
 
 #include "launch/landlock.h"
 #include "launch/user.h"
+#include "launch/view.h"
 #include "launch/world.h"
 
 #define LAUNCH_MAX_KEEP_FDS 16
@@ -32,6 +33,8 @@ struct launch {
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* ascending, > 2 */
 	int nkeep_fds;
 	const struct attempt_world *world;	/* NULL: ours (world.h) */
+	struct launch_view view;		/* its own mounts (view.h) */
+	int umask;				/* -1: ours */
 	int exit_fd;		/* > 2: COMMAND under a keeper that writes its
 				 * status here (keeper.h); 0: none */
 };
@@ -63,7 +66,15 @@ enum launch_step {
 	LAUNCH_STEP_SECCOMP,
 	LAUNCH_STEP_FDS,
 	LAUNCH_STEP_EXEC,
+	LAUNCH_STEP_VIEW_NS,
+	LAUNCH_STEP_VIEW_OWNER,
+	LAUNCH_STEP_VIEW_IDMAP,
+	LAUNCH_STEP_VIEW_OVERLAY,
+	LAUNCH_STEP_VIEW_PRIVATE,
+	LAUNCH_STEP_VIEW_HOME,
 };
+_Static_assert(LAUNCH_STEP_VIEW_HOME - LAUNCH_STEP_VIEW_NS == VIEW_STEP_HOME - VIEW_STEP_NS,
+	       "launch.h numbers view.h's steps in their order");
 
 const char *launch_step_name(int step);
 

@@ -89,14 +89,15 @@ int world_enter_child(const struct attempt_world *w)
 	return setns(w->pidfd, flags) < 0 ? -errno : 0;
 }
 
-int world_open_resolv_conf(const struct attempt_world *w, char *path, size_t len)
+/* @path opened with @flags inside the caller's root (its symlinks, a
+ * stub resolver's file say, are the caller's too): the fd, or -errno. */
+static int open_in_root(const struct attempt_world *w, const char *path, int flags)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
+		.flags = (__u64)flags | O_CLOEXEC,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	_cleanup_close_ int root = -1;
-	struct stat st;
 	char at[64];
 	int fd;
 
@@ -106,10 +107,17 @@ int world_open_resolv_conf(const struct attempt_world *w, char *path, size_t len
 		return errno == ENOENT ? -ESRCH : -errno;
 	if (!still_there(w->pidfd))
 		return -ESRCH;
-	/* Its symlinks (a stub resolver's file, say) are the caller's too. */
-	fd = (int)syscall(SYS_openat2, root, "etc/resolv.conf", &how, sizeof(how));
+	fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+int world_open_resolv_conf(const struct attempt_world *w, char *path, size_t len)
+{
+	struct stat st;
+	int fd = open_in_root(w, "etc/resolv.conf", O_RDONLY | O_NOCTTY);
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EINVAL;
@@ -119,6 +127,16 @@ int world_open_resolv_conf(const struct attempt_world *w, char *path, size_t len
 		return -ENAMETOOLONG;
 	}
 	return fd;
+}
+
+int world_open_dir(const struct attempt_world *w, const char *path)
+{
+	int fd;
+
+	if (world_foreign(w) && (w->differ & CLONE_NEWNS))
+		return open_in_root(w, path, O_PATH | O_DIRECTORY);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 const char *world_names(int differ, char *buf, size_t len)

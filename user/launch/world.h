@@ -61,6 +61,11 @@ int world_enter_child(const struct attempt_world *w);
  */
 int world_open_resolv_conf(const struct attempt_world *w, char *path, size_t len);
 
+/* The directory @path (absolute) as the caller sees it, resolved inside
+ * its root (never the host's): an O_PATH fd, or -errno. For a check
+ * before anything is made; the child checks again where it mounts. */
+int world_open_dir(const struct attempt_world *w, const char *path);
+
 /* "net, mnt" for @differ, into @buf. */
 const char *world_names(int differ, char *buf, size_t len);
 

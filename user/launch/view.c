@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "launch/view.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+/* The start directory, the worktree's git directory, its common one. */
+#define VIEW_TREES	3
+
+/* Places anyone may write: each a fresh instance for the attempt. */
+static const char *const private_places[] = { "/tmp", "/var/tmp", "/dev/shm", "/run/lock" };
+
+/* "%u" into @buf (async-signal-safe). */
+static char *put_uint(char *p, unsigned int v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	*p = '\0';
+	return p;
+}
+
+static int write_map(pid_t pid, const char *which, unsigned int in, unsigned int out)
+{
+	char path[64] = "/proc/", line[48], *p;
+	_cleanup_close_ int fd = -1;
+
+	p = put_uint(path + strlen(path), (unsigned int)pid);
+	*p++ = '/';
+	strcpy(p, which);
+	p = put_uint(line, in);
+	*p++ = ' ';
+	p = put_uint(p, out);
+	strcpy(p, " 1\n");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		return -errno;
+	return 0;
+}
+
+int view_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid)
+{
+	int ready[2], done[2], fd = -1, r;
+	char path[64] = "/proc/", c;
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(done, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto out_ready;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto out_done;
+	}
+	if (pid == 0) {
+		/* Holds the namespace until its maps are written and its fd
+		 * taken; then the fd alone keeps it. */
+		close(done[1]);
+		c = unshare(CLONE_NEWUSER) < 0 ? 'e' : 'u';
+		if (write(ready[1], &c, 1) == 1)
+			while (read(done[0], &c, 1) < 0 && errno == EINTR)
+				;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(done[0]);
+	ready[1] = done[0] = -1;
+	r = read(ready[0], &c, 1) == 1 && c == 'u' ? 0 : -EPERM;
+	/* An idmapped mount maps an id on disk as an id inside the
+	 * namespace to the one outside: from_uid's files show as to_uid,
+	 * and what to_uid writes lands as from_uid. */
+	if (r == 0)
+		r = write_map(pid, "uid_map", from_uid, to_uid);
+	if (r == 0)
+		r = write_map(pid, "gid_map", from_gid, to_gid);
+	if (r == 0) {
+		strcpy(put_uint(path + strlen(path), (unsigned int)pid), "/ns/user");
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		r = fd < 0 ? -errno : 0;
+	}
+	close(done[1]);
+	done[1] = -1;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+out_done:
+	if (done[0] >= 0)
+		close(done[0]);
+	if (done[1] >= 0)
+		close(done[1]);
+out_ready:
+	close(ready[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
+	return r < 0 ? r : fd;
+}
+
+static int parse_owner(const char *text, uid_t *uid, gid_t *gid)
+{
+	unsigned int u, g;
+	char end;
+
+	if (sscanf(text, "%u:%u%c", &u, &g, &end) != 2 || !u)
+		return -EINVAL;
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return 0;
+}
+
+int view_prepare(struct launch_view *v, int dirfd, const char *dir,
+		 const char *owner, const struct launch_user *user)
+{
+	struct statfs sfs;
+	struct stat st;
+	int fd;
+
+	*v = (struct launch_view){ .on = true, .dir = dir, .userns_fd = -1 };
+	if (fstat(dirfd, &st) < 0)
+		return log_error_errno(-errno, "the start directory %s", dir);
+	if (owner) {
+		if (parse_owner(owner, &v->owner_uid, &v->owner_gid) < 0)
+			return log_error_errno(-EINVAL, "--view-owner %s: want UID:GID, not root", owner);
+		if (st.st_uid != v->owner_uid)
+			return log_error_errno(-EPERM, "refusing to run COMMAND: its start directory %s is not its caller's (uid %u owns it, the caller is uid %u): egretd maps only the caller's own files to the attempt",
+					       dir, (unsigned int)st.st_uid, (unsigned int)v->owner_uid);
+	} else if (st.st_uid == 0) {
+		return log_error_errno(-EPERM, "--view: the start directory %s is root's, and mapping root's files to COMMAND would lend it root's rights there (chown it to the account the worktree is for)",
+				       dir);
+	} else {
+		v->owner_uid = st.st_uid;
+		v->owner_gid = st.st_gid;
+	}
+	if (fstatfs(dirfd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC)
+		return log_error_errno(-EINVAL, "refusing to run COMMAND: its start directory %s lies on overlayfs (a container's writable layer), which refuses the idmapped mount that makes it the attempt's own; keep worktrees on a volume or a tmpfs (docs/DEPLOYMENT.md)",
+				       dir);
+	fd = view_userns(v->owner_uid, v->owner_gid, user->uid, user->gid);
+	if (fd < 0)
+		return log_error_errno(fd, "--view: a user namespace for the idmapped mount (needs Linux 5.12+)");
+	v->userns_fd = fd;
+	return 0;
+}
+
+/* The path @fd stands for, from the kernel (no symlink, no ".."). */
+static int fd_path(int fd, char *buf, size_t len)
+{
+	char link[32] = "/proc/self/fd/";
+	ssize_t n;
+
+	put_uint(link + strlen(link), (unsigned int)fd);
+	n = readlink(link, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len - 1)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Is @path @top, or below it? */
+static bool below(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (n == 1)
+		return true;	/* "/" */
+	return !strncmp(path, top, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * The directory a line "gitdir: X" of @dfd's file @name names (X relative
+ * to @dfd, or absolute), or the one a "commondir" file names: an O_PATH
+ * fd, or -1 when there is none.
+ */
+static int git_pointer(int dfd, const char *name, const char *prefix)
+{
+	char buf[PATH_MAX + 16], *p, *end;
+	size_t plen = strlen(prefix);
+	ssize_t n;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, prefix, plen))
+		return -1;
+	p = buf + plen;
+	end = memchr(p, '\n', (size_t)(buf + n - p));
+	if (end)
+		*end = '\0';
+	if (!*p)
+		return -1;
+	return openat(dfd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+struct tree {
+	int from;		/* the directory, O_PATH */
+	int clone;		/* its idmapped copy, detached */
+	char path[PATH_MAX];
+};
+
+/* The trees to map: the start directory (refused unless the owner's),
+ * then the worktree's git directories that are the owner's. */
+static int find_trees(const struct launch_view *v, struct tree *t, int *n, int *step)
+{
+	struct stat st;
+	int gitdir;
+
+	*step = VIEW_STEP_OWNER;
+	t[0].from = open(v->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t[0].from < 0)
+		return -errno;
+	if (fstat(t[0].from, &st) < 0)
+		return -errno;
+	if (st.st_uid != v->owner_uid)
+		return -EPERM;
+	*n = 1;
+	gitdir = git_pointer(t[0].from, ".git", "gitdir: ");
+	if (gitdir < 0)
+		return 0;
+	t[(*n)++].from = gitdir;
+	t[*n].from = git_pointer(gitdir, "commondir", "");
+	if (t[*n].from >= 0)
+		(*n)++;
+	/* Only the owner's are mapped; another's stay as they are. */
+	for (int i = 1; i < *n; i++)
+		if (fstat(t[i].from, &st) < 0 || st.st_uid != v->owner_uid) {
+			close(t[i].from);
+			t[i--] = t[--*n];
+		}
+	return 0;
+}
+
+/* Each tree's idmapped copy; one inside an earlier tree comes with it. */
+static int clone_trees(const struct launch_view *v, struct tree *t, int *n, int *step)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP,
+				   .userns_fd = (__u64)v->userns_fd };
+	struct statfs sfs;
+
+	for (int i = 0; i < *n; i++) {
+		*step = VIEW_STEP_IDMAP;
+		t[i].clone = -1;
+		if (fd_path(t[i].from, t[i].path, sizeof(t[i].path)) < 0)
+			return -errno;
+		for (int j = 0; j < i; j++)
+			if (below(t[i].path, t[j].path))
+				goto next;
+		/* With what is mounted below it (a tmpfs for node_modules, a
+		 * container's own mounts), all idmapped alike. */
+		t[i].clone = open_tree(t[i].from, "", AT_EMPTY_PATH | AT_RECURSIVE |
+				       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (t[i].clone < 0)
+			return -errno;
+		if (mount_setattr(t[i].clone, "", AT_EMPTY_PATH | AT_RECURSIVE,
+				  &attr, sizeof(attr)) < 0) {
+			if (errno == EINVAL && fstatfs(t[i].from, &sfs) == 0 &&
+			    sfs.f_type == OVERLAYFS_SUPER_MAGIC)
+				*step = VIEW_STEP_OVERLAY;
+			return -errno;
+		}
+next:;
+	}
+	return 0;
+}
+
+/* mkdir -p @path's components below @top (made fresh, root's, 0755). */
+static int make_path(char *path, size_t top_len)
+{
+	for (char *p = path + top_len + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			*p = saved;
+			return -errno;
+		}
+		*p = saved;
+		if (!saved)
+			return 0;
+	}
+}
+
+/* Fresh places, then the trees at their paths (inside a fresh place,
+ * on a path made for them). */
+static int place_trees(struct tree *t, int n, bool *made, int *step)
+{
+	struct stat st;
+
+	*step = VIEW_STEP_PRIVATE;
+	for (size_t i = 0; i < ARRAY_SIZE(private_places); i++) {
+		made[i] = stat(private_places[i], &st) == 0 && S_ISDIR(st.st_mode);
+		if (made[i] && mount("tmpfs", private_places[i], "tmpfs",
+				     MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+			return -errno;
+	}
+	*step = VIEW_STEP_IDMAP;
+	for (int i = 0; i < n; i++) {
+		if (t[i].clone < 0)
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(private_places); j++)
+			if (made[j] && below(t[i].path, private_places[j]) &&
+			    strcmp(t[i].path, private_places[j]) &&
+			    make_path(t[i].path, strlen(private_places[j])) < 0)
+				return -errno;
+		if (move_mount(t[i].clone, "", AT_FDCWD, t[i].path,
+			       MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret_step)
+{
+	struct tree t[VIEW_TREES];
+	bool made[ARRAY_SIZE(private_places)];
+	int n = 0, r;
+
+	*ret_step = VIEW_STEP_NS;
+	if (unshare(CLONE_NEWNS | CLONE_NEWIPC) < 0)
+		return -errno;
+	/* A child of the caller's mounts: nothing of ours goes back. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		return -errno;
+	r = find_trees(v, t, &n, ret_step);
+	if (r == 0)
+		r = clone_trees(v, t, &n, ret_step);
+	if (r == 0)
+		r = place_trees(t, n, made, ret_step);
+	for (int i = 0; i < n; i++) {
+		close(t[i].from);
+		if (r == 0 && t[i].clone >= 0)
+			close(t[i].clone);
+	}
+	if (r < 0)
+		return r;
+	*ret_step = VIEW_STEP_PRIVATE;
+	if (access("/dev/mqueue", F_OK) == 0 &&
+	    mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -errno;
+	*ret_step = VIEW_STEP_HOME;
+	if (mkdir(VIEW_HOME, 0700) < 0 || chown(VIEW_HOME, uid, gid) < 0)
+		return -errno;
+	return 0;
+}

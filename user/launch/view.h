@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * launch/view.h - the attempt's own filesystem view (--view; egretd
+ * always asks for it).
+ *
+ * COMMAND gets a mount namespace of its own, a child of the caller's
+ * (nothing propagates back), and an IPC namespace of its own. In it:
+ *  - the start directory, and for a `git worktree` the git directories its
+ *    .git file names, are bind-mounted over themselves with an idmapped
+ *    mount that shows their owner's uid and gid as COMMAND's: COMMAND
+ *    edits, creates and commits as the owner, and on disk every file
+ *    stays the owner's. Only that one uid and gid are mapped: files of
+ *    other owners look unmapped (nobody) and cannot be written, so
+ *    COMMAND gets at most the owner's own rights on that tree. A start
+ *    directory of anyone but the expected owner is refused: egretd never
+ *    lends its rights. An overlayfs (a container's writable layer)
+ *    refuses the idmap: one clear line, never a weaker mode.
+ *  - /tmp, /var/tmp, /dev/shm and /run/lock are fresh tmpfs instances,
+ *    /dev/mqueue a fresh mqueue of the new IPC namespace, and HOME is
+ *    VIEW_HOME, made in the new /tmp: everything COMMAND's uid can write
+ *    outside the worktree is gone when its last process is (memory
+ *    charged to the attempt's cgroup), and so are its SysV IPC objects
+ *    and POSIX queues. A worktree below one of those places is mounted
+ *    back at its path inside the new instance.
+ */
+#ifndef EGRET_LAUNCH_VIEW_H
+#define EGRET_LAUNCH_VIEW_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "launch/user.h"
+
+/* The step of view_apply_child() that failed (launch.h numbers them as
+ * its own, from LAUNCH_STEP_VIEW_NS, in this order). */
+enum view_step {
+	VIEW_STEP_NS,		/* its mount and IPC namespaces */
+	VIEW_STEP_OWNER,	/* the start directory is not the owner's */
+	VIEW_STEP_IDMAP,	/* the idmapped mount */
+	VIEW_STEP_OVERLAY,	/* ... refused by overlayfs */
+	VIEW_STEP_PRIVATE,	/* the fresh places */
+	VIEW_STEP_HOME,		/* HOME */
+};
+
+/* COMMAND's HOME in the view, when no --home names another. */
+#define VIEW_HOME	"/tmp/egret-home"
+
+struct launch_view {
+	bool on;
+	const char *dir;	/* the start directory, in COMMAND's mounts */
+	uid_t owner_uid;	/* who must own it; shown as COMMAND's uid */
+	gid_t owner_gid;	/* shown as COMMAND's gid */
+	int userns_fd;		/* maps the owner to COMMAND (view_userns) */
+};
+
+/*
+ * A user namespace whose maps take @from_uid/@from_gid (on disk) to
+ * @to_uid/@to_gid: what the idmapped mount shows. Its fd, or -errno. The
+ * namespace lives as long as the fd does, without a process.
+ */
+int view_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid);
+
+/*
+ * The view of COMMAND's @user, starting in @dir (absolute, in COMMAND's
+ * mounts), which @dirfd is open on (world_open_dir()): checked before
+ * anything is made, with one line for what fails. Its owner must be
+ * @owner ("UID:GID", egretd's caller), or else it is whoever owns it now,
+ * never root (that would lend root's files); on overlayfs the idmap
+ * cannot be had. Then the user namespace of the mapping, whose fd the
+ * caller closes once COMMAND runs. 0, or -errno after one line.
+ */
+int view_prepare(struct launch_view *v, int dirfd, const char *dir,
+		 const char *owner, const struct launch_user *user);
+
+/*
+ * In the child, as root, after it entered the caller's namespaces and
+ * before it drops root: make the view for COMMAND running as @uid:@gid.
+ * Async-signal-safe. 0, or -errno with the failing enum view_step in
+ * *@ret_step.
+ */
+int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret_step);
+
+#endif
