@@ -5,8 +5,9 @@
     fixtures.py DIR
 
 DIR/www   static files: files/hello.txt; a PEP 503 index (simple/) with a
-          wheel built here (wheels/); an npm tarball (npm/); a flat apt
-          repository (debian/: a .deb, Packages, Release)
+          wheel built here (wheels/); an npm tarball (npm/); a Go module
+          proxy (goproxy/: egret.test/hello v1.0.0); a flat apt repository
+          (debian/: a .deb, Packages, Release)
 DIR/git   hello.git, a bare repository for git http-backend and git daemon
 DIR/tls   a throwaway CA (ca.pem, world-readable: the clients trust it) and
           the HTTPS server's certificate for pkgs.test and git.test
@@ -83,6 +84,23 @@ def npm(www):
             info.size, info.mode, info.mtime = len(data), 0o644, 1700000000
             t.addfile(info, io.BytesIO(data))
     write(os.path.join(www, "npm", "egret-hello-1.0.0.tgz"), buf.getvalue())
+
+
+def goproxy(www):
+    """A GOPROXY (goproxy/) serving module egret.test/hello v1.0.0."""
+    mod, ver = "egret.test/hello", "v1.0.0"
+    top = os.path.join(www, "goproxy", mod, "@v")
+    gomod = "module %s\n\ngo 1.19\n" % mod
+    src = 'package hello\n\nconst Mark = "%s-go"\n' % MARK
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, text in (("go.mod", gomod), ("hello.go", src)):
+            info = zipfile.ZipInfo("%s@%s/%s" % (mod, ver, name), (2023, 11, 14, 0, 0, 0))
+            z.writestr(info, text)
+    write(os.path.join(top, "list"), ver + "\n")
+    write(os.path.join(top, ver + ".info"), '{"Version":"%s","Time":"2023-11-14T00:00:00Z"}\n' % ver)
+    write(os.path.join(top, ver + ".mod"), gomod)
+    write(os.path.join(top, ver + ".zip"), buf.getvalue())
 
 
 def apt(www, work):
@@ -189,6 +207,7 @@ def main():
     write(os.path.join(www, "files", "hello.txt"), "%s-file\n" % MARK)
     wheel(www)
     npm(www)
+    goproxy(www)
     apt(www, work)
     git(root, work)
     tls(top, work)

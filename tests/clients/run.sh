@@ -275,13 +275,15 @@ denied_both() {
 
 # shellcheck source=tests/clients/test_clients.sh
 . "$HERE/test_clients.sh"
+# shellcheck source=tests/clients/test_egretd_worktree.sh
+. "$HERE/test_egretd_worktree.sh"
 
 TESTS=(
 	t_client_curl t_client_wget t_client_git_http t_client_git_daemon
 	t_client_pip t_client_npm t_client_node t_client_go t_client_resolvers
 	t_client_apt t_client_https_curl t_client_https_wget t_client_https_git
 	t_client_https_pip t_client_https_npm t_client_https_node t_client_https_go
-	t_client_https_python
+	t_client_https_python t_client_egretd_worktree
 )
 
 # --time-to-failure: the benchmark instead of the tests (make bench-clients).
