@@ -336,6 +336,33 @@ t_egretd_worktree() {
 	egretd_stop
 }
 
+# callers.cache (an operator's choice): a directory of the caller's is
+# every attempt's HOME/.cache, mapped like its worktree, with npm's and
+# Go's module caches sent there (a --setenv still decides). What one
+# attempt leaves, the next reads; on disk it is the caller's. A cache the
+# caller does not own is refused with one line.
+t_egretd_cache() {
+	local c="$TDIR/cache" m="$TDIR/marker"
+	mkdir "$c" && chown "$TEST_UID:$TEST_GID" "$c"
+	egretd_start "  - user: $TEST_USER
+    cache: $c"
+	via -- sh -c 'echo kept >"$HOME/.cache/left"; echo "$npm_config_cache $GOMODCACHE"'
+	assert_eq 0 "$RC" "the first attempt $(said)"
+	assert_eq "/tmp/egret-home/.cache/npm /tmp/egret-home/.cache/go-mod" "$OUT" "the caches' variables"
+	assert_eq "$TEST_UID" "$(stat -c %u "$c/left")" "the owner on disk of what the attempt cached"
+	via --setenv GOMODCACHE=/elsewhere -- sh -c 'cat "$HOME/.cache/left"; echo "$GOMODCACHE"'
+	assert_eq "kept
+/elsewhere" "$OUT" "the next attempt reads the cache; --setenv decides $(said)"
+	egretd_stop
+	chown root "$c"
+	egretd_start "  - user: $TEST_USER
+    cache: $c"
+	via -- touch "$m"
+	assert_refused "a cache the caller does not own" "$m"
+	assert_contains "cache directory $c is not its caller's" "$ERR" "why"
+	egretd_stop
+}
+
 # Nothing an attempt writes outside its worktree outlives it: files in
 # /tmp, /var/tmp, /dev/shm and /run/lock, SysV IPC objects (all the
 # attempt's own, in fresh instances). Before the view they stayed, owned

@@ -253,6 +253,10 @@ t_fault_second_egretd() {
 # run` loads its own set and never removes egretd's, whose programs stay
 # the very same; `egret gc --programs` then removes the set nobody uses
 # and keeps egretd's.
+# It builds egret's objects twice and egret once: under `make stress`, on
+# two busy cores, that alone took over 120 s (run 17 of 20 timed out
+# there, in the builds, with nothing wrong).
+TEST_SLOW[t_fault_second_build]=600
 t_fault_second_build() {
 	local src top set prog tag alt alt_tag
 	top=$(cd "$(dirname "$EGRET")/.." && pwd)

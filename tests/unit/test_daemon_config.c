@@ -70,6 +70,7 @@ static void test_full(void **state)
 		"    allow: true\n"
 		"    audit: yes\n"
 		"    max: 4\n"
+		"    cache: /var/cache/egret/miner\n"
 		"  - user: root\n"
 		"    cgroup: /user.slice/\n"
 		"    repos: [\"*\"]\n"
@@ -93,8 +94,10 @@ static void test_full(void **state)
 	assert_true(k->allow);
 	assert_true(k->audit);
 	assert_int_equal(k->max, 4);
+	assert_string_equal(k->cache, "/var/cache/egret/miner");
 
 	k = &c.callers[1];
+	assert_null(k->cache);
 	assert_int_equal(k->uid, 0);	/* user: root, resolved at load */
 	assert_string_equal(k->cgroup, "/user.slice");	/* trailing '/' dropped */
 	assert_false(k->cgroup_literal);
@@ -193,7 +196,7 @@ static void test_refused_types(void **state)
 		{ HEAD "callers:\n  uid: 1000\n",
 		  "e.yaml:5:3: callers: want a list of callers" },
 		{ HEAD "callers:\n  - 1000\n",
-		  "e.yaml:5:5: a caller: want a mapping (uid, user, cgroup, repos, allow, audit, max)" },
+		  "e.yaml:5:5: a caller: want a mapping (uid, user, cgroup, repos, allow, audit, max, cache)" },
 		{ HEAD "callers:\n  - uid: 1000\n    repos: octo/app\n",
 		  "e.yaml:6:12: repos: want a list of OWNER/NAME, OWNER/* or *" },
 		{ HEAD "attempts:\n  max: 0\n" ONE_CALLER,
@@ -366,6 +369,12 @@ static void test_refused_too_many(void **state)
 static void test_refused_cgroup_repos(void **state)
 {
 	(void)state;
+	refused(HEAD "callers:\n  - uid: 1000\n    cache: var/cache\n"
+		"  - uid: 1001\n    cache: /a/../b\n"
+		"  - uid: 1002\n    cache: /\n", 3,
+		"e.yaml:6:12: cache: want an absolute path of a directory",
+		"e.yaml:8:12: cache: want an absolute path of a directory",
+		"e.yaml:10:12: cache: want an absolute path of a directory");
 	refused(HEAD "callers:\n  - uid: 1000\n    cgroup: system.slice/docker-*\n", 1,
 		"e.yaml:6:13: cgroup: want an absolute path (from the host's cgroup root)");
 	refused(HEAD "callers:\n  - uid: 1000\n    cgroup: /system.slice/*.scope\n"

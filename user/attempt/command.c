@@ -109,11 +109,30 @@ static int choose_user(const struct run_opts *o, struct launch_user *user)
 	return 0;
 }
 
-/* --view: the start directory, as the caller sees it, and its mapping. */
+/* With a kept cache, npm's and Go's module caches go there too: first,
+ * so that a --setenv of the same name still decides. */
+static int cache_environ(struct run_opts *o)
+{
+	static const char *const defaults[] = VIEW_CACHE_ENV;
+	const size_t n = ARRAY_SIZE(defaults);
+
+	if (o->env.nset + n > ENVIRON_MAX_OPTS)
+		return log_error_errno(-E2BIG, "--setenv: at most %d with --view-cache",
+				       (int)(ENVIRON_MAX_OPTS - n));
+	memmove(o->env.set + n, o->env.set, o->env.nset * sizeof(o->env.set[0]));
+	for (size_t i = 0; i < n; i++)
+		o->env.set[i] = defaults[i];
+	o->env.nset += n;
+	return 0;
+}
+
+/* --view: the start directory, as the caller sees it, and its mapping
+ * (with --view-cache, the cache's too). */
 static int plan_view(struct run_opts *o, const struct launch_user *user)
 {
 	_cleanup_close_ int fd = -1;
 	const char *dir = o->chdir;
+	int r;
 
 	if (!dir) {
 		if (!getcwd(o->view_dir, sizeof(o->view_dir)))
@@ -123,7 +142,15 @@ static int plan_view(struct run_opts *o, const struct launch_user *user)
 	fd = world_open_dir(o->world, dir);
 	if (fd < 0)
 		return log_error_errno(fd, "refusing to run COMMAND: its start directory %s", dir);
-	return view_prepare(&o->view_plan, fd, dir, o->view_owner, user);
+	r = view_prepare(&o->view_plan, fd, dir, o->view_owner, user);
+	if (r < 0 || !o->view_cache)
+		return r;
+	close(fd);
+	fd = world_open_dir(o->world, o->view_cache);
+	if (fd < 0)
+		return log_error_errno(fd, "refusing to run COMMAND: its cache directory %s", o->view_cache);
+	r = view_prepare_cache(&o->view_plan, fd, o->view_cache);
+	return r < 0 ? r : cache_environ(o);
 }
 
 /* Before anything is created: what COMMAND would start with. */

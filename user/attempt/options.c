@@ -45,6 +45,8 @@ void run_usage(FILE *out)
 		"                        /dev/shm, /run/lock, IPC, and HOME " "/tmp/egret-home\n"
 		"  --view-owner UID:GID  with --view: the owner the start directory must have\n"
 		"                        (default: whoever owns it, never root)\n"
+		"  --view-cache DIR      with --view: DIR, the owner's, is COMMAND's HOME/.cache\n"
+		"                        (npm's, pip's and Go's caches), kept across attempts\n"
 		"  --clean-env           start COMMAND with only PATH, HOME, USER, LOGNAME, SHELL\n"
 		"                        (and TERM with a pty), plus --pass-env and --setenv\n"
 		"  --pass-env NAME       with --clean-env, pass egret's NAME (repeatable)\n"
@@ -432,6 +434,7 @@ static const struct run_option run_options[] = {
 	OPT_CALL("umask", required_argument, option_umask),
 	OPT_FLAG("view", view),
 	OPT_STRING("view-owner", view_owner),
+	OPT_PATH("view-cache", view_cache),
 	OPT_FLAG("clean-env", env.clean),
 	OPT_CALL("pass-env", required_argument, option_pass_env),
 	OPT_CALL("setenv", required_argument, option_setenv),

@@ -49,6 +49,7 @@ struct run_opts {
 	int umask;			/* --umask; -1: egret's own */
 	bool view;			/* --view: its own mounts (launch/view.h) */
 	const char *view_owner;		/* --view-owner UID:GID (egretd: the caller) */
+	const char *view_cache;		/* --view-cache DIR: HOME/.cache, kept */
 	bool allow_shared_uid;		/* warn, not refuse, when COMMAND's uid runs elsewhere */
 	bool allow_unconfined_unix;	/* run where abstract sockets cannot be confined */
 	/* --allow-unix @NAME: abstract sockets outside the attempt it may reach */

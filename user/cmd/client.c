@@ -30,7 +30,7 @@ const char *client_socket(int argc, char **argv)
 	const char *env = getenv("EGRET_SOCKET");
 
 	/* Options end at "--" or at the first word that is not one (COMMAND,
-	 * whose own --via is its business). request_from_args() refuses a
+	 * whose own --via is its business). request_options() refuses a
 	 * --via this did not see (an abbreviation): never a silent default. */
 	for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--via") && i + 1 < argc)
@@ -62,12 +62,13 @@ static int pass_on(struct wire_run *run, const char *name, const char *value)
 }
 
 /*
- * The options that mean something through egretd. Everything else (the
- * policy file, state, log, user, cgroup, ids) is egretd's to decide, so
- * asking for it is refused, never ignored.
+ * The options that mean something through egretd, into @run; the index of
+ * COMMAND's first word, or -errno after one line. Everything else (the
+ * policy file, state, log, user, cgroup, ids, the view) is egretd's to
+ * decide, so asking for it is refused, never ignored.
  */
-static int request_from_args(const char *socket, int argc, char **argv,
-			     struct wire_msg *m, char *cwd, size_t cwdlen)
+static int request_options(const char *socket, int argc, char **argv,
+			   struct wire_run *run, const char **chdir_to)
 {
 	enum { OPT_REPO = 256, OPT_ALLOW, OPT_AUDIT, OPT_PTY, OPT_CHDIR, OPT_VIA,
 	       OPT_PASS_ON };
@@ -87,12 +88,9 @@ static int request_from_args(const char *socket, int argc, char **argv,
 		{ "umask", required_argument, NULL, OPT_PASS_ON },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wire_run *run = &m->run;
-	const char *chdir_to = NULL;
 	bool umask_given = false;
 	int c, which;
 
-	m->type = WIRE_RUN;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, &which)) != -1) {
@@ -119,7 +117,7 @@ static int request_from_args(const char *socket, int argc, char **argv,
 			run->pty = true;
 			break;
 		case OPT_CHDIR:
-			chdir_to = optarg;
+			*chdir_to = optarg;
 			break;
 		case OPT_VIA:
 			if (strcmp(optarg, socket)) {
@@ -133,17 +131,6 @@ static int request_from_args(const char *socket, int argc, char **argv,
 			return -EINVAL;
 		}
 	}
-	if (optind >= argc || !argv[optind][0]) {
-		log_error("no COMMAND given (egret run [options] -- COMMAND [ARGS...])");
-		return -EINVAL;
-	}
-	for (int i = optind; i < argc; i++) {
-		if (run->argc == WIRE_ARGV_MAX) {
-			log_error("COMMAND: more than %d arguments through egretd", WIRE_ARGV_MAX);
-			return -E2BIG;
-		}
-		run->argv[run->argc++] = argv[i];
-	}
 	/* The caller's umask reaches COMMAND, as it would without egretd. */
 	if (!umask_given) {
 		mode_t mask = umask(0);
@@ -153,8 +140,24 @@ static int request_from_args(const char *socket, int argc, char **argv,
 		if (pass_on(run, "umask", umask_text) < 0)
 			return -E2BIG;
 	}
-	/* The caller's environment, as egret run would start from it; egretd
-	 * filters it the same way. */
+	return optind;
+}
+
+/* COMMAND's words from @first on, and the caller's environment, as egret
+ * run would start from it (egretd filters it the same way). */
+static int request_command(int first, int argc, char **argv, struct wire_run *run)
+{
+	if (first >= argc || !argv[first][0]) {
+		log_error("no COMMAND given (egret run [options] -- COMMAND [ARGS...])");
+		return -EINVAL;
+	}
+	for (int i = first; i < argc; i++) {
+		if (run->argc == WIRE_ARGV_MAX) {
+			log_error("COMMAND: more than %d arguments through egretd", WIRE_ARGV_MAX);
+			return -E2BIG;
+		}
+		run->argv[run->argc++] = argv[i];
+	}
 	for (char **e = environ; *e; e++) {
 		if (!environ_assignment_valid(*e, true))
 			continue;
@@ -165,6 +168,21 @@ static int request_from_args(const char *socket, int argc, char **argv,
 		}
 		run->env[run->envc++] = *e;
 	}
+	return 0;
+}
+
+static int request_from_args(const char *socket, int argc, char **argv,
+			     struct wire_msg *m, char *cwd, size_t cwdlen)
+{
+	const char *chdir_to = NULL;
+	int first;
+
+	m->type = WIRE_RUN;
+	first = request_options(socket, argc, argv, &m->run, &chdir_to);
+	if (first < 0)
+		return first;
+	if (request_command(first, argc, argv, &m->run) < 0)
+		return -EINVAL;
 	if (chdir_to && chdir_to[0] == '/')
 		snprintf(cwd, cwdlen, "%s", chdir_to);
 	else if (!getcwd(cwd, cwdlen))
@@ -172,7 +190,7 @@ static int request_from_args(const char *socket, int argc, char **argv,
 	else if (chdir_to &&
 		 path_fmt(cwd + strlen(cwd), cwdlen - strlen(cwd), "/%s", chdir_to) < 0)
 		return log_error_errno(-ENAMETOOLONG, "--chdir %s", chdir_to);
-	run->cwd = cwd;
+	m->run.cwd = cwd;
 	return 0;
 }
 

@@ -478,6 +478,26 @@ static int caller_audit(struct parser *ps, yaml_node_t *v)
 	return scalar_bool(ps, v, "audit", &caller_cur(ps)->audit);
 }
 
+/* An absolute path without "." or ".." components: the caller's, checked
+ * (and mapped) in its mounts at each attempt. */
+static int caller_cache(struct parser *ps, yaml_node_t *v)
+{
+	const char *t = yaml_scalar(v);
+	size_t n = t ? strlen(t) : 0;
+
+	if (!t || t[0] != '/' || n < 2 || n >= PATH_MAX ||
+	    !daemon_cgroup_path_clean(t, t[n - 1] == '/' ? n - 1 : n)) {
+		diag_add(ps->d, v, "cache: want an absolute path of a directory");
+		return -EINVAL;
+	}
+	caller_cur(ps)->cache = strdup(t);
+	if (!caller_cur(ps)->cache) {
+		ps->oom = -ENOMEM;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Checked against attempts.max, and defaulted to it, once the file is read. */
 static int caller_max(struct parser *ps, yaml_node_t *v)
 {
@@ -497,7 +517,7 @@ static int parse_caller(struct parser *ps, yaml_node_t *item)
 		{ "uid", caller_uid }, { "user", caller_user },
 		{ "cgroup", caller_cgroup }, { "repos", caller_repos },
 		{ "allow", caller_allow }, { "audit", caller_audit },
-		{ "max", caller_max },
+		{ "max", caller_max }, { "cache", caller_cache },
 	};
 	size_t i = ps->out->ncallers;
 	unsigned int seen;

@@ -57,6 +57,9 @@ struct daemon_caller {
 	bool allow;		/* may add --allow entries */
 	bool audit;		/* may use --audit */
 	unsigned int max;	/* its attempts at once, <= daemon_config.max */
+	/* NULL, or an absolute directory of the caller's (in its mounts)
+	 * that every attempt of its gets as HOME/.cache (launch/view.h). */
+	char *cache;
 };
 
 struct daemon_config {

@@ -20,6 +20,7 @@ void daemon_config_free(struct daemon_config *c)
 	for (size_t i = 0; i < c->ncallers; i++) {
 		free(c->callers[i].cgroup);
 		free(c->callers[i].repos);
+		free(c->callers[i].cache);
 	}
 	free(c->callers);
 	c->callers = NULL;

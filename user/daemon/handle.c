@@ -32,9 +32,9 @@
 #include "lib/util.h"
 
 /* At most: "run", --view, --user, --repo, --chdir, --view-owner,
- * --cgroup-parent, --state-dir, --audit, --pty, the --allows, the
+ * --view-cache, --cgroup-parent, --state-dir, --audit, --pty, the --allows, the
  * options, "--", COMMAND's words, NULL. */
-#define SYNTH_ARGV_MAX	(11 + WIRE_ALLOW_MAX + WIRE_OPTION_MAX + WIRE_ARGV_MAX + 1)
+#define SYNTH_ARGV_MAX	(12 + WIRE_ALLOW_MAX + WIRE_OPTION_MAX + WIRE_ARGV_MAX + 1)
 
 #define REQUEST_TIMEOUT_S	5	/* a caller's time to send its request */
 
@@ -118,7 +118,8 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
  * "--", never options of their own. The attempt's cgroup is a child of
  * the caller's own, as the kernel names it (@cgroup: "/a/b"). */
 static int synth_argv(const struct wire_run *run, uid_t uid,
-		      const struct daemon_peer *peer, const char *state_dir, char **argv)
+		      const struct daemon_peer *peer, const char *state_dir,
+		      const char *cache, char **argv)
 {
 	char mnt[PATH_MAX];
 	int n = 0, r;
@@ -137,6 +138,7 @@ static int synth_argv(const struct wire_run *run, uid_t uid,
 	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0 ||
 	    asprintf(&argv[n++], "--view-owner=%u:%u", (unsigned int)peer->uid,
 		     (unsigned int)peer->gid) < 0 ||
+	    (cache && asprintf(&argv[n++], "--view-cache=%s", cache) < 0) ||
 	    asprintf(&argv[n++], "--cgroup-parent=%s%s", mnt,
 		     strcmp(peer->cgroup, "/") ? peer->cgroup : "") < 0 ||
 	    asprintf(&argv[n++], "--state-dir=%s", state_dir) < 0)
@@ -290,7 +292,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 		return daemon_refusef(conn, "egretd: attempts.uids has no uid left that no other caller's attempt ran as (a uid stays its first caller's: widen attempts.uids)");
 	if (r < 0)
 		return daemon_refusef(conn, "egretd: lock an attempt uid: %s", strerror(-r));
-	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, argv);
+	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, k->cache, argv);
 	if (argc < 0) {
 		preflight_uid_unlock(uid, lock_fd);
 		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :

@@ -17,8 +17,9 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
-/* The start directory, the worktree's git directory, its common one. */
-#define VIEW_TREES	3
+/* The start directory, the worktree's git directory, its common one, the
+ * cache. */
+#define VIEW_TREES	4
 
 /* Places anyone may write: each a fresh instance for the attempt. */
 static const char *const private_places[] = { "/tmp", "/var/tmp", "/dev/shm", "/run/lock" };
@@ -162,6 +163,19 @@ int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 	return 0;
 }
 
+int view_prepare_cache(struct launch_view *v, int fd, const char *dir)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return log_error_errno(-errno, "the cache directory %s", dir);
+	if (st.st_uid != v->owner_uid)
+		return log_error_errno(-EPERM, "refusing to run COMMAND: the cache directory %s is not its caller's (uid %u owns it): egretd maps only the caller's own files to the attempt",
+				       dir, (unsigned int)st.st_uid);
+	v->cache = dir;
+	return 0;
+}
+
 /* The path @fd stands for, from the kernel (no symlink, no ".."). */
 static int fd_path(int fd, char *buf, size_t len)
 {
@@ -222,6 +236,7 @@ static int git_pointer(int dfd, const char *name, const char *prefix)
 struct tree {
 	int from;		/* the directory, O_PATH */
 	int clone;		/* its idmapped copy, detached */
+	bool cache;		/* mounted at VIEW_CACHE, not at its path */
 	char path[PATH_MAX];
 };
 
@@ -233,6 +248,8 @@ static int find_trees(const struct launch_view *v, struct tree *t, int *n, int *
 	int gitdir;
 
 	*step = VIEW_STEP_OWNER;
+	for (int i = 0; i < VIEW_TREES; i++)
+		t[i].cache = false;
 	t[0].from = open(v->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (t[0].from < 0)
 		return -errno;
@@ -241,6 +258,14 @@ static int find_trees(const struct launch_view *v, struct tree *t, int *n, int *
 	if (st.st_uid != v->owner_uid)
 		return -EPERM;
 	*n = 1;
+	if (v->cache) {
+		t[1].from = open(v->cache, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (t[1].from < 0)
+			return -errno;
+		if (fstat(t[1].from, &st) < 0 || st.st_uid != v->owner_uid)
+			return -EPERM;
+		t[(*n)++].cache = true;
+	}
 	gitdir = git_pointer(t[0].from, ".git", "gitdir: ");
 	if (gitdir < 0)
 		return 0;
@@ -250,7 +275,7 @@ static int find_trees(const struct launch_view *v, struct tree *t, int *n, int *
 		(*n)++;
 	/* Only the owner's are mapped; another's stay as they are. */
 	for (int i = 1; i < *n; i++)
-		if (fstat(t[i].from, &st) < 0 || st.st_uid != v->owner_uid) {
+		if (!t[i].cache && (fstat(t[i].from, &st) < 0 || st.st_uid != v->owner_uid)) {
 			close(t[i].from);
 			t[i--] = t[--*n];
 		}
@@ -269,8 +294,8 @@ static int clone_trees(const struct launch_view *v, struct tree *t, int *n, int 
 		t[i].clone = -1;
 		if (fd_path(t[i].from, t[i].path, sizeof(t[i].path)) < 0)
 			return -errno;
-		for (int j = 0; j < i; j++)
-			if (below(t[i].path, t[j].path))
+		for (int j = 0; j < i && !t[i].cache; j++)
+			if (!t[j].cache && below(t[i].path, t[j].path))
 				goto next;
 		/* With what is mounted below it (a tmpfs for node_modules, a
 		 * container's own mounts), all idmapped alike. */
@@ -309,9 +334,8 @@ static int make_path(char *path, size_t top_len)
 	}
 }
 
-/* Fresh places, then the trees at their paths (inside a fresh place,
- * on a path made for them). */
-static int place_trees(struct tree *t, int n, bool *made, int *step)
+/* Fresh places, HOME in the new /tmp (COMMAND's, 0700). */
+static int make_places(bool *made, uid_t uid, gid_t gid, int *step)
 {
 	struct stat st;
 
@@ -322,17 +346,33 @@ static int place_trees(struct tree *t, int n, bool *made, int *step)
 				     MS_NOSUID | MS_NODEV, "mode=1777") < 0)
 			return -errno;
 	}
+	if (access("/dev/mqueue", F_OK) == 0 &&
+	    mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -errno;
+	*step = VIEW_STEP_HOME;
+	if (mkdir(VIEW_HOME, 0700) < 0 || chown(VIEW_HOME, uid, gid) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The trees at their paths (inside a fresh place, on a path made for
+ * them), the cache at VIEW_CACHE. */
+static int place_trees(struct tree *t, int n, const bool *made, int *step)
+{
 	*step = VIEW_STEP_IDMAP;
 	for (int i = 0; i < n; i++) {
+		const char *at = t[i].cache ? VIEW_CACHE : t[i].path;
+
 		if (t[i].clone < 0)
 			continue;
-		for (size_t j = 0; j < ARRAY_SIZE(private_places); j++)
+		if (t[i].cache && mkdir(VIEW_CACHE, 0700) < 0)
+			return -errno;
+		for (size_t j = 0; j < ARRAY_SIZE(private_places) && !t[i].cache; j++)
 			if (made[j] && below(t[i].path, private_places[j]) &&
 			    strcmp(t[i].path, private_places[j]) &&
 			    make_path(t[i].path, strlen(private_places[j])) < 0)
 				return -errno;
-		if (move_mount(t[i].clone, "", AT_FDCWD, t[i].path,
-			       MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		if (move_mount(t[i].clone, "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 			return -errno;
 	}
 	return 0;
@@ -354,20 +394,13 @@ int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret
 	if (r == 0)
 		r = clone_trees(v, t, &n, ret_step);
 	if (r == 0)
+		r = make_places(made, uid, gid, ret_step);
+	if (r == 0)
 		r = place_trees(t, n, made, ret_step);
 	for (int i = 0; i < n; i++) {
 		close(t[i].from);
 		if (r == 0 && t[i].clone >= 0)
 			close(t[i].clone);
 	}
-	if (r < 0)
-		return r;
-	*ret_step = VIEW_STEP_PRIVATE;
-	if (access("/dev/mqueue", F_OK) == 0 &&
-	    mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-		return -errno;
-	*ret_step = VIEW_STEP_HOME;
-	if (mkdir(VIEW_HOME, 0700) < 0 || chown(VIEW_HOME, uid, gid) < 0)
-		return -errno;
-	return 0;
+	return r;
 }

@@ -15,6 +15,9 @@
  *    directory of anyone but the expected owner is refused: egretd never
  *    lends its rights. An overlayfs (a container's writable layer)
  *    refuses the idmap: one clear line, never a weaker mode.
+ *  - with --view-cache (an operator's choice per egretd caller), a
+ *    directory of the owner's, mapped alike, is HOME/.cache in every
+ *    attempt: what one attempt leaves there, a later one reads.
  *  - /tmp, /var/tmp, /dev/shm and /run/lock are fresh tmpfs instances,
  *    /dev/mqueue a fresh mqueue of the new IPC namespace, and HOME is
  *    VIEW_HOME, made in the new /tmp: everything COMMAND's uid can write
@@ -51,7 +54,16 @@ struct launch_view {
 	uid_t owner_uid;	/* who must own it; shown as COMMAND's uid */
 	gid_t owner_gid;	/* shown as COMMAND's gid */
 	int userns_fd;		/* maps the owner to COMMAND (view_userns) */
+	const char *cache;	/* NULL, or the owner's directory that is
+				 * mounted, mapped alike, at VIEW_CACHE */
 };
+
+/* Where a persistent cache (--view-cache) appears: XDG's default for HOME,
+ * where pip and Go's build cache look; npm and Go's module cache are sent
+ * there too (VIEW_CACHE_ENV). */
+#define VIEW_CACHE	VIEW_HOME "/.cache"
+#define VIEW_CACHE_ENV	{ "npm_config_cache=" VIEW_CACHE "/npm", \
+			  "GOMODCACHE=" VIEW_CACHE "/go-mod" }
 
 /*
  * A user namespace whose maps take @from_uid/@from_gid (on disk) to
@@ -71,6 +83,10 @@ int view_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid);
  */
 int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 		 const char *owner, const struct launch_user *user);
+
+/* --view-cache @dir, open on @fd: the owner's (v->owner_uid), or -errno
+ * after one line; then it is mounted at VIEW_CACHE. */
+int view_prepare_cache(struct launch_view *v, int fd, const char *dir);
 
 /*
  * In the child, as root, after it entered the caller's namespaces and
