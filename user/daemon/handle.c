@@ -239,13 +239,56 @@ static int ask_slot(int slot_fd, char *why, size_t len)
 	return -EUSERS;
 }
 
+/* Who the caller is, and whether it may ask at all: 0 with its entry in
+ * *@ret, or the status of the refusal sent. */
+static int admit_caller(const struct daemon_config *cfg, int conn, struct daemon_peer *peer,
+			const struct daemon_caller **ret)
+{
+	int r = daemon_peer_read(conn, peer);
+
+	if (r < 0)
+		return daemon_refusef(conn, r == -EXDEV ?
+			"egretd cannot place the caller's cgroup from its own cgroup namespace: give egretd a cgroup2 mount of the whole hierarchy" :
+			"egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
+			      strerror(-r));
+	*ret = daemon_config_caller(cfg, peer->uid, peer->cgroup);
+	if (!*ret)
+		return daemon_refusef(conn, "egretd: uid %u (cgroup %s) may not launch attempts (egretd.yaml: callers)",
+			      (unsigned int)peer->uid, peer->cgroup);
+	r = daemon_cgroup_in_attempt(peer->cgroup);
+	if (r != 0)
+		return daemon_refusef(conn, r > 0 ? "egretd: the caller runs inside an attempt, which can never start another" :
+					    "egretd: cannot tell whether the caller runs inside an attempt (%s)",
+			      strerror(-r));
+	if (peer->world.differ & CLONE_NEWUSER)
+		return daemon_refusef(conn, "egretd: the caller runs in a user namespace of its own, where egretd cannot start attempts yet (docs/DEPLOYMENT.md)");
+	return 0;
+}
+
+/* A uid of the caller's for the attempt, locked: 0, or the status of the
+ * refusal sent. */
+static int take_uid(const struct daemon_config *cfg, const struct daemon_caller *k,
+		    int conn, uid_t *uid, int *lock_fd)
+{
+	int r = uids_pick(cfg, k, uid, lock_fd);
+
+	if (r == -EBUSY)
+		return daemon_refusef(conn, "egretd: every uid of this caller's share of attempts.uids (%u) is in use",
+				      uids_share(cfg, k));
+	if (r == -ENOSPC)
+		return daemon_refusef(conn, "egretd: attempts.uids has no uid left that no other caller's attempt ran as (a uid stays its first caller's: widen attempts.uids)");
+	if (r < 0)
+		return daemon_refusef(conn, "egretd: lock an attempt uid: %s", strerror(-r));
+	return 0;
+}
+
 int daemon_handle(const struct daemon_config *cfg, const char *instance, int conn,
 		  int slot_fd)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_free_ char **argv = calloc(SYNTH_ARGV_MAX, sizeof(char *));
-	const struct daemon_caller *k;
+	const struct daemon_caller *k = NULL;
 	struct daemon_peer peer;
 	struct handler h = { .log_fd = -1 };
 	int fds[3] = { -1, -1, -1 }, lock_fd = -1, json_fd, argc, r, status;
@@ -255,23 +298,9 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 
 	if (!m || !buf || !argv)
 		return daemon_refusef(conn, "egretd: out of memory");
-	r = daemon_peer_read(conn, &peer);
-	if (r < 0)
-		return daemon_refusef(conn, r == -EXDEV ?
-			"egretd cannot place the caller's cgroup from its own cgroup namespace: give egretd a cgroup2 mount of the whole hierarchy" :
-			"egretd cannot tell who the caller is (%s): a caller in another PID namespace needs egretd in the host's",
-			      strerror(-r));
-	k = daemon_config_caller(cfg, peer.uid, peer.cgroup);
-	if (!k)
-		return daemon_refusef(conn, "egretd: uid %u (cgroup %s) may not launch attempts (egretd.yaml: callers)",
-			      (unsigned int)peer.uid, peer.cgroup);
-	r = daemon_cgroup_in_attempt(peer.cgroup);
+	r = admit_caller(cfg, conn, &peer, &k);
 	if (r != 0)
-		return daemon_refusef(conn, r > 0 ? "egretd: the caller runs inside an attempt, which can never start another" :
-					    "egretd: cannot tell whether the caller runs inside an attempt (%s)",
-			      strerror(-r));
-	if (peer.world.differ & CLONE_NEWUSER)
-		return daemon_refusef(conn, "egretd: the caller runs in a user namespace of its own, where egretd cannot start attempts yet (docs/DEPLOYMENT.md)");
+		return r;
 	r = read_request(conn, buf, m, fds, err, sizeof(err));
 	if (r < 0)
 		return daemon_refusef(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
@@ -284,14 +313,9 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	if (ask_slot(slot_fd, err, sizeof(err)) < 0)
 		return daemon_refusef(conn, "%s", err);
 	close(slot_fd);
-	r = uids_pick(cfg, k, &uid, &lock_fd);
-	if (r == -EBUSY)
-		return daemon_refusef(conn, "egretd: every uid of this caller's share of attempts.uids (%u) is in use",
-				      uids_share(cfg, k));
-	if (r == -ENOSPC)
-		return daemon_refusef(conn, "egretd: attempts.uids has no uid left that no other caller's attempt ran as (a uid stays its first caller's: widen attempts.uids)");
-	if (r < 0)
-		return daemon_refusef(conn, "egretd: lock an attempt uid: %s", strerror(-r));
+	r = take_uid(cfg, k, conn, &uid, &lock_fd);
+	if (r != 0)
+		return r;
 	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, k->cache, argv);
 	if (argc < 0) {
 		preflight_uid_unlock(uid, lock_fd);
