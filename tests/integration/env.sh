@@ -37,6 +37,7 @@ suite_uids_take() {
 		exec {SUITE_UIDS_FD}>"/run/egret-tests/uids-$n.lock" || continue
 		if flock -n "$SUITE_UIDS_FD"; then
 			SUITE_UIDS=$((270000 + n * 1000))
+			suite_uids_forget
 			return 0
 		fi
 		exec {SUITE_UIDS_FD}>&-
@@ -44,8 +45,35 @@ suite_uids_take() {
 	echo "env.sh: 20 suites hold every uid block (/run/egret-tests/uids-*.lock)" >&2
 	exit 1
 }
+# The block is ours while we hold its lock: an owner (egretd's
+# daemon/uids.h) of one of its uids was left by an earlier suite that
+# failed before its egretd_stop, and would keep our callers out.
+suite_uids_forget() {
+	local f u
+	for f in /run/egret-uids/owner-*; do
+		[ -e "$f" ] || continue
+		u=${f##*-}
+		[ "$u" -ge "$SUITE_UIDS" ] && [ "$u" -lt $((SUITE_UIDS + 1000)) ] && rm -f "$f"
+	done
+	return 0
+}
 SUITE_UIDS=270000
 [ "$(id -u)" != 0 ] || suite_uids_take
+
+# COMMAND through egretd has a private /tmp, /var/tmp, /dev/shm and
+# /run/lock (launch/view.h): helpers built there (a clone in /tmp) would be
+# out of its sight. A copy of them in /run, for the suite's life.
+suite_helpers_visible() {
+	local d
+	case $HELPERS in /tmp/* | /var/tmp/* | /dev/shm/* | /run/lock/*) ;; *) return 0 ;; esac
+	d=/run/egret-tests/helpers-$$
+	mkdir -p "$d" && cp -a "$HELPERS/." "$d/" && chmod 755 /run/egret-tests "$d" || return 1
+	SUITE_HELPERS_COPY=$d HELPERS=$d P="$d/probe"
+}
+
+suite_helpers_drop() {
+	[ -z "${SUITE_HELPERS_COPY:-}" ] || rm -rf "$SUITE_HELPERS_COPY"
+}
 own_uid() {
 	echo $((SUITE_UIDS + $1))
 }

@@ -244,7 +244,7 @@ TESTS=(
 	# test_egretd.sh
 	t_egretd_attempt t_egretd_refusals t_egretd_inside_attempt t_egretd_limits
 	t_egretd_uids_per_caller t_egretd_worktree t_egretd_private_places
-	t_egretd_worktree_refused t_egretd_cache
+	t_egretd_worktree_refused t_egretd_cache t_egretd_stdio_rights
 	t_egretd_kill9 t_egretd_concurrent t_egretd_container t_egretd_readopt
 	t_egretd_signals_stdio t_egretd_readopt_port_taken t_egretd_node_miner
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
@@ -269,6 +269,7 @@ main() {
 	fi
 	case $EGRET in /*) ;; *) EGRET="$PWD/$EGRET" ;; esac
 	case $HELPERS in /*) ;; *) HELPERS="$PWD/$HELPERS" P="$HELPERS/probe" ;; esac
+	suite_helpers_visible || { echo "run.sh: cannot copy the helpers to /run/egret-tests" >&2; exit 1; }
 
 	CG2=$(cgroup2_mount)
 	problem=$(preflight_problem tmux)
@@ -292,7 +293,7 @@ main() {
 	# (which kills any egret still in it); then gc removes what those
 	# egrets left (attempts without --id have random ids tidy cannot
 	# recognise), under the suite's cgroup only.
-	trap 'test_tidy >/dev/null 2>&1; world_down; suite_gc >/dev/null 2>&1; suite_cgroup_leave' EXIT
+	trap 'test_tidy >/dev/null 2>&1; world_down; suite_gc >/dev/null 2>&1; suite_cgroup_leave; suite_helpers_drop' EXIT
 	trap 'exit 130' INT TERM
 
 	for t in "${TESTS[@]}"; do

@@ -336,6 +336,53 @@ t_egretd_worktree() {
 	egretd_stop
 }
 
+# egretd never uses its own rights for the caller (issue 27): a FIFO only
+# root may open, handed to egret run as an O_PATH fd (which needs no right
+# on the file) on stdin, stdout or stderr, with and without --pty, is
+# refused with 125 before anything runs: nothing of COMMAND's reaches the
+# FIFO, nothing of root's comes out of it. (With --pty, egretd's root
+# worker reopened it: the output went into root's FIFO, root's secret
+# came back.) A stdin open only for writing is refused alike.
+t_egretd_stdio_rights() {
+	local in="$TDIR/root-in" out="$TDIR/root-out" m="$TDIR/marker" tok secret i pty
+	local pids=()
+	tok=$(token cmd) secret=$(token secret)
+	egretd_start
+	mkfifo -m 600 "$in" "$out"
+	timeout 60 sh -c 'cat "$1" >"$2"' sh "$out" "$TDIR/out.log" &
+	pids+=($!)
+	timeout 60 sh -c 'echo "$1" >"$2"' sh "$secret" "$in" &
+	pids+=($!)
+	for pty in --pty ""; do
+		for i in 0 1 2; do
+			f=$out
+			[ "$i" = 0 ] && f=$in
+			timeout -k 5 30 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+				sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" /usr/bin/python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_PATH)
+os.dup2(fd, int(sys.argv[2]))
+os.execv(sys.argv[3], sys.argv[3:])' "$f" "$i" "$EGRET" run --via "$EGRETD_SOCK" $pty -- \
+				sh -c 'echo "$1"; cat; echo "$1" >&2; touch "$2"' sh "$tok" "$m" \
+				>"$TDIR/o.$i" 2>"$TDIR/e.$i"
+			RC=$? OUT=$(cat "$TDIR/o.$i") ERR=$(cat "$TDIR/e.$i")
+			[[ $OUT != *"$secret"* ]] || fail "root's secret came out of its FIFO (fd $i $pty)"
+			if [ "$i" != 0 ] && wait_until 2 test -s "$TDIR/out.log"; then
+				fail "COMMAND's output reached root's FIFO (fd $i $pty): $(cat "$TDIR/out.log")"
+			fi
+			assert_eq 125 "$RC" "an O_PATH fd of root's FIFO as fd $i ${pty:-without a pty} $(said)"
+			assert_absent "$m" "COMMAND, with an O_PATH fd $i ${pty:-without a pty}"
+			[ "$i" = 2 ] || assert_contains "O_PATH" "$ERR" "why fd $i was refused"
+		done
+	done
+	via -- true 0>"$TDIR/w-only"
+	assert_eq 125 "$RC" "a stdin open only for writing $(said)"
+	assert_contains "stdin is not open for reading" "$ERR" "why"
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	egretd_stop
+}
+
 # callers.cache (an operator's choice): a directory of the caller's is
 # every attempt's HOME/.cache, mapped like its worktree, with npm's and
 # Go's module caches sent there (a --setenv still decides). What one
@@ -385,7 +432,8 @@ t_egretd_private_places() {
 }
 
 # The start directory must be the caller's: egretd never lends its rights
-# (a root-owned one is refused); one on overlayfs (a container's writable
+# (a root-owned one is refused, and so is the caller's own behind a
+# directory it cannot search); one on overlayfs (a container's writable
 # layer) cannot be idmapped, and says so. One line each, 125. A COMMAND
 # that cannot start ends the attempt (127), never hangs it.
 t_egretd_worktree_refused() {
@@ -395,6 +443,13 @@ t_egretd_worktree_refused() {
 	VIA_DIR=$TDIR/roots via -- touch "$m"
 	assert_refused "a start directory of root's" "$m"
 	assert_contains "is not its caller's" "$ERR" "why root's directory was refused"
+	# The caller's own directory, behind one it cannot search: egretd
+	# walks the path with the caller's rights, not its own.
+	mkdir -m 700 "$TDIR/locked" && mkdir "$TDIR/locked/mine" &&
+		chown "$TEST_UID:$TEST_GID" "$TDIR/locked/mine" || fail "make $TDIR/locked/mine"
+	via --chdir "$TDIR/locked/mine" -- touch "$m"
+	assert_refused "the caller's directory behind one it cannot search" "$m"
+	assert_contains "its caller cannot reach it" "$ERR" "why"
 	mount -t overlay overlay -o "lowerdir=$ov/l,upperdir=$ov/u,workdir=$ov/w" "$ov/m" ||
 		fail "control: mount an overlayfs"
 	mkdir "$ov/m/wt" && chown "$TEST_UID:$TEST_GID" "$ov/m/wt"

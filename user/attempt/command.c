@@ -126,6 +126,24 @@ static int cache_environ(struct run_opts *o)
 	return 0;
 }
 
+/* @dir as the caller sees it: through egretd (--view-owner), walked with
+ * the caller's own rights, never egretd's. */
+static int open_callers_dir(const struct run_opts *o, const char *dir, const char *what)
+{
+	unsigned int uid, gid;
+	int fd;
+	char end;
+
+	if (o->view_owner && sscanf(o->view_owner, "%u:%u%c", &uid, &gid, &end) == 2)
+		fd = world_open_dir_as(o->world, dir, (uid_t)uid, (gid_t)gid);
+	else
+		fd = world_open_dir(o->world, dir);
+	if (fd < 0)
+		return log_error_errno(fd, "refusing to run COMMAND: its %s %s%s", what, dir,
+				       fd == -EACCES ? " (its caller cannot reach it)" : "");
+	return fd;
+}
+
 /* --view: the start directory, as the caller sees it, and its mapping
  * (with --view-cache, the cache's too). */
 static int plan_view(struct run_opts *o, const struct launch_user *user)
@@ -139,16 +157,16 @@ static int plan_view(struct run_opts *o, const struct launch_user *user)
 			return log_error_errno(-errno, "--view: egret's working directory");
 		dir = o->view_dir;
 	}
-	fd = world_open_dir(o->world, dir);
+	fd = open_callers_dir(o, dir, "start directory");
 	if (fd < 0)
-		return log_error_errno(fd, "refusing to run COMMAND: its start directory %s", dir);
+		return fd;
 	r = view_prepare(&o->view_plan, fd, dir, o->view_owner, user);
 	if (r < 0 || !o->view_cache)
 		return r;
 	close(fd);
-	fd = world_open_dir(o->world, o->view_cache);
+	fd = open_callers_dir(o, o->view_cache, "cache directory");
 	if (fd < 0)
-		return log_error_errno(fd, "refusing to run COMMAND: its cache directory %s", o->view_cache);
+		return fd;
 	r = view_prepare_cache(&o->view_plan, fd, o->view_cache);
 	return r < 0 ? r : cache_environ(o);
 }

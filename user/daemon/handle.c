@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <sys/time.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,6 +38,39 @@
 #define SYNTH_ARGV_MAX	(12 + WIRE_ALLOW_MAX + WIRE_OPTION_MAX + WIRE_ARGV_MAX + 1)
 
 #define REQUEST_TIMEOUT_S	5	/* a caller's time to send its request */
+
+/*
+ * egretd never uses its own rights for the caller: a stdio fd must be one
+ * the caller could use as such. An O_PATH fd grants no access at all (it
+ * needs only search on the directory), yet reopening it as root would
+ * open the file; stdin must have been opened for reading, stdout and
+ * stderr for writing; and only what stdio is made of passes: a file, a
+ * pipe or FIFO, a character device (a terminal, /dev/null), a socket.
+ */
+static int stdio_fd_check(int fd, int i, char *err, size_t errlen)
+{
+	static const char *const names[] = { "stdin", "stdout", "stderr" };
+	int flags = fcntl(fd, F_GETFL), acc;
+	struct stat st;
+
+	if (flags < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", names[i], strerror(errno));
+		return -EBADMSG;
+	}
+	acc = flags & O_ACCMODE;
+	if (flags & O_PATH)
+		snprintf(err, errlen, "%s is an O_PATH fd, which gives no access to its file", names[i]);
+	else if (i == 0 && acc != O_RDONLY && acc != O_RDWR)
+		snprintf(err, errlen, "stdin is not open for reading");
+	else if (i > 0 && acc != O_WRONLY && acc != O_RDWR)
+		snprintf(err, errlen, "%s is not open for writing", names[i]);
+	else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) &&
+		 !S_ISSOCK(st.st_mode))
+		snprintf(err, errlen, "%s is not a file, pipe, terminal or socket", names[i]);
+	else
+		return 0;
+	return -EBADMSG;
+}
 
 /* The request and the three fds beside it (stdin, stdout, stderr), which
  * land in @fds. A request cut short, or other fds, is refused. */
@@ -98,6 +132,8 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 			 nfds);
 		r = -EBADMSG;
 	}
+	for (int i = 0; r == 0 && m->type == WIRE_RUN && i < 3; i++)
+		r = stdio_fd_check(fds[i], i, err, errlen);
 	return r;
 }
 

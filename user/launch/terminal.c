@@ -35,12 +35,18 @@ void terminal_init(struct terminal *t)
  */
 static int reopen_nonblocking(int fd, int mode, bool *owned)
 {
+	int flags = fcntl(fd, F_GETFL), acc = flags & O_ACCMODE, r;
 	char path[32];
 	struct stat st;
-	int r;
 
 	*owned = false;
 	if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || isatty(fd)))
+		return fd;
+	/* Never more than the description had: the reopen is a fresh open,
+	 * with our rights (root's, in egretd), not the caller's. An O_PATH
+	 * fd had none; one open for reading only is not reopened to write. */
+	if (flags < 0 || (flags & O_PATH) ||
+	    (acc != O_RDWR && acc != (mode & O_ACCMODE)))
 		return fd;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = open(path, mode | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);

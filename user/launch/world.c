@@ -4,12 +4,16 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
 #include "launch/world.h"
+#include "lib/fdpass.h"
 #include "lib/util.h"
 
 static const struct {
@@ -137,6 +141,44 @@ int world_open_dir(const struct attempt_world *w, const char *path)
 		return open_in_root(w, path, O_PATH | O_DIRECTORY);
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+int world_open_dir_as(const struct attempt_world *w, const char *path, uid_t uid, gid_t gid)
+{
+	int socks[2], fd, status = 0;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		fd = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		/* The caller's ids, none of root's groups: the path must be
+		 * one it can walk itself. */
+		close(socks[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(EPERM);
+		fd = world_open_dir(w, path);
+		if (fd < 0)
+			_exit(-fd);
+		_exit(fd_send(socks[1], fd) < 0 ? EIO : 0);
+	}
+	close(socks[1]);
+	socks[1] = -1;
+	fd = fd_recv(socks[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (fd < 0)
+		fd = WIFEXITED(status) && WEXITSTATUS(status) ? -WEXITSTATUS(status) : -EIO;
+out:
+	close(socks[0]);
+	if (socks[1] >= 0)
+		close(socks[1]);
+	return fd;
 }
 
 const char *world_names(int differ, char *buf, size_t len)

@@ -66,6 +66,11 @@ int world_open_resolv_conf(const struct attempt_world *w, char *path, size_t len
  * before anything is made; the child checks again where it mounts. */
 int world_open_dir(const struct attempt_world *w, const char *path);
 
+/* The same, opened by a child that has become @uid:@gid with no
+ * supplementary group: a directory the caller itself can reach (egretd
+ * never walks a path with its own rights for a caller). */
+int world_open_dir_as(const struct attempt_world *w, const char *path, uid_t uid, gid_t gid);
+
 /* "net, mnt" for @differ, into @buf. */
 const char *world_names(int differ, char *buf, size_t len);
 
