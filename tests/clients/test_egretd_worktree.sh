@@ -70,29 +70,6 @@ cl_via() {
 	ERR=$(cat "$TDIR/err")
 }
 
-# What the agent does in its worktree; prints what it found, one a line.
-CL_AGENT='set -e
-test -e "$HOME/seen" && echo "home: used" || echo "home: fresh"
-touch "$HOME/seen"
-printf "node_modules/\nhello\n" >.gitignore
-npm install --no-audit --no-fund --fetch-retries=0 http://pkgs.test/npm/egret-hello-1.0.0.tgz >&2
-rm -rf node_modules
-npm ci --no-audit --no-fund --fetch-retries=0 >&2
-echo "npm: $(node -e "console.log(require(\"egret-hello\"))")"
-python3 -m pip install --user --break-system-packages --disable-pip-version-check \
-	--index-url http://pkgs.test/simple/ --trusted-host pkgs.test egret-hello >&2
-echo "pip: $(python3 -c "import egret_hello; print(egret_hello.MARK)")"
-printf "module egret.test/agent\n\ngo 1.19\n\nrequire egret.test/hello v1.0.0\n" >go.mod
-printf "package main\n\nimport (\n\t\"fmt\"\n\t\"egret.test/hello\"\n)\n\nfunc main() { fmt.Println(hello.Mark) }\n" >main.go
-GOPROXY=http://pkgs.test/goproxy GOSUMDB=off GOFLAGS=-mod=mod go build -o hello . >&2
-echo "go: $(./hello)"
-echo edited >>README
-mkdir -p src/deep && echo new >src/deep/file
-git -c user.name=agent -c user.email=agent@example.invalid add -A
-git -c user.name=agent -c user.email=agent@example.invalid commit -qm "the agent"
-echo "uncommitted: $(git status --porcelain | wc -l)"
-echo "uid: $(id -u)"'
-
 t_client_egretd_worktree() {
 	local d uid uids="" out
 	cl_egretd_start
@@ -100,7 +77,7 @@ t_client_egretd_worktree() {
 		git clone -q "http://$2/git/hello.git" clone; git -C clone worktree add -q ../wt' \
 		sh "$TDIR" "$GIT4" || fail "the caller's clone (outside egret) and worktree"
 	for d in clone wt; do
-		cl_via "$TDIR/$d" --allow pkgs.test:80 --clean-env -- sh -c "$CL_AGENT"
+		cl_via "$TDIR/$d" --allow pkgs.test:80 --clean-env -- sh -c "$(cat "$HERE/agent-job.sh")"
 		assert_eq 0 "$RC" "the agent's job in the caller's $d $(said)"
 		out=$OUT
 		assert_eq "home: fresh" "$(sed -n 1p <<<"$out")" "HOME at the start of an attempt ($d)"

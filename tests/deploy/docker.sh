@@ -153,7 +153,7 @@ image world "$HELPERS/sink" /usr/sbin/dnsmasq "${tools[@]}"
 # (tools/deploy/docker/Dockerfile.*), offline: FROM a Debian rootfs that
 # mmdebstrap made of the packages they name, imported.
 if ! mmdebstrap --quiet --variant=minbase \
-	--include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,nodejs,git \
+	--include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,nodejs,git,npm,python3-pip,golang-go \
 	bookworm "$D/base.tar" >"$D/mmdebstrap.log" 2>&1; then
 	say "mmdebstrap: $(tail -3 "$D/mmdebstrap.log")"; exit 1
 fi
@@ -176,10 +176,18 @@ done
 		--bind-interfaces --log-queries --log-facility=/log/dns.log \
 		--host-record=registry.npmjs.org,203.0.113.10 \
 		--host-record=extra.example.com,203.0.113.10 \
+		--host-record=pkgs.test,203.0.113.12 \
 		--host-record=denied.example.com,203.0.113.11 &
 	exec sink /log/a.log tcp:203.0.113.10:80 tcp:203.0.113.10:443' >/dev/null
 "${DOCKER[@]}" run -d --name egt-world-b --network "$NET" --ip 203.0.113.11 \
 	-v "$D/world:/log" "egt/world:$$" sink /log/b.log tcp:203.0.113.11:80 >/dev/null
+# pkgs.test: the real-client suite's registries (an npm tarball, a PEP 503
+# index, a Go module proxy), served from the base image's python3.
+/usr/bin/python3 "$ROOT/tests/clients/fixtures.py" "$D/fixtures" >"$D/fixtures.log" 2>&1 ||
+	{ say "fixtures.py: $(tail -3 "$D/fixtures.log")"; exit 1; }
+"${DOCKER[@]}" run -d --name egt-world-pkgs --network "$NET" --ip 203.0.113.12 \
+	-v "$D/fixtures/www:/www:ro" "egt/base:$$" \
+	python3 -m http.server 80 --bind 203.0.113.12 --directory /www >/dev/null
 for _ in $(seq 100); do
 	grep -q ready "$D/world/a.log" 2>/dev/null && grep -q ready "$D/world/b.log" 2>/dev/null && break
 	sleep 0.1
@@ -208,7 +216,7 @@ git_remote: false
 ecosystems: [npm]
 repos:
   octo/app:
-    hosts: ["extra.example.com:443"]
+    hosts: ["extra.example.com:443", "pkgs.test:80"]
 POLICY
 chmod 644 "$D/etc-egret/"*
 # egretd and the miner as tools/deploy/docker/compose.yaml runs them; the
@@ -227,6 +235,7 @@ services:
       - $D/resolv.conf:/etc/resolv.conf:ro
       - $D/out:/out
       - $HELPERS/probe:/usr/local/bin/probe:ro
+      - $ROOT/tests/clients/agent-job.sh:/srv/agent-job.sh:ro
 networks:
   test:
     external: true
@@ -280,22 +289,28 @@ grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world
 ! grep -q "data=$t_norepo" "$D/world/a.log" && ok "nothing of the other repository's flow reached world-a" || bad "the other repository's flow reached world-a"
 
 # The worktree, as the miner makes it on /work (the compose file's tmpfs):
-# a clone and a `git worktree add`. The agent edits, creates and commits
-# there as their owner, in a HOME of its own; on disk all of it is the
-# miner's, which then modifies, commits, gcs and deletes the whole tree.
-out=$(miner sh -c 'set -e; cd /work; git init -q repo; cd repo; echo a >a; git add a
-	git -c user.name=m -c user.email=m@x commit -qm init; git worktree add -q ../wt; echo made')
-check_has "the miner makes a repository and a worktree on /work" made "$out"
+# a clone and a `git worktree add`. The agent does its whole job there
+# (tests/clients/agent-job.sh: npm install and npm ci, pip install --user,
+# go build with a module from a proxy, an edit and a commit), as their
+# owner, in a HOME of its own; on disk all of it is the miner's, which
+# then modifies, commits, gcs and deletes the whole tree.
+out=$(miner sh -c 'set -e; cd /work; git init -q origin; cd origin; echo a >README; git add README
+	git -c user.name=m -c user.email=m@x commit -qm init; cd ..; git clone -q origin repo
+	git -C repo worktree add -q ../wt; echo made')
+check_has "the miner makes a clone and a worktree on /work" made "$out"
 for d in repo wt; do
-	out=$(miner sh -c "cd /work/$d && egret run -- sh -c 'set -e; echo edit >>a; mkdir -p src/deep
-		echo new >src/deep/f; git -c user.name=agent -c user.email=a@x add -A
-		git -c user.name=agent -c user.email=a@x commit -qm agent; touch \$HOME/h; echo home: \$HOME; echo done'")
-	check_has "the agent edits, creates and commits in the miner's $d" done "$out"
-	check_has "the agent's HOME is its own" "home: /tmp/egret-home" "$out"
-	check "the agent's file is the miner's on disk ($d)" 1000 "$(miner stat -c %u "/work/$d/src/deep/f")"
+	out=$(miner sh -c "cd /work/$d && egret run --repo octo/app -- sh -c \"\$(cat /srv/agent-job.sh)\"")
+	check_has "the agent's HOME is fresh ($d)" "home: fresh" "$out"
+	check_has "npm install, then npm ci, in the miner's $d" "npm: egret-hello-npm" "$out"
+	check_has "pip install --user in the miner's $d" "pip: egret-hello-wheel" "$out"
+	check_has "go build with a module in the miner's $d" "go: egret-hello-go" "$out"
+	check_has "the agent commits everything in the miner's $d" "uncommitted: 0" "$out"
+	check "the agent's file is the miner's on disk ($d)" 1000 "$(miner stat -c %u "/work/$d/src/deep/file")"
+	check "what npm installed is the miner's on disk ($d)" 1000 \
+		"$(miner stat -c %u "/work/$d/node_modules/egret-hello/index.js")"
 done
-out=$(miner sh -c 'set -e; cd /work/repo; echo m >>src/deep/f; git -c user.name=m -c user.email=m@x commit -qam miner
-	git gc -q; cd /; rm -rf /work/repo /work/wt; echo gone')
+out=$(miner sh -c 'set -e; cd /work/repo; echo m >>src/deep/file; git -c user.name=m -c user.email=m@x commit -qam miner
+	git gc -q; cd /; rm -rf /work/origin /work/repo /work/wt; echo gone')
 check_has "the miner modifies, commits, gcs and deletes the whole tree" gone "$out"
 
 # The example miner itself: Node's spawn of `egret run --repo R -- AGENT`
