@@ -31,6 +31,8 @@
  *                        connect() (which sends nothing), then write()
  *   --v4mapped           ADDR must be IPv4: an AF_INET6 socket connects to
  *                        ::ffff:ADDR
+ *   --mptcp              an IPPROTO_MPTCP socket (its subflows are TCP
+ *                        sockets of the kernel's, never the caller's)
  *   --sport PORT         bind() this source port first (SO_REUSEADDR)
  *   --oob                the hello's last byte goes alone with MSG_OOB:
  *                        urgent data, which most receivers take out of the
@@ -120,6 +122,7 @@ struct opts {
 	long wait_ms;
 	long sport;	/* source port; 0: the kernel's choice */
 	int v4mapped;
+	int mptcp;
 	int no_wait;		/* --no-wait: exit once the bytes are written */
 	int oob;		/* --oob: the hello's last byte with MSG_OOB */
 	size_t hello_len;	/* the records' bytes, before --data */
@@ -138,6 +141,7 @@ static int usage(void)
 		"  --fastopen           sendto(MSG_FASTOPEN): data in the SYN\n"
 		"  --fastopen-connect   TCP_FASTOPEN_CONNECT, connect(), write()\n"
 		"  --v4mapped           IPv4 ADDR through an AF_INET6 socket\n"
+		"  --mptcp              an IPPROTO_MPTCP socket\n"
 		"  --sport PORT         bind() this source port first\n"
 		"  --data TEXT          TEXT after the ClientHello, same writes\n"
 		"  --no-wait            exit once written: print \"sent N\", no close wait\n"
@@ -442,7 +446,7 @@ static int run(const struct target *t, const struct opts *o,
 	const char *stage = "socket";
 	int fd, r;
 
-	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, o->mptcp ? IPPROTO_MPTCP : 0);
 	if (fd < 0)
 		return fail(stage, errno);
 	r = prepare_socket(fd, t, o, &stage);
@@ -536,6 +540,7 @@ enum {
 	OPT_SPLIT = 256, OPT_NONBLOCK, OPT_EARLY, OPT_FASTOPEN,
 	OPT_FASTOPEN_CONNECT, OPT_V4MAPPED, OPT_PQ, OPT_SNI_LAST, OPT_NO_SNI,
 	OPT_ECH, OPT_RECORDS, OPT_TWO_NAMES, OPT_PAD, OPT_WAIT_MS, OPT_SPORT, OPT_DATA, OPT_NO_WAIT, OPT_OOB,
+	OPT_MPTCP,
 };
 
 static const struct option long_opts[] = {
@@ -545,6 +550,7 @@ static const struct option long_opts[] = {
 	{ "fastopen", no_argument, NULL, OPT_FASTOPEN },
 	{ "fastopen-connect", no_argument, NULL, OPT_FASTOPEN_CONNECT },
 	{ "v4mapped", no_argument, NULL, OPT_V4MAPPED },
+	{ "mptcp", no_argument, NULL, OPT_MPTCP },
 	{ "pq", no_argument, NULL, OPT_PQ },
 	{ "sni-last", no_argument, NULL, OPT_SNI_LAST },
 	{ "no-sni", no_argument, NULL, OPT_NO_SNI },
@@ -576,6 +582,9 @@ static int parse_opt(int c, const char *arg, struct opts *o)
 		return set_how(o, HOW_FASTOPEN_CONNECT);
 	case OPT_V4MAPPED:
 		o->v4mapped = 1;
+		return 0;
+	case OPT_MPTCP:
+		o->mptcp = 1;
 		return 0;
 	case OPT_PQ:
 		o->hello.pq = 1;

@@ -42,11 +42,11 @@ arrived_tls() {		# TOKEN DEST NAME
 
 # IPv4: every way of writing the hello, and every hello egret refuses.
 t_rt_sni_pinning() {
-	local c a1 a2 a3 a4 a5 d1 d2 d3 d4 d5 d6 d7 d8 d9 d10 d11 d12 d13 d14 d15 log
-	c=$(tk ctl) a1=$(tk a) a2=$(tk a) a3=$(tk a) a4=$(tk a) a5=$(tk a)
+	local c a1 a2 a3 a4 a5 a6 d1 d2 d3 d4 d5 d6 d7 d8 d9 d10 d11 d12 d13 d14 d15 d16 d17 log
+	c=$(tk ctl) a1=$(tk a) a2=$(tk a) a3=$(tk a) a4=$(tk a) a5=$(tk a) a6=$(tk a)
 	d1=$(tk d) d2=$(tk d) d3=$(tk d) d4=$(tk d) d5=$(tk d) d6=$(tk d) d7=$(tk d)
 	d8=$(tk d) d9=$(tk d) d10=$(tk d) d11=$(tk d) d12=$(tk d) d13=$(tk d) d14=$(tk d)
-	d15=$(tk d)
+	d15=$(tk d) d16=$(tk d) d17=$(tk d)
 	log="$TDIR/pin.log"
 	steps in <<EOF
 control $P tcp 203.0.113.10 80 $c
@@ -71,6 +71,9 @@ no-sni $H --no-sni --data $d12 203.0.113.11 443 -
 plain $P tcp 203.0.113.11 443 $d13
 quic $P udp 203.0.113.11 443 $d14
 oob $H --oob --wait-ms 6000 --data $d15 203.0.113.11 443 registry.npmjs.org
+mptcp-allowed $H --mptcp --data $a6 203.0.113.11 443 registry.npmjs.org
+mptcp $H --mptcp --wait-ms 6000 203.0.113.11 443 $d16.cdn.test
+mptcp-split $H --mptcp --split 1 --wait-ms 6000 203.0.113.11 443 $d17.cdn.test
 zerocopy /usr/bin/python3 -c 'import socket; socket.socket().setsockopt(socket.SOL_SOCKET, 60, 1)' 2>&1 | tail -n 1
 ulp /usr/bin/python3 -c 'import socket; socket.socket().setsockopt(socket.IPPROTO_TCP, 31, b"tls")' 2>&1 | tail -n 1
 sendfile /usr/bin/python3 -c 'import os, socket; s = socket.create_connection(("203.0.113.11", 443)); f = os.open("/etc/hostname", os.O_RDONLY); os.sendfile(s.fileno(), f, 0, 1)' 2>&1 | tail -n 1
@@ -113,6 +116,13 @@ EOF
 	# Urgent data: a receiver would read the record less its last byte,
 	# and the next: refused on the wire, the connection aborted.
 	expect oob "err ETIMEDOUT"
+	# MPTCP: its subflows are the kernel's TCP sockets, which never reach
+	# the sockhash; the hello is judged on the wire, whole or a byte at a
+	# time, and the connection aborted.
+	expect_re mptcp-allowed '^ok sent='
+	arrived_tls "$a6" 203.0.113.11:443 registry.npmjs.org
+	expect mptcp "err ETIMEDOUT"
+	expect mptcp-split "err ETIMEDOUT"
 	# Pages the kernel would send without copying them: the judged bytes
 	# could change before they leave. Zero-copy and ULPs are refused
 	# (EPERM), sendfile and splice fail as unsupported (EINVAL).
@@ -121,7 +131,7 @@ EOF
 	expect_re sendfile 'OSError: \[Errno 22\] Invalid argument'
 	expect_re splice 'OSError: \[Errno 22\] Invalid argument'
 	nowhere "$d1" "$d2" "$d3" "$d4" "$d5" "$d6" "$d7" "$d8" "$d9" "$d10" "$d11" \
-		"$d12" "$d13" "$d14" "$d15"
+		"$d12" "$d13" "$d14" "$d15" "$d16" "$d17"
 	assert_tls_logged "$d1.cdn.test" sni-not-learned "$log"
 	assert_tls_logged "$d4.cdn.test" sni-not-learned "$log"
 	assert_tls_logged "$d5.cdn.test" sni-not-learned "$log"
