@@ -130,14 +130,16 @@ static int cache_environ(struct run_opts *o)
  * the caller's own rights, never egretd's. */
 static int open_callers_dir(const struct run_opts *o, const char *dir, const char *what)
 {
-	unsigned int uid, gid;
+	uid_t uid;
+	gid_t gid;
 	int fd;
-	char end;
 
-	if (o->view_owner && sscanf(o->view_owner, "%u:%u%c", &uid, &gid, &end) == 2)
-		fd = world_open_dir_as(o->world, dir, (uid_t)uid, (gid_t)gid);
-	else
+	if (!o->view_owner)
 		fd = world_open_dir(o->world, dir);
+	else if (view_owner_parse(o->view_owner, &uid, &gid) < 0)
+		return log_error_errno(-EINVAL, "--view-owner %s: want UID:GID, not root", o->view_owner);
+	else
+		fd = world_open_dir_as(o->world, dir, uid, gid);
 	if (fd < 0)
 		return log_error_errno(fd, "refusing to run COMMAND: its %s %s%s", what, dir,
 				       fd == -EACCES ? " (its caller cannot reach it)" : "");

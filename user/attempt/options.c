@@ -42,7 +42,7 @@ void run_usage(FILE *out)
 		"  --view                with --user: COMMAND's own mounts: the start directory\n"
 		"                        (and a worktree's git directories) idmapped so that its\n"
 		"                        owner's files are COMMAND's, private /tmp, /var/tmp,\n"
-		"                        /dev/shm, /run/lock, IPC, and HOME " "/tmp/egret-home\n"
+		"                        /dev/shm, /run/lock, IPC, and HOME " VIEW_HOME "\n"
 		"  --view-owner UID:GID  with --view: the owner the start directory must have\n"
 		"                        (default: whoever owns it, never root)\n"
 		"  --view-cache DIR      with --view: DIR, the owner's, is COMMAND's HOME/.cache\n"

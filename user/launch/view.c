@@ -118,7 +118,7 @@ out_ready:
 	return r < 0 ? r : fd;
 }
 
-static int parse_owner(const char *text, uid_t *uid, gid_t *gid)
+int view_owner_parse(const char *text, uid_t *uid, gid_t *gid)
 {
 	unsigned int u, g;
 	char end;
@@ -141,7 +141,7 @@ int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 	if (fstat(dirfd, &st) < 0)
 		return log_error_errno(-errno, "the start directory %s", dir);
 	if (owner) {
-		if (parse_owner(owner, &v->owner_uid, &v->owner_gid) < 0)
+		if (view_owner_parse(owner, &v->owner_uid, &v->owner_gid) < 0)
 			return log_error_errno(-EINVAL, "--view-owner %s: want UID:GID, not root", owner);
 		if (st.st_uid != v->owner_uid)
 			return log_error_errno(-EPERM, "refusing to run COMMAND: its start directory %s is not its caller's (uid %u owns it, the caller is uid %u): egretd maps only the caller's own files to the attempt",

@@ -72,6 +72,9 @@ struct launch_view {
  */
 int view_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid);
 
+/* "UID:GID" (--view-owner), never uid 0: 0, or -EINVAL. */
+int view_owner_parse(const char *text, uid_t *uid, gid_t *gid);
+
 /*
  * The view of COMMAND's @user, starting in @dir (absolute, in COMMAND's
  * mounts), which @dirfd is open on (world_open_dir()): checked before
