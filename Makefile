@@ -46,7 +46,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -fdebug-c
 USER_SRCS  := $(wildcard user/*.c user/*/*.c)
 USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/policy/embedded.o
 LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
-BPF_HDRS   := $(wildcard bpf/lib/*.h) include/egret.h include/egret_match.h include/egret_tls.h
+BPF_HDRS   := $(wildcard bpf/lib/*.h) $(wildcard include/*.h)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/helpers/*.c))
 
@@ -218,7 +218,7 @@ sanitize: deps
 # reader SNI pinning runs in BPF.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
-FUZZ_TARGETS := dns requests approvals policy wire daemon_config request_lines tls_hello
+FUZZ_TARGETS := dns requests approvals policy wire daemon_config request_lines tls_hello http_stream
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))

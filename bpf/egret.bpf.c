@@ -34,6 +34,7 @@
 #include "lib/judge.h"
 #include "lib/bind.h"
 #include "lib/pin.h"
+#include "lib/http.h"
 #include "lib/egress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -284,8 +285,9 @@ static __always_inline void listen_on_loopback(struct bpf_sock_ops *ctx)
 	event_decide(&in);
 }
 
-/* A TCP socket's life: its listen(), and a pinned connection's connect,
- * establishment and segments (lib/pin.h). sock_ops programs return 1. */
+/* A TCP socket's life: its listen(), a TLS-pinned connection's connect,
+ * establishment and segments (lib/pin.h), an HTTP-pinned one's connect
+ * and segments (lib/http.h). sock_ops programs return 1. */
 SEC("sockops")
 int egret_sockops(struct bpf_sock_ops *ctx)
 {
@@ -295,12 +297,16 @@ int egret_sockops(struct bpf_sock_ops *ctx)
 		break;
 	case BPF_SOCK_OPS_TCP_CONNECT_CB:
 		pin_connect(ctx);
+		http_connect(ctx);
 		break;
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 		pin_established(ctx);
 		break;
 	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		pin_segment(ctx);
+		if (http_port(attempt_cfg(), bpf_ntohl(ctx->remote_port)))
+			http_segment(ctx);
+		else
+			pin_segment(ctx);
 		break;
 	}
 	return 1;
@@ -318,9 +324,15 @@ int egret_tls(struct sk_msg_md *msg)
 SEC("cgroup_skb/egress")
 int egret_egress(struct __sk_buff *skb)
 {
+	int verdict;
+
+	/* egress4/6 are global functions (verified once each, with a stack
+	 * of their own): the verifier takes their result as any scalar. */
 	if (skb->protocol == bpf_htons(ETH_P_IP_))
-		return egress4(skb);
-	if (skb->protocol == bpf_htons(ETH_P_IPV6_))
-		return egress6(skb);
-	return egress_deny(0, NULL, 0, 0);
+		verdict = egress4(skb);
+	else if (skb->protocol == bpf_htons(ETH_P_IPV6_))
+		verdict = egress6(skb);
+	else
+		return egress_deny(0, NULL, 0, 0);
+	return verdict == SKB_PASS ? SKB_PASS : SKB_DROP;
 }

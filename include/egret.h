@@ -158,6 +158,8 @@ enum egret_reason {
 	EGRET_REASON_NO_SNI,		/* pinned: a ClientHello without a name */
 	EGRET_REASON_ECH,		/* pinned: an encrypted ClientHello */
 	EGRET_REASON_QUIC,		/* pinned: UDP to a pinned port (QUIC) */
+	EGRET_REASON_HOST,		/* pinned HTTP: the request's host did not teach the address */
+	EGRET_REASON_NOT_HTTP,		/* pinned HTTP: a request egret cannot judge */
 	EGRET_REASON_MAX,
 };
 
@@ -172,6 +174,7 @@ enum egret_hook {
 	EGRET_HOOK_LISTEN,
 	EGRET_HOOK_UNIX,	/* abstract unix sockets (bpf/unix.bpf.c) */
 	EGRET_HOOK_TLS,		/* a pinned connection's ClientHello (lib/pin.h) */
+	EGRET_HOOK_HTTP,	/* a pinned plain-HTTP request (lib/http.h) */
 	EGRET_HOOK_MAX,
 };
 
@@ -207,7 +210,8 @@ struct egret_event {
 	__s32 optname;
 };
 
-/* How many ports an attempt pins (`pinning: ports:` in the policy). */
+/* How many ports an attempt pins, of each kind (`pinning: ports:` and
+ * `http_ports:` in the policy). */
 #define EGRET_PIN_PORTS		4
 
 /*
@@ -229,6 +233,8 @@ struct egret_attempt {
 	/* TCP ports whose TLS is pinned to names (0: unused); UDP to them
 	 * is refused on pinned addresses (QUIC cannot be read here). */
 	__u16 pin_ports[EGRET_PIN_PORTS];
+	/* TCP ports whose plain HTTP requests are pinned to names. */
+	__u16 http_ports[EGRET_PIN_PORTS];
 };
 
 /*
@@ -274,8 +280,9 @@ struct egret_pin_key {
 	char name[EGRET_SNI_MAX + 3];	/* 256: padded to the word */
 };
 
-/* A TLS decision's record in the ring: the event, then the name the
- * ClientHello asked for (NUL-terminated; "" when it named none). */
+/* A TLS or HTTP decision's record in the ring: the event, then the name
+ * the ClientHello or the request asked for (NUL-terminated; "" when it
+ * named none, or egret could not read one). */
 struct egret_tls_event {
 	struct egret_event e;
 	char sni[EGRET_SNI_MAX + 3];
@@ -349,7 +356,7 @@ _Static_assert(sizeof(struct egret_key4) == 16, "egret_key4 layout");
 _Static_assert(sizeof(struct egret_key6) == 24, "egret_key6 layout");
 _Static_assert(sizeof(struct egret_lpm_key4) == 16, "egret_lpm_key4 layout");
 _Static_assert(sizeof(struct egret_lpm_key6) == 28, "egret_lpm_key6 layout");
-_Static_assert(sizeof(struct egret_attempt) == 48, "egret_attempt layout");
+_Static_assert(sizeof(struct egret_attempt) == 56, "egret_attempt layout");
 _Static_assert(sizeof(struct egret_pin_key) == 288, "egret_pin_key layout");
 _Static_assert(sizeof(struct egret_tls_event) == 328, "egret_tls_event layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");

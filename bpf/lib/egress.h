@@ -46,22 +46,43 @@
 #include "lib/dns.h"
 #include "lib/conn.h"
 #include "lib/pin.h"
+#include "lib/http.h"
 
 #define IPV6_EXT_MAX	6	/* extension headers walked before giving up */
 
-/* A packet the backstop refuses: counted, logged (no task context: this
- * may run in softirq), dropped - or, in audit mode, let through. */
+/* An address for a global function: a pointer argument must point to a
+ * sized type (a bare __u32 * would be 4 bytes). */
+struct egress_addr {
+	__u32 a[4];		/* network order; IPv4 in a[0] */
+};
+
+/*
+ * A packet the backstop refuses: counted, logged (no task context: this
+ * may run in softirq), dropped - or, in audit mode, let through. Global,
+ * so its event's stack is counted once, not in every caller's frame: the
+ * call chains down to Host pinning's must fit the verifier's 512 bytes.
+ * @dst: NULL when the packet has no address egret could read.
+ */
+__noinline int egress_refuse_at(int family, const struct egress_addr *dst,
+				__u32 dport_be, __u32 proto, __u32 reason)
+{
+	struct event_info in = {
+		.hook = EGRET_HOOK_EGRESS, .family = dst ? family : 0,
+		.addr = dst ? dst->a : NULL, .port = bpf_ntohs((__u16)dport_be),
+		.proto = (__u8)proto, .reason = (enum egret_reason)reason, .no_task = 1,
+	};
+
+	return event_decide(&in) ? SKB_PASS : SKB_DROP;
+}
+
 static __always_inline int egress_refuse(int family, const __u32 dst[4],
 					 __u16 dport_be, __u8 proto,
 					 enum egret_reason reason)
 {
-	struct event_info in = {
-		.hook = EGRET_HOOK_EGRESS, .family = family, .addr = dst,
-		.port = bpf_ntohs(dport_be), .proto = proto,
-		.reason = reason, .no_task = 1,
-	};
+	int verdict = egress_refuse_at(family, (const struct egress_addr *)dst,
+				       dport_be, proto, reason);
 
-	return event_decide(&in) ? SKB_PASS : SKB_DROP;
+	return verdict == SKB_PASS ? SKB_PASS : SKB_DROP;
 }
 
 static __always_inline int egress_deny(int family, const __u32 dst[4],
@@ -95,14 +116,47 @@ static __always_inline int load_l4(struct __sk_buff *skb, __u32 off, __u8 proto,
 	return 0;
 }
 
-static __always_inline int egress4(struct __sk_buff *skb)
+/*
+ * A TCP segment to a pinned port: its TLS hello (pin.h) or its HTTP
+ * requests (http.h) judged. SKB_PASS to judge it further as any other,
+ * or the verdict.
+ */
+static __always_inline int egress_pinned(struct __sk_buff *skb, __u32 l4off,
+					 int syn, int family, const __u32 dst[4],
+					 __u16 dport_be)
+{
+	struct egret_attempt *cfg = attempt_cfg();
+	__u32 port = bpf_ntohs(dport_be);
+	struct pin_segment g = {
+		.dst = { dst[0], dst[1], dst[2], dst[3] },
+		.l4off = l4off, .port = port, .syn = !!syn, .family = (__u32)family,
+	};
+	enum egret_reason unjudged;
+	int pin;
+
+	if (pin_port(cfg, port)) {
+		pin = pin_wire_at(skb, &g);
+		unjudged = EGRET_REASON_NOT_TLS;
+	} else if (http_port(cfg, port)) {
+		pin = http_wire(skb, &g);
+		unjudged = EGRET_REASON_NOT_HTTP;
+	} else {
+		return SKB_PASS;
+	}
+	if (pin == PIN_WIRE_DROP)
+		return SKB_DROP;
+	if (pin == PIN_WIRE_UNJUDGED)
+		return egress_refuse(family, dst, dport_be, IPPROTO_TCP_, unjudged);
+	return SKB_PASS;
+}
+
+__noinline int egress4(struct __sk_buff *skb)
 {
 	struct iphdr iph;
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4] = {}, src;
 	enum egret_reason reason;
-	enum pin_wire_verdict pin;
-	int lasting, syn = 1;
+	int pin, lasting, syn = 1;
 
 	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
 		return egress_deny(4, NULL, 0, 0);
@@ -116,14 +170,10 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	if (!(iph.frag_off & bpf_htons(0x1fff))) {
 		if (load_l4(skb, sizeof(iph), iph.protocol, &sport, &dport, &syn) < 0)
 			return egress_deny(4, dst, 0, iph.protocol);
-		if (iph.protocol == IPPROTO_TCP_ &&
-		    pin_port(attempt_cfg(), bpf_ntohs(dport))) {
-			pin = pin_wire(skb, sizeof(iph), syn, 4, dst, bpf_ntohs(dport));
-			if (pin == PIN_WIRE_DROP)
-				return SKB_DROP;
-			if (pin == PIN_WIRE_UNJUDGED)
-				return egress_refuse(4, dst, dport, iph.protocol,
-						     EGRET_REASON_NOT_TLS);
+		if (iph.protocol == IPPROTO_TCP_) {
+			pin = egress_pinned(skb, sizeof(iph), syn, 4, dst, dport);
+			if (pin != SKB_PASS)
+				return pin;
 		}
 		if (iph.protocol == IPPROTO_TCP_ && !syn)
 			return SKB_PASS;	/* an established connection */
@@ -150,14 +200,13 @@ static __always_inline int egress4(struct __sk_buff *skb)
 	return egress_refuse(4, dst, dport, iph.protocol, reason);
 }
 
-static __always_inline int egress6(struct __sk_buff *skb)
+__noinline int egress6(struct __sk_buff *skb)
 {
 	struct ipv6hdr ip6;
 	__u16 sport = 0, dport = 0;
 	__u32 dst[4], src[4], off = sizeof(ip6);
 	enum egret_reason reason;
-	enum pin_wire_verdict pin;
-	int lasting, syn = 1;
+	int pin, lasting, syn = 1;
 	__u8 next;
 	int i, first = 1;
 
@@ -192,13 +241,10 @@ static __always_inline int egress6(struct __sk_buff *skb)
 	if (first) {
 		if (load_l4(skb, off, next, &sport, &dport, &syn) < 0)
 			return egress_deny(6, dst, 0, next);
-		if (next == NEXTHDR_TCP && pin_port(attempt_cfg(), bpf_ntohs(dport))) {
-			pin = pin_wire(skb, off, syn, 6, dst, bpf_ntohs(dport));
-			if (pin == PIN_WIRE_DROP)
-				return SKB_DROP;
-			if (pin == PIN_WIRE_UNJUDGED)
-				return egress_refuse(6, dst, dport, next,
-						     EGRET_REASON_NOT_TLS);
+		if (next == NEXTHDR_TCP) {
+			pin = egress_pinned(skb, off, syn, 6, dst, dport);
+			if (pin != SKB_PASS)
+				return pin;
 		}
 		if (next == NEXTHDR_TCP && !syn)
 			return SKB_PASS;	/* an established connection */

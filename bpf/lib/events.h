@@ -63,6 +63,28 @@ static __always_inline void repeat_key_of(const struct event_info *in,
 	key->optname = in->optname;
 }
 
+/* An event's fields from its repeat key (the inverse of repeat_key_of():
+ * what was decided, without time or process). */
+static __always_inline void event_of_key(struct egret_event *e,
+					 const struct egret_repeat_key *key)
+{
+	__builtin_memset(e, 0, sizeof(*e));
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->addr[0] = key->addr[0];
+	e->addr[1] = key->addr[1];
+	e->addr[2] = key->addr[2];
+	e->addr[3] = key->addr[3];
+	e->family = key->family;
+	e->port = key->port;
+	e->proto = key->proto;
+	e->hook = key->hook;
+	e->verdict = key->verdict;
+	e->reason = key->reason;
+	e->sock_type = key->sock_type;
+	e->level = key->level;
+	e->optname = key->optname;
+}
+
 /* Count one more of a denial egret already knows of; 0 if it knows none. */
 static __always_inline int repeat_count(void *repeats,
 					const struct egret_repeat_key *key)

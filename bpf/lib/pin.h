@@ -154,6 +154,37 @@ static __always_inline int pin_addr6(const __u32 addr[4], __u32 port)
 	       EGRET_PIN_MASK_PINNED;
 }
 
+/* A pinned segment or connection for the global functions below and in
+ * http.h: a global function takes at most five arguments, each a scalar
+ * or a pointer to a sized struct. */
+struct pin_segment {
+	__u32 dst[4];		/* network order; IPv4 in dst[0] */
+	__u32 l4off;		/* its TCP header (the wire only) */
+	__u32 port;		/* destination, host order */
+	__u32 syn;		/* it carries SYN (the wire only) */
+	__u32 family;		/* 4 or 6 */
+};
+
+/* pin_addr4/6, global: the sock_ops and wire paths that ask it share one
+ * verified copy of the lookups. */
+__noinline int pin_addr_at(const struct pin_segment *g)
+{
+	if (!g)
+		return 0;
+	return g->family == 4 ? pin_addr4(g->dst[0], g->port) :
+				pin_addr6(g->dst, g->port);
+}
+
+static __always_inline int pin_addr_of(int family, const __u32 addr[4], __u32 port)
+{
+	struct pin_segment g = {
+		.dst = { addr[0], addr[1], addr[2], addr[3] },
+		.family = (__u32)family, .port = port,
+	};
+
+	return pin_addr_at(&g);
+}
+
 /*
  * QUIC to a pinned address: its Initial is encrypted with keys derived
  * from the connection id, and egret cannot read the name in it here. A
@@ -282,6 +313,40 @@ static __always_inline int pin_decide(struct egret_pin_sock *ps,
 
 /* ---- sock_ops: the connection's life ------------------------------ */
 
+/* The peer of a sock_ops connection, as the pin maps key it: IPv4 (a
+ * v4-mapped peer too) in @addr[0] and 4, or IPv6 and 6. */
+static __always_inline int sockops_peer(const struct bpf_sock_ops *ctx, __u32 addr[4])
+{
+	addr[1] = addr[2] = addr[3] = 0;
+	if (ctx->family == AF_INET) {
+		addr[0] = ctx->remote_ip4;
+		return 4;
+	}
+	addr[0] = ctx->remote_ip6[0];
+	addr[1] = ctx->remote_ip6[1];
+	addr[2] = ctx->remote_ip6[2];
+	addr[3] = ctx->remote_ip6[3];
+	if (!egret_is_v4mapped(addr))
+		return 6;
+	addr[0] = addr[3];
+	addr[1] = addr[2] = addr[3] = 0;
+	return 4;
+}
+
+/* A pinned connection's key: its attempt and peer (the name comes with
+ * each judgement). */
+static __always_inline void pin_key_init(struct egret_pin_key *key,
+					 const struct egret_attempt *cfg, int family,
+					 const __u32 addr[4])
+{
+	key->attempt = cfg->key;
+	key->family = (__u32)family;
+	key->addr[0] = addr[0];
+	key->addr[1] = addr[1];
+	key->addr[2] = addr[2];
+	key->addr[3] = addr[3];
+}
+
 /* An active open (connect(), or TCP Fast Open's sendto()) of the
  * attempt, before its SYN: pinned, it gets its storage and the header
  * callback that lets sock_ops see each of its segments. */
@@ -292,25 +357,12 @@ static __always_inline void pin_connect(struct bpf_sock_ops *ctx)
 	struct egret_pin_sock *ps;
 	struct bpf_sock *sk = ctx->sk;
 	__u32 addr[4] = {};
-	int family = 4, pinned;
+	int family, pinned;
 
 	if (!sk || !pin_port(cfg, port))
 		return;
-	if (ctx->family == AF_INET) {
-		addr[0] = ctx->remote_ip4;
-	} else {
-		addr[0] = ctx->remote_ip6[0];
-		addr[1] = ctx->remote_ip6[1];
-		addr[2] = ctx->remote_ip6[2];
-		addr[3] = ctx->remote_ip6[3];
-		if (egret_is_v4mapped(addr)) {
-			addr[0] = addr[3];
-			addr[1] = addr[2] = addr[3] = 0;
-		} else {
-			family = 6;
-		}
-	}
-	pinned = family == 4 ? pin_addr4(addr[0], port) : pin_addr6(addr, port);
+	family = sockops_peer(ctx, addr);
+	pinned = pin_addr_of(family, addr, port);
 	if (!pinned) {
 		/* A socket connects again after a failed or undone connect:
 		 * an earlier connection's judgement is not this one's. */
@@ -324,12 +376,7 @@ static __always_inline void pin_connect(struct bpf_sock_ops *ctx)
 	ps = bpf_sk_storage_get(&egret_pin_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!ps)
 		return;
-	ps->key.attempt = cfg->key;
-	ps->key.family = (__u32)family;
-	ps->key.addr[0] = addr[0];
-	ps->key.addr[1] = addr[1];
-	ps->key.addr[2] = addr[2];
-	ps->key.addr[3] = addr[3];
+	pin_key_init(&ps->key, cfg, family, addr);
 	ps->slot = cfg->slot;
 	ps->port = (__u16)port;
 	ps->audit = cfg->audit;
@@ -404,20 +451,21 @@ enum pin_wire_verdict {
 };
 
 /*
- * The egress backstop, for a TCP segment to a pinned port (@l4off: its
- * TCP header; @syn: it carries SYN). A pinned connection's first data -
- * in its SYN or the first segment after - must be its whole first record
- * and pass pin_judge(); data at any other sequence number before that
- * is dropped.
+ * The egress backstop, for a TCP segment to a pinned port (@g: its TCP
+ * header's offset, whether it carries SYN, where it goes). A pinned
+ * connection's first data - in its SYN or the first segment after - must
+ * be its whole first record and pass pin_judge(); data at any other
+ * sequence number before that is dropped.
  */
 static __always_inline enum pin_wire_verdict
-pin_wire(struct __sk_buff *skb, __u32 l4off, int syn, int family,
-	 const __u32 dst[4], __u32 port)
+pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 {
+	__u32 l4off = g->l4off;
+	int syn = (int)g->syn;
 	struct bpf_sock *sk = skb->sk;
 	struct egret_pin_sock *ps;
-	__u8 tcp[20];
 	__u32 seq, data_off, first;
+	__u8 *tcp;
 	int need;
 
 	if (sk)
@@ -428,7 +476,7 @@ pin_wire(struct __sk_buff *skb, __u32 l4off, int syn, int family,
 	if (!ps) {
 		/* A pinned SYN without its storage: refused, as its data
 		 * could not be judged. Otherwise not pinned, or passed. */
-		if (syn && (family == 4 ? pin_addr4(dst[0], port) : pin_addr6(dst, port)))
+		if (syn && pin_addr_at(g))
 			return PIN_WIRE_UNJUDGED;
 		return PIN_WIRE_ON;
 	}
@@ -436,7 +484,10 @@ pin_wire(struct __sk_buff *skb, __u32 l4off, int syn, int family,
 		return PIN_WIRE_ON;
 	if (ps->state != PIN_PENDING)
 		return PIN_WIRE_DROP;
-	if (bpf_skb_load_bytes(skb, l4off, tcp, sizeof(tcp)) < 0)
+	/* The TCP header, in the record's buffer (the record comes later):
+	 * the verifier's stack is short on this path. */
+	tcp = ps->buf;
+	if (bpf_skb_load_bytes(skb, l4off, tcp, 20) < 0)
 		goto refuse;
 	seq = (__u32)tcp[4] << 24 | (__u32)tcp[5] << 16 | (__u32)tcp[6] << 8 | tcp[7];
 	data_off = l4off + (__u32)(tcp[12] >> 4) * 4;
@@ -467,6 +518,15 @@ pin_wire(struct __sk_buff *skb, __u32 l4off, int syn, int family,
 	return pin_decide(ps, pin_judge(ps, (__u32)need), 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
 refuse:
 	return pin_decide(ps, EGRET_REASON_NOT_TLS, 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
+}
+
+/* pin_wire(), global: its judgement's stack (the hello walk, the event)
+ * is its own, not in every egress path's frame. */
+__noinline int pin_wire_at(struct __sk_buff *skb, struct pin_segment *g)
+{
+	if (!skb || !g)
+		return PIN_WIRE_DROP;
+	return pin_wire(skb, g);
 }
 
 /* ---- sk_msg: the writer's send() ---------------------------------- */

@@ -30,6 +30,9 @@
 #      after a ClientHello, to a DNS-learned address, pinning on and off
 #      (--no-pinning), interleaved; the BPF programs' cost per pinned
 #      connection (egret_tls included).
+#  10. Host pinning: connect + a plain-HTTP GET + close, and a BENCH_MIB MiB
+#      download by GET, to a DNS-learned address, pinning on and off,
+#      interleaved; the BPF programs' cost per pinned connection.
 #
 # Env: BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
 #      BENCH_OUT (build/bench/results). Output: $BENCH_OUT/raw.txt,
@@ -502,6 +505,54 @@ stats 1
 for ((r = 1; r <= 6; r++)); do
 	RESOLVE=github.com attempt bpf-pin-on4 "$r" "$V4" 0 --policy "$PIN/policy.yaml" || exit 1
 	RESOLVE=github.com attempt bpf-pin-off4 "$r" "$V4" 0 --policy "$PIN/policy.yaml" \
+		--no-pinning || exit 1
+done
+stats 0
+CONN_EXTRA=()
+
+# --- 10. Host pinning ---------------------------------------------------------
+# The connect of 1. with a GET written (and sent) before the close, and a
+# download by GET, to github.com's learned address on ports $PORT and
+# $BULKPORT pinned as plain HTTP (http_ports), and not (--no-pinning).
+echo "bench: 10. Host pinning ($ROUNDS rounds: $N connects + GET, $MIB MiB download)" >&2
+HPIN=$TMP/httppol
+mkdir -m 0755 "$HPIN"
+cat >"$HPIN/policy.yaml" <<EOT
+pinning: {ports: [], http_ports: [$PORT, $BULKPORT]}
+hosts: ["github.com:$PORT,$BULKPORT"]
+EOT
+chmod 644 "$HPIN/policy.yaml"
+fetchpin() {	# VARIANT ROUND EGRET-ARGS...
+	local v=$1 r=$2 x
+	shift 2
+	x=$("${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
+		--policy "$HPIN/policy.yaml" "$@" -- sh -c \
+		'getent ahostsv4 github.com >/dev/null && exec "$@"' - \
+		"$B/bulkbench" fetch "$V4" "$BULKPORT" "$MIB" github.com)
+	x=$(awk '{ print $2, $6 }' <<<"$x")
+	[ -n "$x" ] || { echo "bench: $v round $r failed" >&2; return 1; }
+	echo "bulk $v $r $x" >>"$RAW"
+}
+stats 0
+CONN_EXTRA=(http github.com)
+v10=(http-on4 http-off4 fetch-pin-on fetch-pin-off)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 4; k++)); do
+		case ${v10[$(((k + r) % 4))]} in
+		http-on4) RESOLVE=github.com attempt http-on4 "$r" "$V4" 0 \
+			--policy "$HPIN/policy.yaml" ;;
+		http-off4) RESOLVE=github.com attempt http-off4 "$r" "$V4" 0 \
+			--policy "$HPIN/policy.yaml" --no-pinning ;;
+		fetch-pin-on) fetchpin fetch-pin-on "$r" ;;
+		fetch-pin-off) fetchpin fetch-pin-off "$r" --no-pinning ;;
+		esac || exit 1
+	done
+done
+echo "bench: 10b. Host pinning, BPF programs' cost (6 rounds, BPF stats on)" >&2
+stats 1
+for ((r = 1; r <= 6; r++)); do
+	RESOLVE=github.com attempt bpf-http-on4 "$r" "$V4" 0 --policy "$HPIN/policy.yaml" || exit 1
+	RESOLVE=github.com attempt bpf-http-off4 "$r" "$V4" 0 --policy "$HPIN/policy.yaml" \
 		--no-pinning || exit 1
 done
 stats 0

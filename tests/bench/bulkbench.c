@@ -1,11 +1,16 @@
 /* bulkbench.c - one large TCP transfer.
  * bulkbench serve ADDR PORT
- *     accept connections forever; read each to EOF, then close.
+ *     accept connections forever; read each to EOF, then close - or, if
+ *     it starts with "GET /MIB ", write MIB MiB back and close (a download).
  * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT | sni NAME]
  *     connect (through an HTTP CONNECT proxy with "via"; with "sni",
  *     first a TLS ClientHello naming NAME, as SNI pinning wants), write MIB MiB,
  *     shutdown, wait for the server's close; print "mib_s <MiB/s> mib <MIB>
  *     cpu_us <the sender's CPU time>".
+ * bulkbench fetch ADDR PORT MIB NAME
+ *     connect, send "GET /MIB HTTP/1.1" with Host: NAME (what Host pinning
+ *     judges), read to EOF; print "mib_s <MiB/s> mib <MIB> cpu_us <the
+ *     receiver's CPU time>" (its ACKs are what the egress programs see).
  * IPv4 only. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -29,6 +34,20 @@ static int sa(const char *a, const char *p, struct sockaddr_in *s)
 	return inet_pton(AF_INET, a, &s->sin_addr) == 1 ? 0 : -1;
 }
 
+/* The figures of one transfer: its throughput and this process's CPU
+ * time - its system calls, the TCP stack and the egress programs that
+ * run on its behalf. */
+static void report(long mib, const struct timespec *t0, const struct timespec *t1)
+{
+	double sec = (t1->tv_sec - t0->tv_sec) + (t1->tv_nsec - t0->tv_nsec) / 1e9;
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("mib_s %.1f mib %ld cpu_us %ld\n", mib / sec, mib,
+	       (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in s;
@@ -47,18 +66,55 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		for (;;) {
 			int c = accept(fd, NULL, NULL);
+			ssize_t got;
+			long mib;
+
 			if (c < 0)
 				continue;
-			while (read(c, buf, sizeof(buf)) > 0)
-				;
+			got = read(c, buf, sizeof(buf));
+			if (got > 5 && !memcmp(buf, "GET /", 5) &&
+			    (mib = atol(buf + 5)) > 0 && mib <= 65536) {
+				memset(buf, 'x', sizeof(buf));
+				for (long i = 0; i < mib; i++)
+					if (write(c, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+						break;
+			} else {
+				while (got > 0)
+					got = read(c, buf, sizeof(buf));
+			}
 			close(c);
 		}
+	}
+	if (!strcmp(argv[1], "fetch") && argc == 6) {
+		long mib = atol(argv[4]), total = 0;
+		struct timespec t0, t1;
+		char req[512];
+		ssize_t r;
+		int n;
+
+		if (mib < 1 || mib > 65536)
+			return 2;
+		n = snprintf(req, sizeof(req), "GET /%ld HTTP/1.1\r\nHost: %s\r\n\r\n",
+			     mib, argv[5]);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, (void *)&s, sizeof(s)) || write(fd, req, n) != n) {
+			perror("bulkbench fetch");
+			return 1;
+		}
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			total += r;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (total != mib << 20) {
+			fprintf(stderr, "bulkbench: fetched %ld bytes of %ld\n", total, mib << 20);
+			return 1;
+		}
+		report(mib, &t0, &t1);
+		return 0;
 	}
 	if (!strcmp(argv[1], "send") && argc >= 5) {
 		long mib = atol(argv[4]), i;
 		struct timespec t0, t1;
-		struct rusage ru;
-		double sec;
 		const char *target = NULL;
 		char tbuf[128];
 
@@ -123,13 +179,7 @@ int main(int argc, char **argv)
 		while (read(fd, buf, sizeof(buf)) > 0)
 			;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		sec = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-		/* The sender's CPU time: its system calls, the TCP stack and
-		 * the egress programs that run on its behalf. */
-		getrusage(RUSAGE_SELF, &ru);
-		printf("mib_s %.1f mib %ld cpu_us %ld\n", mib / sec, mib,
-		       (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L +
-		       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+		report(mib, &t0, &t1);
 		return 0;
 	}
 	return 2;

@@ -1,10 +1,11 @@
 /* connbench.c - per-connect cost: N x (socket, SO_LINGER 0, connect, close)
  * to ADDR:PORT, timed in the client. SO_LINGER 0 makes close send RST, so no
  * TIME_WAIT piles up and the ephemeral ports never run out.
- * Usage: connbench ADDR PORT N [sni NAME]
+ * Usage: connbench ADDR PORT N [sni NAME | http NAME]
  * With sni: each connection writes a TLS ClientHello naming NAME before
  * it closes (what SNI pinning judges), and waits until the kernel has
  * sent it (SIOCOUTQ empty), so the first record's judgement is timed.
+ * With http: a plain-HTTP GET with Host: NAME instead (Host pinning).
  * Prints: "connect_us <mean microseconds per connect+close> n <N> errors 0".
  * Exits 1 on the first failed connect (a benchmark of failures is no
  * benchmark). */
@@ -41,12 +42,21 @@ int main(int argc, char **argv)
 	static unsigned char hello[HELLO_MAX], hs[HELLO_MAX];
 	struct buf hb = { .p = hello, .cap = sizeof(hello) }, hsb = { .p = hs, .cap = sizeof(hs) };
 
-	if ((argc != 4 && !(argc == 6 && !strcmp(argv[4], "sni"))) ||
+	if ((argc != 4 && !(argc == 6 && (!strcmp(argv[4], "sni") ||
+					  !strcmp(argv[4], "http")))) ||
 	    parse_target(argv[1], argv[2], &t) < 0) {
-		fprintf(stderr, "usage: connbench ADDR PORT N [sni NAME]\n");
+		fprintf(stderr, "usage: connbench ADDR PORT N [sni NAME | http NAME]\n");
 		return 2;
 	}
-	if (argc == 6) {
+	if (argc == 6 && !strcmp(argv[4], "http")) {
+		int k = snprintf((char *)hello, sizeof(hello),
+				 "GET / HTTP/1.1\r\nHost: %s\r\nUser-Agent: connbench\r\n\r\n",
+				 argv[5]);
+
+		if (k <= 0 || (size_t)k >= sizeof(hello))
+			return 2;
+		hb.len = (size_t)k;
+	} else if (argc == 6) {
 		struct hello_opts ho = { .records = 1, .pad = -1, .sni = argv[5] };
 
 		build_client_hello(&hsb, &ho);

@@ -77,11 +77,12 @@ def pct(xs, p):
 res = {"connect_us": {}, "bpf_prog_ns_per_run": {}, "launch": {}, "meta": meta}
 print("| measurement | variant | median | min | max | rounds | ratio to unrestricted (of medians; median of per-round paired ratios) |")
 print("|---|---|---|---|---|---|---|")
-for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret", "pin-off4", "pin-on4"]:
+for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret", "pin-off4", "pin-on4", "http-off4", "http-on4"]:
     if v not in conn:
         continue
     s = summ(conn[v])
     b = "lo-unrestricted" if v.startswith("lo-") else "pin-off4" if v.startswith("pin-") else \
+        "http-off4" if v.startswith("http-") else \
         "unrestricted4" if v.endswith("4") else "unrestricted6"
     s["ratio"] = s["median"] / st.median(conn[b])
     pr = [byround[v][r] / byround[b][r] for r in byround[v] if r in byround[b]]
@@ -94,7 +95,9 @@ for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unres
              "unrestricted6": "connect+close µs, IPv6", "lo-unrestricted": "connect+close µs, loopback",
              "lo-egret": "connect+close µs, loopback, explicit loopback allow",
              "pin-off4": "connect+ClientHello+close µs, learned entry, pinning off (ratio: to itself)",
-             "pin-on4": "connect+ClientHello+close µs, learned entry, SNI pinning on (ratio: to pinning off)"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
+             "pin-on4": "connect+ClientHello+close µs, learned entry, SNI pinning on (ratio: to pinning off)",
+             "http-off4": "connect+GET+close µs, learned entry, pinning off (ratio: to itself)",
+             "http-on4": "connect+GET+close µs, learned entry, Host pinning on (ratio: to pinning off)"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
     print(f"| {label} | {v} | {s['median']:.2f} | {s['min']:.2f} | {s['max']:.2f} | {s['n']} | {s['ratio']:.3f}; {s['paired_ratio_median']:.3f} ({s['paired_ratio_min']:.2f}–{s['paired_ratio_max']:.2f}) |")
 for (v, name, at), (cnt, ns) in sorted(prog.items()):
     if not cnt:
@@ -125,10 +128,11 @@ def paired(a, b, i):
     return [bulkr[a][r][i] / bulkr[b][r][i] for r in bulkr[a] if r in bulkr[b] and bulkr[b][r][i]]
 
 
-for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy", "bulk-pin-off", "bulk-pin-on"]:
+for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy", "bulk-pin-off", "bulk-pin-on", "fetch-pin-off", "fetch-pin-on"]:
     if v not in bulk:
         continue
-    b = "bulk-pin-off" if v.startswith("bulk-pin") else "bulk-unrestricted"
+    b = "bulk-pin-off" if v.startswith("bulk-pin") else "fetch-pin-off" if v.startswith("fetch-") else \
+        "bulk-unrestricted"
     s = summ(bulk[v])
     s["ratio"] = s["median"] / st.median(bulk[b])
     pr = paired(v, b, 0)
@@ -140,6 +144,10 @@ for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy", "bulk-pin-off", "
     s["cpu_paired_ratio_median"] = st.median(cr)
     s["cpu_paired_ratio_min"], s["cpu_paired_ratio_max"] = min(cr), max(cr)
     res["bulk_mib_s"][v] = s
+    if v.startswith("fetch-"):
+        print(f"| TCP download by GET MiB/s | {v[6:]} | {s['median']:.0f} | {s['min']:.0f} | {s['max']:.0f} | {s['n']} | {s['ratio']:.3f} (of medians); {s['paired_ratio_median']:.3f} paired |")
+        print(f"| TCP download by GET, receiver CPU ms per GiB | {v[6:]} | {s['cpu_us_median'] / 1000:.0f} | {min(cpu) / 1000:.0f} | {max(cpu) / 1000:.0f} | {s['n']} | {s['cpu_paired_ratio_median']:.3f} paired ({s['cpu_paired_ratio_min']:.3f}–{s['cpu_paired_ratio_max']:.3f}) |")
+        continue
     print(f"| bulk TCP upload MiB/s | {v[5:]} | {s['median']:.0f} | {s['min']:.0f} | {s['max']:.0f} | {s['n']} | {s['ratio']:.3f} (of medians); {s['paired_ratio_median']:.3f} paired |")
     print(f"| bulk TCP upload, sender CPU ms per GiB | {v[5:]} | {s['cpu_us_median'] / 1000:.0f} | {min(cpu) / 1000:.0f} | {max(cpu) / 1000:.0f} | {s['n']} | {s['cpu_paired_ratio_median']:.3f} paired ({s['cpu_paired_ratio_min']:.3f}–{s['cpu_paired_ratio_max']:.3f}) |")
 if bulkbpf and "bulk-unrestricted" in res["bulk_mib_s"]:
@@ -294,6 +302,26 @@ if P:
     print("| SNI pinning, on vs off in this run | figure |")
     print("|---|---|")
     for w, v in P:
+        print(f"| {w} | {v} |")
+# Host pinning (issue 27): on against off, in the same run.
+HP = []
+if "http-on4" in res["connect_us"]:
+    c = res["connect_us"]["http-on4"]
+    d = c["median"] - res["connect_us"]["http-off4"]["median"]
+    HP.append(("connect + GET + close, learned address", f"{c['paired_ratio_median']:.3f} paired ({c['paired_ratio_min']:.2f}–{c['paired_ratio_max']:.2f}); {d:+.2f} µs of medians"))
+if "fetch-pin-on" in res["bulk_mib_s"]:
+    b = res["bulk_mib_s"]["fetch-pin-on"]
+    HP.append((f"download by GET ({MIB_DEFAULT} MiB)", f"{b['paired_ratio_median']:.3f} paired throughput ({b['paired_ratio_min']:.2f}–{b['paired_ratio_max']:.2f}); receiver CPU per byte {b['cpu_paired_ratio_median']:.3f} paired"))
+on, off = bpf_per_conn("bpf-http-on4"), bpf_per_conn("bpf-http-off4")
+if on is not None and off is not None:
+    eg = res["bpf_prog_ns_per_run"].get("bpf-http-on4", {}).get("egret_egress/cgroup_inet_egress", {})
+    HP.append(("BPF per connection (every program, stats on)", f"{on:.0f} ns pinned, {off:.0f} ns not: +{on - off:.0f} ns; egret_egress {eg.get('ns_per_run_median_round', 0):.0f} ns/run"))
+res["host_pinning"] = [{"what": w, "value": v} for w, v in HP]
+if HP:
+    print()
+    print("| Host pinning, on vs off in this run | figure |")
+    print("|---|---|")
+    for w, v in HP:
         print(f"| {w} | {v} |")
 res["targets"] = [{"what": w, "value": v, "met": ok, "target": g} for w, v, ok, g in T]
 print()

@@ -626,6 +626,38 @@ static void pinned_quic_refused(void **state)
 	expect_pass(t, &p);
 }
 
+/*
+ * Host pinning's rule on the wire without a socket: a SYN to an
+ * HTTP-pinned port of a pinned address, from a socket sock_ops gave no
+ * HTTP storage (the test run's), cannot have its requests judged:
+ * refused (not-http), IPv4 and IPv6. UDP to that port is not QUIC's
+ * business; a port not pinned for HTTP lets the SYN go.
+ */
+static void pinned_http_unjudged(void **state)
+{
+	struct bpft *t = *state;
+	struct egret_allow a = {};
+	struct pkt p;
+
+	bpft_rule(&a, 80, 80, BPFT_LIVE);
+	a.rules[0].flags = EGRET_RULE_PINNED;
+	bpft_allow(t, "203.0.113.31", &a);
+	bpft_allow(t, "2001:db8:2::31", &a);
+	t->skel->bss->egret_test_attempt.http_ports[0] = 80;
+
+	pkt_tcp4(&p, BPFT_HOST4, 40000, "203.0.113.31", 80);
+	expect_drop(t, &p, EGRET_REASON_NOT_HTTP);
+	pkt_tcp6(&p, BPFT_HOST6, 40000, "2001:db8:2::31", 80);
+	expect_drop(t, &p, EGRET_REASON_NOT_HTTP);
+	pkt_udp4(&p, BPFT_HOST4, 40000, "203.0.113.31", 80);
+	expect_pass(t, &p);
+
+	/* An attempt that pins no plain HTTP (`http_ports: []`). */
+	t->skel->bss->egret_test_attempt.http_ports[0] = 0;
+	pkt_tcp4(&p, BPFT_HOST4, 40000, "203.0.113.31", 80);
+	expect_pass(t, &p);
+}
+
 static void not_ip_refused(void **state)
 {
 	struct bpft *t = *state;
@@ -660,6 +692,7 @@ int bpft_packets_tests(void)
 		cmocka_unit_test_setup(ip6_other_next_headers_refused, packets_setup),
 		cmocka_unit_test_setup(ip6_forged_source, packets_setup),
 		cmocka_unit_test_setup(pinned_quic_refused, packets_setup),
+		cmocka_unit_test_setup(pinned_http_unjudged, packets_setup),
 		cmocka_unit_test_setup(not_ip_refused, packets_setup),
 	};
 

@@ -18,7 +18,17 @@
  * tls=- for none), and data= is what followed that record:
  *
  *   tcp 203.0.113.11:443 from 192.0.2.2 bytes=250 tls=registry.npmjs.org data=tok
- * Each line is one write() to an O_APPEND fd: no buffering to
+ *
+ * On a TCP connection whose bytes read as HTTP/1 requests, each request
+ * head is logged the moment it is whole, as a lenient server would act on
+ * it (LF or CRLF line ends, any case, the first Host, a Content-Length
+ * body stepped over; reading stops at anything else):
+ *
+ *   http 203.0.113.11:80 from 192.0.2.2 request=GET./x.HTTP/1.1 host=a.test
+ *
+ * Host pinning's tests take these as what a server received, whatever
+ * became of the connection after (a refused one is aborted and never
+ * closes). Each line is one write() to an O_APPEND fd: no buffering to
  * flush. The first line, "ready pid=N", is written once every socket is
  * bound. Runs until killed.
  */
@@ -30,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -37,7 +48,7 @@
 #include "../../include/egret_tls.h"
 
 #define MAX_FDS		1024
-#define DATA_MAX	200
+#define DATA_MAX	1000	/* a few pipelined HTTP requests, whole */
 #define NAME_MAX_LEN	64	/* "[ipv6]:port" fits */
 
 enum kind { K_NONE, K_TCP_LISTEN, K_UDP, K_TCP_CONN };
@@ -51,6 +62,8 @@ struct slot {
 	size_t len;			/* bytes kept in data */
 	size_t total;			/* bytes received */
 	unsigned char *raw;		/* TCP: the first RAW_MAX bytes as sent */
+	size_t http_off;		/* the next request head in raw */
+	int http_done;			/* not (or no longer) HTTP */
 };
 
 #define RAW_MAX		(EGRET_HELLO_MAX + DATA_MAX)
@@ -115,7 +128,7 @@ static int tls_first(const struct slot *s, char *name, char *data)
 
 static void log_line(const char *proto, const struct slot *s)
 {
-	char line[1024], name[EGRET_SNI_MAX + 3], data[DATA_MAX + 1];
+	char line[DATA_MAX + 512], name[EGRET_SNI_MAX + 3], data[DATA_MAX + 1];
 	int n;
 
 	if (tls_first(s, name, data))
@@ -127,6 +140,72 @@ static void log_line(const char *proto, const struct slot *s)
 
 	if (write(log_fd, line, (size_t)n) != n)
 		die("write log");
+}
+
+/* A copy of @n bytes of @p for a log line: [!-~] kept, others '.'. */
+static void printable(char *out, size_t cap, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < cap; i++)
+		out[i] = p[i] > ' ' && p[i] <= '~' ? (char)p[i] : '.';
+	out[i] = '\0';
+}
+
+/* Each request head now whole in raw, logged as an "http" line. */
+static void http_heads(struct slot *s)
+{
+	size_t have = s->total < RAW_MAX ? s->total : RAW_MAX;
+
+	while (!s->http_done && s->http_off < have) {
+		const unsigned char *p = s->raw + s->http_off;
+		size_t n = have - s->http_off, i, end = 0, line_end, body = 0;
+		char line[DATA_MAX + 512], req[DATA_MAX + 1], host[300] = "-";
+
+		if (!(p[0] >= 'A' && p[0] <= 'Z') && p[0] != '\r' && p[0] != '\n') {
+			s->http_done = 1;
+			return;
+		}
+		for (i = 0; i + 1 < n; i++) {
+			if (p[i] == '\n' && p[i + 1] == '\n') {
+				end = i + 2;
+				break;
+			}
+			if (i + 3 < n && !memcmp(p + i, "\r\n\r\n", 4)) {
+				end = i + 4;
+				break;
+			}
+		}
+		if (!end)
+			return;		/* not whole yet */
+		for (line_end = 0; line_end < end && p[line_end] != '\n'; line_end++)
+			;
+		printable(req, sizeof(req), p, line_end && p[line_end - 1] == '\r' ?
+			  line_end - 1 : line_end);
+		for (i = line_end + 1; i < end; ) {
+			size_t e = i, v;
+
+			while (e < end && p[e] != '\n')
+				e++;
+			if (e - i > 5 && !strncasecmp((const char *)p + i, "host:", 5) &&
+			    !strcmp(host, "-")) {
+				for (v = i + 5; v < e && (p[v] == ' ' || p[v] == '\t'); v++)
+					;
+				printable(host, sizeof(host), p + v,
+					  e > v && p[e - 1] == '\r' ? e - 1 - v : e - v);
+			}
+			if (e - i > 15 && !strncasecmp((const char *)p + i, "content-length:", 15))
+				body = strtoul((const char *)p + i + 15, NULL, 10);
+			if (e - i > 18 && !strncasecmp((const char *)p + i, "transfer-encoding:", 18))
+				s->http_done = 1;
+			i = e + 1;
+		}
+		n = (size_t)snprintf(line, sizeof(line), "http %s from %s request=%s host=%s\n",
+				     s->local, s->peer, req, host);
+		if (write(log_fd, line, n) != (ssize_t)n)
+			die("write log");
+		s->http_off += end + body;
+	}
 }
 
 static void peer_name(const struct sockaddr_storage *ss, char *out)
@@ -268,8 +347,10 @@ static void on_conn(int fd)
 	char buf[2048];
 	ssize_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		keep(s, buf, (size_t)n);
+		http_heads(s);
+	}
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	log_line("tcp", s);

@@ -65,6 +65,16 @@
  *                        large enough)
  *   --pad N              a padding extension (21) of N zero bytes
  *
+ * Or, for Host pinning's tests, plain bytes in place of the hello:
+ *   --http TEXT          send TEXT (escapes \r \n \t \\ \xHH decoded):
+ *                        HTTP requests, whole, pipelined or mangled; SNI
+ *                        must be "-". --split, --oob and the connect modes
+ *                        apply to it as to a hello
+ *   --cut N              write the first N bytes, wait 50 ms (TCP_NODELAY:
+ *                        they leave as a segment of their own), then the
+ *                        rest: a second request on a kept-alive connection,
+ *                        a header cut between writes
+ *
  * Prints exactly one line on stdout:
  *   "ok sent=N"   all N bytes were written and the peer answered without
  *                 error: EOF, or data and no error until the wait ran out
@@ -127,6 +137,8 @@ struct opts {
 	int oob;		/* --oob: the hello's last byte with MSG_OOB */
 	size_t hello_len;	/* the records' bytes, before --data */
 	const char *data;	/* --data: sent after the records, same writes */
+	const char *http;	/* --http: these bytes (escapes decoded) instead */
+	long cut;		/* --cut: first write's bytes; 0: none */
 	struct hello_opts hello;
 };
 
@@ -154,6 +166,8 @@ static int usage(void)
 		"  --ech                an encrypted_client_hello extension\n"
 		"  --records N          the handshake cut over N TLS records\n"
 		"  --pad N              a padding extension of N zero bytes\n"
+		"  --http TEXT          TEXT (\\r \\n \\t \\\\ \\xHH) instead of a hello\n"
+		"  --cut N              first N bytes, 50 ms, then the rest\n"
 		"Prints \"ok sent=N\", \"err ENAME\" or \"err EWAIT\".\n",
 		WAIT_MS_DEFAULT);
 	printf("usage\n");
@@ -257,7 +271,7 @@ static int prepare_socket(int fd, const struct target *t, const struct opts *o,
 			 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) < 0)
 			return -errno;
 	}
-	if (o->split) {
+	if (o->split || o->cut) {
 		/* else Nagle holds the small writes back and sends them as one
 		 * segment: the enforcer would never see the pieces */
 		*stage = "setsockopt(TCP_NODELAY)";
@@ -369,12 +383,18 @@ static int send_stream(int fd, const struct target *t, const struct opts *o,
 		       const unsigned char *p, size_t len, const char **stage)
 {
 	size_t off = 0, piece = o->split ? (size_t)o->split : len, n;
+	struct timespec cut_gap = { .tv_nsec = 50000000L };
 	int first = 1, r;
 
 	while (off < len) {
-		if (off)
+		if (off && o->cut && off == (size_t)o->cut)
+			while (nanosleep(&cut_gap, &cut_gap) < 0 && errno == EINTR)
+				;
+		else if (off)
 			pause_between_writes();
 		n = len - off < piece ? len - off : piece;
+		if (o->cut && off < (size_t)o->cut && off + n > (size_t)o->cut)
+			n = (size_t)o->cut - off;
 		r = write_piece(fd, t, o, p + off, n, &first, stage);
 		if (r < 0)
 			return r;
@@ -540,6 +560,7 @@ enum {
 	OPT_SPLIT = 256, OPT_NONBLOCK, OPT_EARLY, OPT_FASTOPEN,
 	OPT_FASTOPEN_CONNECT, OPT_V4MAPPED, OPT_PQ, OPT_SNI_LAST, OPT_NO_SNI,
 	OPT_ECH, OPT_RECORDS, OPT_TWO_NAMES, OPT_PAD, OPT_WAIT_MS, OPT_SPORT, OPT_DATA, OPT_NO_WAIT, OPT_OOB,
+	OPT_HTTP, OPT_CUT,
 	OPT_MPTCP,
 };
 
@@ -563,8 +584,39 @@ static const struct option long_opts[] = {
 	{ "data", required_argument, NULL, OPT_DATA },
 	{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
 	{ "oob", no_argument, NULL, OPT_OOB },
+	{ "http", required_argument, NULL, OPT_HTTP },
+	{ "cut", required_argument, NULL, OPT_CUT },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --http's TEXT, escapes decoded, into @out; -1 for a bad escape. */
+static int put_unescaped(struct buf *out, const char *s)
+{
+	unsigned int x;
+	char c;
+
+	for (; *s; s++) {
+		c = *s;
+		if (c == '\\') {
+			switch (*++s) {
+			case 'r': c = '\r'; break;
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '\\': c = '\\'; break;
+			case 'x':
+				if (sscanf(s + 1, "%2x", &x) != 1 || !s[1] || !s[2])
+					return -1;
+				c = (char)x;
+				s += 2;
+				break;
+			default:
+				return -1;
+			}
+		}
+		put(out, &c, 1);
+	}
+	return 0;
+}
 
 /* One option into @o; 0, or -1 for a usage error. */
 static int parse_opt(int c, const char *arg, struct opts *o)
@@ -618,6 +670,11 @@ static int parse_opt(int c, const char *arg, struct opts *o)
 	case OPT_OOB:
 		o->oob = 1;
 		return 0;
+	case OPT_HTTP:
+		o->http = arg;
+		return 0;
+	case OPT_CUT:
+		return parse_num(arg, 1, HELLO_MAX, &o->cut);
 	}
 	return -1;
 }
@@ -641,14 +698,22 @@ int main(int argc, char **argv)
 		return usage();
 	o.hello.sni = argv[optind + 2];
 	/* "-" is a placeholder, never a name sent by accident */
-	if (o.hello.no_sni != !strcmp(o.hello.sni, "-") || (o.hello.no_sni && o.hello.name2))
+	if (o.http) {
+		if (strcmp(o.hello.sni, "-"))
+			return usage();
+	} else if (o.hello.no_sni != !strcmp(o.hello.sni, "-") ||
+		   (o.hello.no_sni && o.hello.name2)) {
 		return usage();
+	}
 	if (o.v4mapped) {
 		if (t.family != AF_INET)
 			return usage();
 		map_v4(&t);
 	}
-	err = tls_build_stream(&out, &o.hello);
+	if (o.http)
+		err = put_unescaped(&out, o.http) < 0 || out.err ? ENOBUFS : 0;
+	else
+		err = tls_build_stream(&out, &o.hello);
 	if (err == ENOBUFS) {
 		fprintf(stderr, "tlshello: the ClientHello does not fit in %d bytes "
 			"(or has fewer bytes than --records)\n", HELLO_MAX);

@@ -228,14 +228,14 @@ TESTS=(
 	t_dns_refused
 	# test_policy.sh
 	t_policy_builtin_default t_policy_per_repo t_policy_checkout_cannot_widen
-	t_policy_refused t_policy_refused_symlink t_policy_invalid t_policy_check
+	t_policy_refused t_policy_refused_symlink t_policy_invalid t_policy_check t_policy_check_pinning
 	t_policy_git_remote
 	# test_events.sh
 	t_events_log_denials t_events_audit t_events_audit_udp_once t_events_udp_probes
 	t_events_suggest t_events_status t_events_bpftool t_events_flood
 	t_events_summary
 	# test_requests.sh
-	t_requests_recorded t_requests_tls_name t_requests_approve t_requests_deny
+	t_requests_recorded t_requests_tls_name t_requests_http_name t_requests_approve t_requests_deny
 	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
 	# test_shared.sh
 	t_shared_set_reused t_shared_isolation t_shared_tampered

@@ -507,6 +507,45 @@ EOF
 		fail "egret check of an invalid policy: want '$bad:2:14: ... did you mean 'npm'', got: $err"
 }
 
+# `egret check` shows both kinds of pinning: TLS ports (SNI pinning) and
+# plain-HTTP ports (Host pinning), as the policy and a repository's
+# section set them; a port in both lists is an error of its own.
+t_policy_check_pinning() {
+	local policy bad out err rc
+	policy=$(policy_path pinning.yaml)
+	cat >"$policy" <<'EOF'
+pinning: {ports: [443, 8443], http_ports: [80, 8080]}
+repos:
+  owner/nopin: {pinning: false}
+  owner/tlsonly: {pinning: {http_ports: []}}
+EOF
+	out=$("$EGRET" check --policy "$policy" 2>&1)
+	assert_eq 0 "$?" "egret check of $policy: exit status ($out)"
+	[[ $out == *$'\npinning: TLS ports 443, 8443; HTTP ports 80, 8080'* ]] ||
+		fail "egret check: want 'pinning: TLS ports 443, 8443; HTTP ports 80, 8080', got: $out"
+	out=$("$EGRET" check --policy "$policy" --json 2>&1)
+	[[ $out == *'"pinning":{"ports":[443,8443],"http_ports":[80,8080]}'* ]] ||
+		fail "egret check --json: want both pinning lists, got: $out"
+	out=$("$EGRET" check --policy "$policy" --repo owner/nopin 2>&1)
+	[[ $out == *$'\npinning: TLS off; HTTP off'* ]] ||
+		fail "egret check --repo owner/nopin: want pinning off, got: $out"
+	out=$("$EGRET" check --policy "$policy" --repo owner/tlsonly --json 2>&1)
+	[[ $out == *'"pinning":{"ports":[443],"http_ports":[]}'* ]] ||
+		fail "egret check --repo owner/tlsonly --json: want TLS on 443 only, got: $out"
+	out=$("$EGRET" check --json 2>&1)
+	[[ $out == *'"pinning":{"ports":[443],"http_ports":[80]}'* ]] ||
+		fail "egret check --json, built-in policy: want ports [443], http_ports [80], got: $out"
+
+	bad=$(policy_path pinning-bad.yaml)
+	printf 'pinning: {ports: [443, 80]}\n' >"$bad"
+	out=$("$EGRET" check --policy "$bad" 2>"$TDIR/check.err")
+	rc=$?
+	err=$(cat "$TDIR/check.err")
+	assert_eq 2 "$rc" "egret check of a port pinned both ways: exit status (stderr: $err)"
+	[[ $err == *"$bad:1:10: "*"port 80 is in both ports (TLS) and http_ports"* ]] ||
+		fail "egret check of a port pinned both ways: want '$bad:1:10: ... port 80 is in both', got: $err"
+}
+
 # --- 6. git remote forms ----------------------------------------------------
 
 # --git-remote git@github.com:owner/a.git (scp-like: ssh) opens github.com

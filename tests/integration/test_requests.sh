@@ -151,6 +151,34 @@ EOF
 		fail "a request for the address too: $json"
 }
 
+# A plain-HTTP request refused by Host pinning asks for the host it named
+# (its Host), not for the address another name taught.
+t_requests_http_name() {
+	local script json id
+	cat >"$(policy_path policy.yaml)" <<'EOF'
+version: 1
+hosts: ["registry.npmjs.org:80"]
+EOF
+	script=$(dns_script cmd.sh <<'EOF'
+H=$(dirname "$P")/tlshello
+echo "resolve: $(getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print $1 }')"
+echo "http: $("$H" --wait-ms 6000 --http 'GET / HTTP/1.1\r\nHost: tenant.cdn.test\r\n\r\n' 203.0.113.11 80 -)"
+EOF
+)
+	req_attempt owner/a "$script" "$P" "$(token httpreq)" "$TDIR"
+	[ "$RC" = 0 ] || fail "attempt $(said)"
+	assert_eq 203.0.113.11 "$(got resolve)" "registry.npmjs.org resolved"
+	assert_eq "err ETIMEDOUT" "$(got http)" "a GET for tenant.cdn.test at npm's address"
+	json=$(req_json)
+	id=$(req_id owner/a tenant.cdn.test 80)
+	[ -n "$id" ] || fail "no request for tenant.cdn.test:80: $json"
+	assert_eq "name tcp" "$(jq -r --argjson id "$id" \
+		'.requests[] | select(.id == $id) | "\(.kind) \(.proto)"' \
+		<<<"$json")" "the HTTP host's request (kind, proto)"
+	[ -z "$(req_id owner/a 203.0.113.11 80)" ] ||
+		fail "a request for the address too: $json"
+}
+
 # 2. Approving a lookup request allows the name for that repo only, from its
 # next attempt; the approvals file says who and when; egret check shows it.
 t_requests_approve() {

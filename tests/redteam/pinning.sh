@@ -224,7 +224,8 @@ EOF
 # before it detaches the programs, or the next try leaves unjudged. To be
 # sure the hello takes the wire path (not sk_msg), the world drops the
 # first SYN: write() starts while the socket is still connecting, and
-# goes on the old way once the retried SYN is answered (about 1 s). The
+# goes on the old way once the retried SYN is answered (about 1 s; the
+# rule goes as soon as its counter shows the first SYN dropped). The
 # writer then gives up at once, the attempt ends, and the world is
 # watched for longer than the retransmissions that would carry the hello.
 t_rt_sni_pinning_teardown() {
@@ -235,7 +236,16 @@ resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
 early $H --early --no-wait --wait-ms 3000 --data $d1 203.0.113.11 443 $d1.cdn.test
 EOF
 	world_exec_world iptables -I "${rule[@]}" || fail "iptables in the world"
-	(sleep 0.5 && world_exec_world iptables -D "${rule[@]}") &
+	# Let the SYN through again once the first one was dropped (the
+	# rule's counter says so), however long the attempt took to start:
+	# a fixed delay raced egret's start on a loaded machine.
+	(for _ in $(seq 200); do
+		world_exec_world iptables -w -L INPUT -v -x -n |
+			awk '$3 == "DROP" && $1 > 0 { found = 1 } END { exit !found }' &&
+			break
+		sleep 0.05
+	done
+	world_exec_world iptables -w -D "${rule[@]}") &
 	run_in in "${PIN_ALLOW[@]}" --dns-upstream "$WORLD_DNS"
 	wait
 	expect resolve 203.0.113.11
@@ -271,4 +281,120 @@ EOF
 	arrived_tls "$a1" 203.0.113.10:443 github.com
 	expect tenant "err EACCES"
 	nowhere "$d1" "$d2"
+}
+
+# ---- Host pinning: plain HTTP on port 80 -----------------------------------
+
+# A request, escaped as tlshello --http reads it: METHOD TARGET, then
+# field lines, then the empty line. Usage: req METHOD TARGET FIELD...
+req() {
+	local m=$1 t=$2 f
+	shift 2
+	printf '%s %s HTTP/1.1\\r\\n' "$m" "$t"
+	for f in "$@"; do
+		printf '%s\\r\\n' "$f"
+	done
+	printf '\\r\\n'
+}
+
+# The decoded length of an escaped request (for --cut).
+req_len() {
+	printf '%b' "$1" | wc -c
+}
+
+# In the attempt's log: the HTTP denial of the host @1, for reason @2.
+assert_http_logged() {	# HOST REASON LOG
+	grep -F "\"host\":\"$1\"" "$3" | grep -qF '"kind":"http","verdict":"deny","reason":"'"$2"'"' ||
+		fail "no HTTP denial of $1 ($2) in the log: $(grep -F '"http"' "$3" | head -n 5)"
+}
+
+# The sink's line holding TOKEN is a connection to DEST (e.g.
+# 203.0.113.11:80): requests arrive whole, so the token is inside data=.
+arrived_http() {	# TOKEN DEST
+	local line
+	arrived "$1"
+	line=$(grep -F -- "$1" "$WORLD_LOG" | head -n 1)
+	assert_eq "$2" "$(echo "$line" | awk '{ print $2 }')" "where $1 arrived ($line)"
+}
+
+# The world gives registry.npmjs.org and evil.test one address,
+# 203.0.113.11; the attempt may resolve registry.npmjs.org and github.com
+# (203.0.113.10), port 80. Every attack connects to 203.0.113.11:80 and
+# names another host in a request - the tenant TOKEN.cdn.test, or
+# github.com - however the requests are cut, chained or dressed up; or
+# sends what egret cannot judge. The evidence is the world's record: the
+# sink logs each request head the moment it is whole, as a lenient server
+# would act on it, and the capture each packet; no token may be in either.
+# A refused connection is dropped on the wire and aborted at its next
+# retransmission timeout: ETIMEDOUT. (Bytes of a head before the line
+# that refuses it leave - split-host, byte-at-a-time: the token is only
+# in that line - and no server acts on an unfinished head.)
+t_rt_http_pinning() {
+	local c a1 a2 a3 a4 a5 a6 a7 d log i n ok1 ok2 bad
+	c=$(tk ctl) a1=$(tk a) a2=$(tk a) a3=$(tk a) a4=$(tk a) a5=$(tk a) a6=$(tk a) a7=$(tk a)
+	for i in $(seq 1 22); do
+		d[i]=$(tk d)
+	done
+	log="$TDIR/http.log"
+	ok1=$(req GET "/$a2" "Host: registry.npmjs.org")
+	ok2=$(req GET "/$a3" "Host: registry.npmjs.org")
+	bad=$(req GET / "Host: ${d[3]}.cdn.test")
+	n=$(req_len "$ok1")
+	steps in <<EOF
+control $P tcp 203.0.113.10 80 $c
+resolve getent ahostsv4 registry.npmjs.org github.com | awk '{ print \$1 }' | sort -u | tr '\n' ' '
+allowed $H --http '$(req GET "/$a1" "Host: registry.npmjs.org" "User-Agent: Debian APT-HTTP/1.3" "Accept: */*")' 203.0.113.11 80 -
+keepalive-allowed $H --cut $n --http '$ok1$ok2' 203.0.113.11 80 -
+pipelined-allowed $H --http '$(req POST "/$a4" "Host: REGISTRY.npmjs.org:80" "Content-Length: 5")hello$(req HEAD /x "Host: registry.npmjs.org")' 203.0.113.11 80 -
+absolute-allowed $H --http '$(req GET "http://registry.npmjs.org/$a5" "Host: registry.npmjs.org")' 203.0.113.11 80 -
+split-allowed $H --split 1 --http '$(req GET "/$a6" "Host: registry.npmjs.org")' 203.0.113.11 80 -
+fastopen-allowed $H --fastopen --http '$(req GET "/$a7" "Host: registry.npmjs.org")' 203.0.113.11 80 -
+plain $H --wait-ms 6000 --http '$(req GET "/${d[1]}" "Host: ${d[1]}.cdn.test")' 203.0.113.11 80 -
+another-name $H --wait-ms 6000 --http '$(req GET "/${d[2]}" "Host: github.com")' 203.0.113.11 80 -
+keepalive $H --wait-ms 6000 --cut $n --http '$ok1$bad' 203.0.113.11 80 -
+pipelined $H --wait-ms 6000 --http '$ok1$(req GET "/${d[4]}" "Host: ${d[4]}.cdn.test")' 203.0.113.11 80 -
+empty-body $H --wait-ms 6000 --http '$(req POST / "Host: registry.npmjs.org" "Content-Length: 0")$(req GET "/${d[5]}" "Host: ${d[5]}.cdn.test")' 203.0.113.11 80 -
+body $H --wait-ms 6000 --http '$(req POST / "Host: registry.npmjs.org" "Content-Length: 2")ab$(req GET "/${d[6]}" "Host: ${d[6]}.cdn.test")' 203.0.113.11 80 -
+split-host $H --wait-ms 6000 --cut 18 --http '$(req GET / "Host: ${d[7]}.cdn.test")' 203.0.113.11 80 -
+byte-at-a-time $H --wait-ms 6000 --split 1 --http '$(req GET / "Host: ${d[8]}.cdn.test")' 203.0.113.11 80 -
+absolute $H --wait-ms 6000 --http '$(req GET "http://${d[9]}.cdn.test/" "Host: registry.npmjs.org")' 203.0.113.11 80 -
+two-hosts $H --wait-ms 6000 --http '$(req GET "/${d[10]}" "Host: registry.npmjs.org" "Host: ${d[10]}.cdn.test")' 203.0.113.11 80 -
+no-host $H --wait-ms 6000 --http 'GET /${d[11]} HTTP/1.0\r\n\r\n' 203.0.113.11 80 -
+chunked $H --wait-ms 6000 --http '$(req POST / "Host: registry.npmjs.org" "Transfer-Encoding: chunked")5\r\n${d[12]}\r\n0\r\n\r\n' 203.0.113.11 80 -
+h2-prior-knowledge $H --wait-ms 6000 --http 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n${d[13]}' 203.0.113.11 80 -
+connect $H --wait-ms 6000 --http '$(req CONNECT "${d[14]}.cdn.test:443" "Host: ${d[14]}.cdn.test:443")' 203.0.113.11 80 -
+upgrade $H --wait-ms 6000 --http '$(req GET "/${d[15]}" "Host: registry.npmjs.org" "Upgrade: h2c" "Connection: Upgrade")' 203.0.113.11 80 -
+forwarded-host $H --wait-ms 6000 --http '$(req GET "/${d[16]}" "Host: registry.npmjs.org" "X-Forwarded-Host: ${d[16]}.cdn.test")' 203.0.113.11 80 -
+not-http $P tcp 203.0.113.11 80 ${d[17]}
+fastopen $H --fastopen --wait-ms 6000 --http '$(req GET "/${d[18]}" "Host: ${d[18]}.cdn.test")' 203.0.113.11 80 -
+oob $H --oob --wait-ms 6000 --http '$(req GET / "Host: registry.npmjs.org")' --data ${d[19]} 203.0.113.11 80 -
+mptcp $H --mptcp --wait-ms 6000 --http '$(req GET "/${d[20]}" "Host: ${d[20]}.cdn.test")' 203.0.113.11 80 -
+early $H --early --wait-ms 6000 --http '$(req GET "/${d[21]}" "Host: ${d[21]}.cdn.test")' 203.0.113.11 80 -
+bare-cr $H --wait-ms 6000 --http 'GET /${d[22]} HTTP/1.1\r\nHost: registry.npmjs.org\rHost: ${d[22]}.cdn.test\r\n\r\n' 203.0.113.11 80 -
+EOF
+	run_in in "${CONTROL_ALLOW[@]}" --allow registry.npmjs.org:80 --allow github.com:80 \
+		--dns-upstream "$WORLD_DNS" --log "$log"
+	check_control "$c"
+	expect resolve "203.0.113.10 203.0.113.11 "
+	for i in allowed keepalive-allowed pipelined-allowed absolute-allowed split-allowed \
+		fastopen-allowed; do
+		expect_re "$i" '^ok sent='
+	done
+	for i in "$a1" "$a2" "$a3" "$a4" "$a5" "$a6" "$a7"; do
+		arrived_http "$i" 203.0.113.11:80
+	done
+	for i in plain another-name keepalive pipelined empty-body body split-host \
+		byte-at-a-time absolute two-hosts no-host chunked h2-prior-knowledge \
+		connect upgrade forwarded-host fastopen oob mptcp early bare-cr; do
+		expect "$i" "err ETIMEDOUT"
+	done
+	expect not-http "err ETIMEDOUT"
+	nowhere "${d[@]}"
+	assert_http_logged "${d[1]}.cdn.test" host-not-learned "$log"
+	assert_http_logged github.com host-not-learned "$log"
+	assert_http_logged "${d[9]}.cdn.test" host-not-learned "$log"
+	grep -q '"kind":"http","verdict":"deny","reason":"not-http"' "$log" ||
+		fail "no not-http denial in the log"
+	[[ $ERR == *"HTTP to ${d[1]}.cdn.test at 203.0.113.11:80/tcp"* ]] ||
+		fail "the exit summary does not name ${d[1]}.cdn.test: $ERR"
 }

@@ -267,7 +267,7 @@ TESTS=(
 	t_rt_daemon_sockets_gaps
 	t_rt_terminal_injection
 	t_rt_sni_pinning t_rt_sni_pinning_v6 t_rt_sni_pinning_exempt
-	t_rt_sni_pinning_teardown t_rt_sni_pinning_static_pinned
+	t_rt_sni_pinning_teardown t_rt_sni_pinning_static_pinned t_rt_http_pinning
 	t_rt_legit_traffic
 )
 

@@ -211,11 +211,30 @@ static void pinning(void **state)
 	resolve_ok(f, "", NULL, NULL);
 	assert_int_equal(f->p.npin_ports, 1);
 	assert_int_equal(f->p.pin_ports[0], 443);
+	assert_int_equal(f->p.nhttp_ports, 1);
+	assert_int_equal(f->p.http_ports[0], 80);
 	resolve_ok(f, "pinning: false\n", NULL, NULL);
 	assert_int_equal(f->p.npin_ports, 0);
+	assert_int_equal(f->p.nhttp_ports, 0);
+	resolve_ok(f, "pinning: true\n", NULL, NULL);
+	assert_int_equal(f->p.npin_ports, 1);
+	assert_int_equal(f->p.nhttp_ports, 1);
+	/* A key left out keeps its default. */
 	resolve_ok(f, "pinning: {ports: [443, 8443]}\n", NULL, NULL);
 	assert_int_equal(f->p.npin_ports, 2);
 	assert_int_equal(f->p.pin_ports[1], 8443);
+	assert_int_equal(f->p.nhttp_ports, 1);
+	assert_int_equal(f->p.http_ports[0], 80);
+	resolve_ok(f, "pinning: {http_ports: [80, 8080]}\n", NULL, NULL);
+	assert_int_equal(f->p.npin_ports, 1);
+	assert_int_equal(f->p.nhttp_ports, 2);
+	assert_int_equal(f->p.http_ports[1], 8080);
+	resolve_ok(f, "pinning: {http_ports: []}\n", NULL, NULL);
+	assert_int_equal(f->p.npin_ports, 1);
+	assert_int_equal(f->p.nhttp_ports, 0);
+	/* A port is TLS's or HTTP's. */
+	parse_fails(f, "pinning: {ports: [443, 80]}\n", 1, 10, "port 80 is in both");
+	parse_fails(f, "pinning: {http_ports: [80-90]}\n", 1, 23, "single ports");
 	/* A repository's section overrides it, as scalars do. */
 	resolve_ok(f, "pinning: true\nrepos:\n  acme/x:\n    pinning: false\n", "acme/x", NULL);
 	assert_int_equal(f->p.npin_ports, 0);

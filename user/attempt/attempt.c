@@ -292,7 +292,8 @@ static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
 		.resolv_conf = o->resolv_conf, .port = port,
 		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
-		.pinning = !o->no_pinning && o->policy.npin_ports > 0,
+		.pinning = !o->no_pinning &&
+			   (o->policy.npin_ports > 0 || o->policy.nhttp_ports > 0),
 		.observer = { .decided = on_dns_decision, .ctx = a } }, &step);
 
 	if (r == -EADDRINUSE && port)
@@ -334,9 +335,12 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	for (unsigned int i = 0; !o->no_pinning && i < o->policy.npin_ports &&
 			       i < EGRET_PIN_PORTS; i++)
 		lo.pin_ports[i] = o->policy.pin_ports[i];
-	/* A refused pinned connection may keep its hello queued: teardown
-	 * must destroy it before the programs go (enforce/sockkill.h). */
-	if (lo.pin_ports[0] && (r = sockets_destroy_probe()) < 0)
+	for (unsigned int i = 0; !o->no_pinning && i < o->policy.nhttp_ports &&
+			       i < EGRET_PIN_PORTS; i++)
+		lo.http_ports[i] = o->policy.http_ports[i];
+	/* A refused pinned connection may keep its hello or request queued:
+	 * teardown must destroy it before the programs go (enforce/sockkill.h). */
+	if ((lo.pin_ports[0] || lo.http_ports[0]) && (r = sockets_destroy_probe()) < 0)
 		return log_error_errno(r, "SNI pinning needs a kernel that can destroy sockets (CONFIG_INET_DIAG_DESTROY); --no-pinning turns pinning off");
 	t1 = mono_us();
 	cgroup_keep_path(keep, sizeof(keep));

@@ -53,10 +53,13 @@ static void print_text(const struct policy *p, const char *source,
 	printf("\ndns: upstreams %s; min_ttl %ld s\nmaps: max_entries %ld, max_cidrs %ld\n",
 	       p->upstreams_csv[0] ? p->upstreams_csv : "from /etc/resolv.conf",
 	       min_ttl, max_entries, max_cidrs);
-	printf("pinning: ");
+	printf("pinning: TLS ");
 	for (unsigned int i = 0; i < p->npin_ports; i++)
 		printf("%s%u", i ? ", " : "ports ", p->pin_ports[i]);
-	printf("%s\n", p->npin_ports ? "" : "off");
+	printf("%s; HTTP ", p->npin_ports ? "" : "off");
+	for (unsigned int i = 0; i < p->nhttp_ports; i++)
+		printf("%s%u", i ? ", " : "ports ", p->http_ports[i]);
+	printf("%s\n", p->nhttp_ports ? "" : "off");
 }
 
 /* The schema is documented in docs/POLICY.md ("egret check --json"). */
@@ -111,6 +114,9 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 	printf("\"pinning\":{\"ports\":[");
 	for (unsigned int i = 0; i < p->npin_ports; i++)
 		printf("%s%u", i ? "," : "", p->pin_ports[i]);
+	printf("],\"http_ports\":[");
+	for (unsigned int i = 0; i < p->nhttp_ports; i++)
+		printf("%s%u", i ? "," : "", p->http_ports[i]);
 	printf("]}}\n");
 }
 

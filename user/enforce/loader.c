@@ -446,6 +446,7 @@ int loader_configure(struct loader *ld, const struct loader_opts *opts,
 	};
 
 	memcpy(cfg.pin_ports, opts->pin_ports, sizeof(cfg.pin_ports));
+	memcpy(cfg.http_ports, opts->http_ports, sizeof(cfg.http_ports));
 
 	if (opts->dns_ip6_loopback) {
 		cfg.dns_proxy_ip6[3] = htonl(1);		/* ::1 */

@@ -30,6 +30,7 @@ struct loader_opts {
 	bool audit;		/* log would-be denials, deny nothing */
 	int deny_errno;		/* refused connect/sendmsg: 0 = EPERM (loader_can_set_errno) */
 	__u16 pin_ports[EGRET_PIN_PORTS];	/* SNI pinning's TCP ports; 0: unused */
+	__u16 http_ports[EGRET_PIN_PORTS];	/* Host pinning's (plain HTTP) */
 };
 
 

@@ -13,6 +13,7 @@ static const char *const hook_names[EGRET_HOOK_MAX] = {
 	[EGRET_HOOK_LISTEN] = "listen",
 	[EGRET_HOOK_UNIX] = "unix",
 	[EGRET_HOOK_TLS] = "tls",
+	[EGRET_HOOK_HTTP] = "http",
 };
 
 static const char *const verdict_names[EGRET_VERDICT_MAX] = {
@@ -37,6 +38,8 @@ static const char *const reason_names[EGRET_REASON_MAX] = {
 	[EGRET_REASON_NO_SNI] = "no-sni",
 	[EGRET_REASON_ECH] = "ech",
 	[EGRET_REASON_QUIC] = "quic",
+	[EGRET_REASON_HOST] = "host-not-learned",
+	[EGRET_REASON_NOT_HTTP] = "not-http",
 };
 
 /* For people (the summary): why a destination was refused. */
@@ -55,11 +58,18 @@ static const char *const reason_texts[EGRET_REASON_MAX] = {
 	[EGRET_REASON_NO_SNI] = "pinned port: a ClientHello without a server name",
 	[EGRET_REASON_ECH] = "pinned port: an encrypted ClientHello (ECH)",
 	[EGRET_REASON_QUIC] = "pinned port: QUIC (UDP) cannot be pinned, use TCP",
+	[EGRET_REASON_HOST] = "HTTP host not allowed at this address (no DNS answer for it held the address)",
+	[EGRET_REASON_NOT_HTTP] = "pinned HTTP port: a request egret cannot judge (docs/SECURITY.md, \"Host pinning\")",
 };
 
 static const char *name_of(const char *const *names, size_t n, unsigned int i)
 {
 	return i < n && names[i] ? names[i] : "unknown";
+}
+
+bool egret_hook_named(unsigned int hook)
+{
+	return hook == EGRET_HOOK_TLS || hook == EGRET_HOOK_HTTP;
 }
 
 const char *egret_hook_name(unsigned int hook)

@@ -7,9 +7,13 @@
 #ifndef EGRET_VOCAB_H
 #define EGRET_VOCAB_H
 
+#include <stdbool.h>
+
 #include "egret.h"
 
 const char *egret_hook_name(unsigned int hook);		/* "connect" */
+/* Its events carry the name asked for (struct egret_tls_event): TLS, HTTP. */
+bool egret_hook_named(unsigned int hook);
 const char *egret_verdict_name(unsigned int verdict);	/* "would-deny" */
 const char *egret_reason_name(unsigned int reason);	/* "no-entry" */
 const char *egret_reason_text(unsigned int reason);	/* for people */

@@ -84,15 +84,15 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 			    const char *name, uint64_t count)
 {
 	size_t i, alen = e->family == 4 ? 4 : 16;
-	bool sni = e->hook == EGRET_HOOK_TLS;
+	__u8 named = egret_hook_named(e->hook) ? e->hook : 0;
 
 	for (i = 0; i < ev->ntop; i++) {
 		struct denied_dest *d = &ev->top[i];
 
 		if (d->family == e->family && d->port == e->port &&
 		    d->proto == e->proto && d->reason == e->reason &&
-		    !memcmp(d->addr, e->addr, alen) && d->sni == sni &&
-		    (!sni || !strcmp(d->name, name ? name : ""))) {
+		    !memcmp(d->addr, e->addr, alen) && d->named == named &&
+		    (!named || !strcmp(d->name, name ? name : ""))) {
 			d->count += count;
 			return;
 		}
@@ -103,7 +103,7 @@ static void remember_denial(struct events *ev, const struct egret_event *e,
 	}
 	ev->top[ev->ntop++] = (struct denied_dest){
 		.family = e->family, .proto = e->proto, .port = e->port,
-		.reason = e->reason, .count = count, .sni = sni,
+		.reason = e->reason, .count = count, .named = named,
 	};
 	memcpy(ev->top[ev->ntop - 1].addr, e->addr, alen);
 	snprintf(ev->top[ev->ntop - 1].name, DNS_NAME_MAX + 1, "%s",
@@ -152,8 +152,9 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 		else
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
 	}
-	if (e->hook == EGRET_HOOK_TLS) {
-		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"sni\":");
+	if (egret_hook_named(e->hook)) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					e->hook == EGRET_HOOK_TLS ? ",\"sni\":" : ",\"host\":");
 		if (sni && sni[0])
 			off = json_append(line, off, sizeof(line) - 1, sni);
 		else
@@ -198,9 +199,9 @@ static void on_decision(struct events *ev, const struct egret_event *e,
 					     AF_INET : AF_INET6, e->addr) : NULL;
 	}
 	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
-		/* A TLS denial is of the name it asked: that is the host a
-		 * request would be for. */
-		const char *who = e->hook == EGRET_HOOK_TLS ? sni : name;
+		/* A TLS or HTTP denial is of the name it asked: that is the
+		 * host a request would be for. */
+		const char *who = egret_hook_named(e->hook) ? sni : name;
 
 		remember_denial(ev, e, who && who[0] ? who : NULL, count);
 		if (ev->on_denial)
@@ -249,7 +250,7 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct egret_event))
 		return 0;
-	if (t->e.hook != EGRET_HOOK_TLS || size < sizeof(*t)) {
+	if (!egret_hook_named(t->e.hook) || size < sizeof(*t)) {
 		on_decision(ctx, data, NULL, 1, false);
 		return 0;
 	}
@@ -273,7 +274,7 @@ static void on_repeat(void *ctx, const struct egret_repeat_key *k, uint64_t more
 	};
 
 	memcpy(e.addr, k->addr, sizeof(e.addr));
-	on_decision(ev, &e, k->hook == EGRET_HOOK_TLS ? sni_find(ev, k) : NULL, more, true);
+	on_decision(ev, &e, egret_hook_named(k->hook) ? sni_find(ev, k) : NULL, more, true);
 }
 
 /* The ring first: a denial's own record comes before its repeats. */
@@ -447,7 +448,9 @@ static uint64_t counter(const struct events *ev, uint32_t index)
 	uint64_t n = percpu_counter(ev->counters_fd, ev->counters_key, index);
 
 	if (ev->tls_counts_fd < 0 ||
-	    (index < EGRET_COUNTER(EGRET_HOOK_TLS, 0) && index != EGRET_COUNTER_DROPPED) ||
+	    ((index < EGRET_COUNTER(EGRET_HOOK_TLS, 0) ||
+	      index >= EGRET_COUNTER(EGRET_HOOK_TLS + 1, 0)) &&
+	     index != EGRET_COUNTER_DROPPED) ||
 	    bpf_map_lookup_elem(ev->tls_counts_fd, &ev->slot, &tls) < 0)
 		return n;
 	if (index == EGRET_COUNTER_DROPPED)
@@ -511,9 +514,11 @@ void events_summary(struct events *ev, FILE *out)
 		inet_ntop(d->family == 4 ? AF_INET : AF_INET6, d->addr, a, sizeof(a));
 		snprintf(dest, sizeof(dest), d->family == 6 ? "[%s]:%u/%s" :
 			 "%s:%u/%s", a, d->port, proto ? proto : "?");
-		if (d->sni)
-			fprintf(out, "egret:   %s %6llu x TLS to %s at %s: %s\n", deny_word,
-				(unsigned long long)d->count, d->name[0] ? d->name : "(no name)",
+		if (d->named)
+			fprintf(out, "egret:   %s %6llu x %s to %s at %s: %s\n", deny_word,
+				(unsigned long long)d->count,
+				d->named == EGRET_HOOK_TLS ? "TLS" : "HTTP",
+				d->name[0] ? d->name : "(no name)",
 				dest, egret_reason_text(d->reason));
 		else if (d->name[0])
 			fprintf(out, "egret:   %s %6llu x %s (%s): %s\n", deny_word,

@@ -33,7 +33,8 @@ struct denied_dest {
 	uint16_t port;
 	uint64_t count;
 	char name[DNS_NAME_MAX + 1];	/* "" = no name seen */
-	bool sni;			/* a TLS denial: @name is the name it asked */
+	__u8 named;			/* a TLS or HTTP denial (its hook): @name is
+				 * the name it asked, not the address's */
 };
 
 /* A denied or failed name, for the summary. */

@@ -23,6 +23,8 @@ void policy_init(struct policy *p)
 	p->nentry_ports = ARRAY_SIZE(default_ports);
 	p->pin_ports[0] = POLICY_DEFAULT_PIN_PORT;
 	p->npin_ports = 1;
+	p->http_ports[0] = POLICY_DEFAULT_HTTP_PIN_PORT;
+	p->nhttp_ports = 1;
 }
 
 void policy_fill_ports(const struct policy *p, struct port_range *ports,
@@ -302,6 +304,8 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 		if (secs[i] && secs[i]->pinning_set) {
 			out->npin_ports = secs[i]->npin_ports;
 			memcpy(out->pin_ports, secs[i]->pin_ports, sizeof(out->pin_ports));
+			out->nhttp_ports = secs[i]->nhttp_ports;
+			memcpy(out->http_ports, secs[i]->http_ports, sizeof(out->http_ports));
 		}
 	}
 	if (eff.repo && eff.repo->git_remote >= 0)

@@ -32,6 +32,7 @@
 #define POLICY_FILE_NONE	"none"
 #define POLICY_DEFAULT_MIN_TTL	300	/* seconds; docs/ARCHITECTURE.md */
 #define POLICY_DEFAULT_PIN_PORT	443	/* SNI pinning's port (docs/POLICY.md) */
+#define POLICY_DEFAULT_HTTP_PIN_PORT 80	/* Host pinning's port */
 
 /* Marks an entry written without ports: it gets the effective `ports:`. */
 #define PORTS_FROM_POLICY	(EGRET_PORT_SLOTS + 1)
@@ -55,6 +56,10 @@ struct policy {
 	 * turns pinning off. */
 	__u16 pin_ports[EGRET_PIN_PORTS];
 	unsigned int npin_ports;
+	/* Host pinning's (plain HTTP, `pinning: http_ports:`): 80 unless
+	 * it says. */
+	__u16 http_ports[EGRET_PIN_PORTS];
+	unsigned int nhttp_ports;
 };
 
 /* One section: the defaults, or a repository's additions. */
@@ -71,6 +76,8 @@ struct policy_section {
 	bool pinning_set;		/* `pinning:` given */
 	__u16 pin_ports[EGRET_PIN_PORTS];
 	unsigned int npin_ports;	/* 0 with pinning_set: off */
+	__u16 http_ports[EGRET_PIN_PORTS];
+	unsigned int nhttp_ports;
 	bool loopback_set;		/* `loopback:` given */
 	bool loopback_any;
 	struct port_range loopback[EGRET_PORT_SLOTS];

@@ -318,60 +318,92 @@ static int parse_maps(struct parser *ps, yaml_node_t *node, struct policy *lists
 	return r ? -EINVAL : 0;
 }
 
-/* `pinning: false`, `pinning: true` (port 443), `pinning: {ports: [443, 8443]}`:
- * single ports, at most EGRET_PIN_PORTS. */
+/* One list of pinned ports (`pinning.KEY`): single ports, at most
+ * EGRET_PIN_PORTS, into @ports. */
+static int parse_pin_ports(struct parser *ps, yaml_node_t *v, const char *key,
+			   __u16 ports[EGRET_PIN_PORTS], unsigned int *nports)
+{
+	struct port_range pr[EGRET_PORT_SLOTS];
+	unsigned int n = 0;
+	bool any = false;
+
+	memset(ports, 0, EGRET_PIN_PORTS * sizeof(*ports));
+	*nports = 0;
+	/* `[]`: this kind of pinning off. */
+	if (v->type == YAML_SEQUENCE_NODE && v->data.sequence.items.start ==
+					     v->data.sequence.items.top)
+		return 0;
+	if (parse_ports(ps, v, pr, &n, &any) < 0)
+		return -EINVAL;
+	if (any || n > EGRET_PIN_PORTS) {
+		diag_add(ps->d, v, "pinning.%s: at most %d single ports", key,
+			 EGRET_PIN_PORTS);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		if (pr[i].lo != pr[i].hi || !pr[i].lo) {
+			diag_add(ps->d, v, "pinning.%s: single ports, not ranges", key);
+			return -EINVAL;
+		}
+		ports[(*nports)++] = pr[i].lo;
+	}
+	return 0;
+}
+
+/*
+ * `pinning: false`, `pinning: true` (TLS on 443, HTTP on 80), or
+ * `pinning: {ports: [443, 8443], http_ports: [80]}`: a key left out keeps
+ * its default, `[]` turns that kind off. A port is TLS's or HTTP's, not
+ * both.
+ */
 static int parse_pinning(struct parser *ps, yaml_node_t *node,
 			 struct policy_section *sec)
 {
-	static const char *const keys[] = { "ports" };
-	struct port_range pr[EGRET_PORT_SLOTS];
-	unsigned int n = 0;
+	static const char *const keys[] = { "ports", "http_ports" };
 	yaml_node_pair_t *p;
 	int on, r = 0;
-	bool any = false;
 
 	sec->pinning_set = true;
 	memset(sec->pin_ports, 0, sizeof(sec->pin_ports));
-	sec->npin_ports = 0;
+	memset(sec->http_ports, 0, sizeof(sec->http_ports));
+	sec->npin_ports = sec->nhttp_ports = 0;
 	if (yaml_scalar(node)) {
 		if (parse_bool(ps, node, &on) < 0)
 			return -EINVAL;
-		if (on)
+		if (on) {
 			sec->pin_ports[sec->npin_ports++] = POLICY_DEFAULT_PIN_PORT;
+			sec->http_ports[sec->nhttp_ports++] = POLICY_DEFAULT_HTTP_PIN_PORT;
+		}
 		return 0;
 	}
 	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "pinning: want false, true or {ports: [...]}");
+		diag_add(ps->d, node, "pinning: want false, true or {ports: [...], http_ports: [...]}");
 		return -EINVAL;
 	}
+	sec->pin_ports[sec->npin_ports++] = POLICY_DEFAULT_PIN_PORT;
+	sec->http_ports[sec->nhttp_ports++] = POLICY_DEFAULT_HTTP_PIN_PORT;
 	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
 		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
 
-		if (strcmp(key, "ports")) {
-			unknown_key(ps, k, key, keys, 1, "pinning");
-			r = -EINVAL;
-			continue;
-		}
-		if (parse_ports(ps, v, pr, &n, &any) < 0) {
-			r = -EINVAL;
-			continue;
-		}
-		if (any || n > EGRET_PIN_PORTS) {
-			diag_add(ps->d, v, "pinning.ports: at most %d single ports",
-				 EGRET_PIN_PORTS);
-			r = -EINVAL;
-			continue;
-		}
-		for (unsigned int i = 0; i < n; i++) {
-			if (pr[i].lo != pr[i].hi || !pr[i].lo) {
-				diag_add(ps->d, v, "pinning.ports: single ports, not ranges");
+		if (!strcmp(key, "ports")) {
+			if (parse_pin_ports(ps, v, key, sec->pin_ports, &sec->npin_ports) < 0)
 				r = -EINVAL;
-				break;
-			}
-			sec->pin_ports[sec->npin_ports++] = pr[i].lo;
+		} else if (!strcmp(key, "http_ports")) {
+			if (parse_pin_ports(ps, v, key, sec->http_ports, &sec->nhttp_ports) < 0)
+				r = -EINVAL;
+		} else {
+			unknown_key(ps, k, key, keys, 2, "pinning");
+			r = -EINVAL;
 		}
 	}
+	for (unsigned int i = 0; !r && i < sec->npin_ports; i++)
+		for (unsigned int j = 0; j < sec->nhttp_ports; j++)
+			if (sec->pin_ports[i] == sec->http_ports[j]) {
+				diag_add(ps->d, node, "pinning: port %u is in both ports (TLS) and http_ports",
+					 sec->pin_ports[i]);
+				r = -EINVAL;
+			}
 	return r ? -EINVAL : 0;
 }
 

@@ -220,7 +220,8 @@ void request_log_event(struct request_log *l, const struct egret_event *e,
 	/* Port 0 is no destination (and would read as a lookup request).
 	 * The backstop's UDP denials are the datagrams of sockets whose
 	 * connect() was let through unjudged: requests too. */
-	if (l && e->hook == EGRET_HOOK_TLS && e->reason == EGRET_REASON_SNI && name) {
+	if (l && ((e->hook == EGRET_HOOK_TLS && e->reason == EGRET_REASON_SNI) ||
+		  (e->hook == EGRET_HOOK_HTTP && e->reason == EGRET_REASON_HOST)) && name) {
 		/* A name the attempt asked for at an address another name
 		 * taught: the request is for that name. */
 		memcpy(comm, e->comm, 16);
