@@ -42,7 +42,12 @@
  * A TCP probe with PROBE_SNI=NAME in its environment sends a TLS ClientHello
  * naming NAME before PAYLOAD, in the same write; tcp-name to port 443 does
  * so with its NAME: egret pins TLS on 443 to the names whose answers held
- * the address (the sink logs tls=NAME and PAYLOAD as data=).
+ * the address (the sink logs tls=NAME and PAYLOAD as data=). Likewise
+ * PROBE_HTTP=NAME, and tcp-name to port 80, send PAYLOAD as the body of
+ * "POST / HTTP/1.1" with Host: NAME: egret pins plain HTTP on 80 (the sink
+ * logs http=NAME and PAYLOAD as data=). PROBE_HTTP may also map
+ * addresses to names, "ADDR=NAME,ADDR=NAME...": the name of the address
+ * probed, if listed (the suites export the test world's map).
  *
  * By name, through the C library's resolver (getaddrinfo), so the attempt's
  * DNS goes wherever /etc/resolv.conf says - and egret redirects it:
@@ -211,15 +216,28 @@ static void set_timeouts(int fd)
  * TLS on 443 to the names that taught an address, and refuses what is not
  * TLS there. The sink logs the name (tls=) and the payload after it.
  */
-static const char *tcp_bytes(const char *payload, const char *sni, size_t *len)
+static const char *tcp_bytes(const char *payload, const char *sni,
+			     const char *http, size_t *len)
 {
 	static unsigned char out[HELLO_MAX + 1024];
 	static unsigned char hs[HELLO_MAX];
 	struct hello_opts ho = { .records = 1, .pad = -1, .sni = sni };
 	struct buf b = { .p = out, .cap = sizeof(out) }, h = { .p = hs, .cap = sizeof(hs) };
+	int n;
 
 	payload = payload ? payload : "";
 	*len = strlen(payload);
+	if (http && *http) {
+		n = snprintf((char *)out, sizeof(out),
+			     "POST / HTTP/1.1\r\nHost: %s\r\nContent-Length: %zu\r\n\r\n%s",
+			     http, *len, payload);
+		if (n < 0 || (size_t)n >= sizeof(out)) {
+			fprintf(stderr, "probe: request for %s too long\n", http);
+			exit(2);
+		}
+		*len = (size_t)n;
+		return (const char *)out;
+	}
 	if (!sni || !*sni)
 		return payload;
 	build_client_hello(&h, &ho);
@@ -234,15 +252,53 @@ static const char *tcp_bytes(const char *payload, const char *sni, size_t *len)
 	return (const char *)out;
 }
 
-static int do_tcp(const struct target *t, const char *payload, int fastopen,
-		  const char *sni)
+static unsigned int target_port(const struct target *t)
 {
-	char buf[256];
+	return ntohs(t->family == AF_INET ? ((const struct sockaddr_in *)&t->ss)->sin_port :
+			 ((const struct sockaddr_in6 *)&t->ss)->sin6_port);
+}
+
+/*
+ * PROBE_HTTP's name for @addr (the address as given): the whole value,
+ * or in a map "ADDR=NAME,..." the entry for @addr, into @out; NULL if
+ * none applies.
+ */
+static const char *http_host_for(const char *addr, char *out, size_t outlen)
+{
+	const char *v = getenv("PROBE_HTTP"), *p, *eq, *end;
+	size_t alen = addr ? strlen(addr) : 0;
+
+	if (!v || !*v)
+		return NULL;
+	if (!strchr(v, '='))
+		return v;
+	for (p = v; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(end - p));
+		if (eq && (size_t)(eq - p) == alen && !memcmp(p, addr, alen) &&
+		    (size_t)(end - eq - 1) < outlen) {
+			memcpy(out, eq + 1, (size_t)(end - eq - 1));
+			out[end - eq - 1] = '\0';
+			return out;
+		}
+	}
+	return NULL;
+}
+
+static int do_tcp(const struct target *t, const char *payload, int fastopen,
+		  const char *sni, const char *http, const char *addr)
+{
+	char buf[256], host[256];
 	size_t len;
 	ssize_t n;
 	int fd, r;
 
-	payload = tcp_bytes(payload, sni ? sni : getenv("PROBE_SNI"), &len);
+	/* PROBE_HTTP applies to port 80 only (Host pinning's port). */
+	if (!http && target_port(t) == 80)
+		http = http_host_for(addr, host, sizeof(host));
+	payload = tcp_bytes(payload, sni ? sni : getenv("PROBE_SNI"), http, &len);
 
 	fd = socket(t->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -432,7 +488,8 @@ static int do_tcp_name(const char *name, const char *port, const char *payload,
 		return fail_gai(name, e);
 	format_sockaddr(&t.ss, where, sizeof(where));
 	fprintf(stderr, "probe: %s is %s\n", name, where);
-	return do_tcp(&t, payload, 0, !strcmp(port, "443") ? name : NULL);
+	return do_tcp(&t, payload, 0, !strcmp(port, "443") ? name : NULL,
+		      !strcmp(port, "80") ? name : NULL, NULL);
 }
 
 /* Expand the one "%d" in @fmt (no other conversion is honoured). */
@@ -777,9 +834,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "udp-probe") && argc == 4)
 		return do_udp_probe(&t);
 	if (!strcmp(mode, "tcp") && argc <= 5)
-		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0, NULL);
+		return do_tcp(&t, argc == 5 ? argv[4] : NULL, 0, NULL, NULL, argv[2]);
 	if (!strcmp(mode, "tcp-fastopen") && argc == 5)
-		return do_tcp(&t, argv[4], 1, NULL);
+		return do_tcp(&t, argv[4], 1, NULL, NULL, argv[2]);
 	if ((!strcmp(mode, "udp") || !strcmp(mode, "udp-connected") ||
 	     !strcmp(mode, "udp-connected-cmsg")) && argc == 5)
 		return do_udp(&t, mode, argv[4], NULL);

@@ -19,6 +19,12 @@
  *
  *   tcp 203.0.113.11:443 from 192.0.2.2 bytes=250 tls=registry.npmjs.org data=tok
  *
+ * Likewise one whose first bytes are a whole HTTP request head gets
+ * http=HOST (its Host), and data= is what followed the head (probe's
+ * PROBE_HTTP sends the token as the body):
+ *
+ *   tcp 203.0.113.10:80 from 192.0.2.2 bytes=80 http=github.com data=tok
+ *
  * On a TCP connection whose bytes read as HTTP/1 requests, each request
  * head is logged the moment it is whole, as a lenient server would act on
  * it (LF or CRLF line ends, any case, the first Host, a Content-Length
@@ -37,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,22 +133,6 @@ static int tls_first(const struct slot *s, char *name, char *data)
 	return 1;
 }
 
-static void log_line(const char *proto, const struct slot *s)
-{
-	char line[DATA_MAX + 512], name[EGRET_SNI_MAX + 3], data[DATA_MAX + 1];
-	int n;
-
-	if (tls_first(s, name, data))
-		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu tls=%s data=%s\n",
-			     proto, s->local, s->peer, s->total, name, data);
-	else
-		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu data=%s\n",
-			     proto, s->local, s->peer, s->total, s->data);
-
-	if (write(log_fd, line, (size_t)n) != n)
-		die("write log");
-}
-
 /* A copy of @n bytes of @p for a log line: [!-~] kept, others '.'. */
 static void printable(char *out, size_t cap, const unsigned char *p, size_t n)
 {
@@ -151,6 +142,61 @@ static void printable(char *out, size_t cap, const unsigned char *p, size_t n)
 		out[i] = p[i] > ' ' && p[i] <= '~' ? (char)p[i] : '.';
 	out[i] = '\0';
 }
+
+/* The first request's Host, when the connection's first bytes are one
+ * whole HTTP request head, into @host, and what followed it (its body,
+ * shown as data= is) into @data; false otherwise. */
+static bool http_first(const struct slot *s, char *host, size_t host_len, char *data)
+{
+	size_t have = s->total < RAW_MAX ? s->total : RAW_MAX, end = 0, i;
+	const unsigned char *p = s->raw;
+
+	if (!p || !have || p[0] < 'A' || p[0] > 'Z')
+		return false;
+	for (i = 0; i + 3 < have; i++)
+		if (!memcmp(p + i, "\r\n\r\n", 4)) {
+			end = i + 4;
+			break;
+		}
+	if (!end)
+		return false;
+	snprintf(host, host_len, "-");
+	for (i = 0; i < end; i++) {
+		size_t e = i, v;
+
+		while (e < end && p[e] != '\n')
+			e++;
+		if (e - i > 5 && !strncasecmp((const char *)p + i, "host:", 5)) {
+			for (v = i + 5; v < e && p[v] == ' '; v++)
+				;
+			printable(host, host_len, p + v, e > v && p[e - 1] == '\r' ? e - 1 - v : e - v);
+			break;
+		}
+		i = e;
+	}
+	printable(data, DATA_MAX + 1, p + end, have - end);
+	return true;
+}
+
+static void log_line(const char *proto, const struct slot *s)
+{
+	char line[DATA_MAX + 512], name[EGRET_SNI_MAX + 3], data[DATA_MAX + 1];
+	int n;
+
+	if (tls_first(s, name, data))
+		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu tls=%s data=%s\n",
+			     proto, s->local, s->peer, s->total, name, data);
+	else if (s->kind == K_TCP_CONN && http_first(s, name, sizeof(name), data))
+		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu http=%s data=%s\n",
+			     proto, s->local, s->peer, s->total, name, data);
+	else
+		n = snprintf(line, sizeof(line), "%s %s from %s bytes=%zu data=%s\n",
+			     proto, s->local, s->peer, s->total, s->data);
+
+	if (write(log_fd, line, (size_t)n) != n)
+		die("write log");
+}
+
 
 /* Each request head now whole in raw, logged as an "http" line. */
 static void http_heads(struct slot *s)

@@ -101,7 +101,7 @@ EOF
 	assert_eq ok "$(got name6)" "tcp-name github.com 443 (IPv6) $(said)"
 	assert_landed "$tok-name6" "[2001:db8:2::10]:443" "tcp-name github.com 443 (IPv6)"
 	assert_eq rc=28 "$(got curl)" "curl http://github.com:8080/ (28: timed out waiting for HTTP) $(said)"
-	awk -v t="$tok-curl" 'index($NF, t) { print $2 }' "$WORLD_LOG" |
+	awk -v t="$tok-curl" 'index($0, t) { print $2 }' "$WORLD_LOG" |
 		grep -qxE '203\.0\.113\.10:8080|\[2001:db8:2::10\]:8080' ||
 		fail "curl's request ($tok-curl) is not in the sink log at github.com:8080"
 	[ "$(world_dns_count github.com)" -gt "$n0" ] ||
@@ -397,6 +397,8 @@ t_dns_expiry() {
 	script=$(dns_script cmd.sh <<'EOF'
 n=$4
 echo "ttl: $(dig +time=3 +tries=1 +noall +answer short.test | awk '{ print $2 }')"
+# Port 80 is pinned to the name that taught the address: short.test here.
+export PROBE_HTTP=short.test
 echo "c1: $("$P" tcp 203.0.113.11 80 "$T-$n-c1")"
 sleep 3
 echo "c2: $("$P" tcp 203.0.113.11 80 "$T-$n-c2")"

@@ -73,7 +73,7 @@ jget() {
 assert_log_wellformed() {	# FILE ID
 	local bad
 	[ -s "$1" ] || fail "log $1 is empty or missing"
-	bad=$(grep -vnE '^\{"v":1,"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z","attempt":"'"$2"'","kind":"(connect|sendmsg|socket|sockopt|egress|dns)","verdict":"(deny|allow|would-deny|servfail)",.*\}$' "$1" | head -n 3)
+	bad=$(grep -vnE '^\{"v":1,"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z","attempt":"'"$2"'","kind":"(connect|sendmsg|socket|sockopt|egress|tls|http|dns)","verdict":"(deny|allow|would-deny|servfail)",.*\}$' "$1" | head -n 3)
 	[ -z "$bad" ] || fail "log lines not in schema v1 for attempt $2: $bad"
 	[ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] ||
 		fail "log $1 does not end with a newline: a line was cut"

@@ -54,7 +54,7 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_RINGS] = "egret_rings", [LOADER_REPEAT_OF] = "egret_repeat_of",
 	[LOADER_SLOTS] = "egret_slots", [LOADER_PINS] = "egret_pins",
 	[LOADER_PIN_SOCK] = "egret_pin_sock", [LOADER_PIN_SOCKS] = "egret_pin_socks",
-	[LOADER_TLS_COUNTS] = "egret_tls_counts",
+	[LOADER_TLS_COUNTS] = "egret_tls_counts", [LOADER_HTTP_SOCK] = "egret_http_sock",
 	[LOADER_EVENTS] = "egret_events", [LOADER_REPEATS] = "egret_repeats",
 };
 

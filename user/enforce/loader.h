@@ -63,6 +63,7 @@ enum loader_map {
 	LOADER_PIN_SOCK,		/* socket storage of pinned connections */
 	LOADER_PIN_SOCKS,		/* their sockhash, egret_tls attached */
 	LOADER_TLS_COUNTS,		/* slot -> TLS verdicts */
+	LOADER_HTTP_SOCK,		/* socket storage of HTTP-pinned connections */
 	LOADER_NSHARED,
 	/* The attempt's slot's: its own while it holds the slot. */
 	LOADER_EVENTS = LOADER_NSHARED,	/* the ring buffer */
