@@ -60,6 +60,8 @@ struct egret_http_sock {
 	__u8 have_isn;
 	__u8 named;		/* key.name holds this head's judged name */
 	__u8 pad;
+	__u32 ok_len;		/* ok_name's bytes; 0: none yet */
+	char ok_name[EGRET_HTTP_NAME_BUF];	/* the last host allowed here */
 	struct egret_repeat_key rkey;	/* http_decide()'s scratch */
 	__u8 win[HTTP_WINDOW];
 };
@@ -187,8 +189,29 @@ __noinline int http_parse(struct egret_http_sock *hs, __u32 c)
 	return egret_http_byte(&hs->h, c & 0xff, hs->key.name);
 }
 
-/* A name the reader found (hs->key.name, hs->h.name_len bytes): its
- * reason, allowed ones counted (and logged, --log-allowed) here. */
+/* Is the name just read the host this connection was last allowed? Both
+ * buffers are zero past their names. */
+static __always_inline int http_same_host(const struct egret_http_sock *hs)
+{
+	const __u64 *a = (const __u64 *)hs->key.name, *b = (const __u64 *)hs->ok_name;
+	int i;
+
+	if (!hs->ok_len || hs->ok_len != hs->key.len)
+		return 0;
+	for (i = 0; i < EGRET_HTTP_NAME_BUF / 8; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * A name the reader found (hs->key.name, hs->h.name_len bytes): its
+ * reason, allowed ones counted (and logged, --log-allowed) here. The host
+ * the connection was last allowed passes again without a lookup: a later
+ * request on a kept-alive connection is part of an established flow,
+ * which outlives its entry (docs/SECURITY.md, "Established flows"); any
+ * other host needs a live pair.
+ */
 __noinline int http_judge_name(struct egret_http_sock *hs)
 {
 	struct egret_allow *pair;
@@ -197,12 +220,16 @@ __noinline int http_judge_name(struct egret_http_sock *hs)
 		return EGRET_REASON_NOT_HTTP;
 	hs->key.len = hs->h.name_len;
 	hs->named = 1;
-	pair = bpf_map_lookup_elem(&egret_pins, &hs->key);
-	if (!pair)
-		return EGRET_REASON_HOST;
-	if (egret_allow_match(pair, hs->port, bpf_ktime_get_coarse_ns(), 0) !=
-	    EGRET_REASON_ALLOWED)
-		return EGRET_REASON_HOST;
+	if (!http_same_host(hs)) {
+		pair = bpf_map_lookup_elem(&egret_pins, &hs->key);
+		if (!pair)
+			return EGRET_REASON_HOST;
+		if (egret_allow_match(pair, hs->port, bpf_ktime_get_coarse_ns(), 0) !=
+		    EGRET_REASON_ALLOWED)
+			return EGRET_REASON_HOST;
+		__builtin_memcpy(hs->ok_name, hs->key.name, sizeof(hs->ok_name));
+		hs->ok_len = hs->key.len;
+	}
 	http_decide(hs, EGRET_REASON_ALLOWED);	/* counted, logged if asked */
 	return EGRET_REASON_ALLOWED;
 }
@@ -371,6 +398,7 @@ static __always_inline void http_connect(struct bpf_sock_ops *ctx)
 		return;
 	__builtin_memset(&hs->h, 0, sizeof(hs->h));
 	__builtin_memset(hs->key.name, 0, sizeof(hs->key.name));
+	hs->ok_len = 0;
 	pin_key_init(&hs->key, cfg, family, addr);
 	hs->key.len = 0;
 	hs->port = (__u16)port;

@@ -2008,6 +2008,19 @@ static void report(const char *key, int err)
 		printf("%s ok\n", key);
 }
 
+/* What the TCP side of "expiry" sends: TOKEN-WHAT, or on port 80 (Host
+ * pinning's) a request naming @name with it as the target, each a whole
+ * request so a kept-alive connection can carry the next. */
+static void expiry_tcp_msg(char *msg, size_t len, const char *name, const char *port,
+			   const char *token, const char *what)
+{
+	if (!strcmp(port, "80"))
+		snprintf(msg, len, "POST /%s-%s HTTP/1.1\r\nHost: %s\r\nContent-Length: 0\r\n\r\n",
+			 token, what, name);
+	else
+		snprintf(msg, len, "%s-%s", token, what);
+}
+
 static int do_expiry(const char *name, const char *port, const char *uport,
 		     const char *token, const char *wait)
 {
@@ -2044,7 +2057,7 @@ static int do_expiry(const char *name, const char *port, const char *uport,
 		report("connect", -r);
 		return 1;
 	}
-	snprintf(msg, sizeof(msg), "%s-a", token);
+	expiry_tcp_msg(msg, sizeof(msg), name, port, token, "a");
 	report("before-tcp", send(tfd, msg, strlen(msg), MSG_NOSIGNAL) < 0 ? errno : 0);
 	if (connect(ufd, (struct sockaddr *)&udpa, sizeof(udpa)) < 0) {
 		report("connect-udp", errno);
@@ -2056,7 +2069,7 @@ static int do_expiry(const char *name, const char *port, const char *uport,
 
 	sleep((unsigned int)atoi(wait));
 
-	snprintf(msg, sizeof(msg), "%s-b", token);
+	expiry_tcp_msg(msg, sizeof(msg), name, port, token, "b");
 	r = send(tfd, msg, strlen(msg), MSG_NOSIGNAL) < 0 ? -errno : 0;
 	if (!r)
 		r = stream_exchange(tfd, NULL, NULL, 0);
@@ -2075,7 +2088,7 @@ static int do_expiry(const char *name, const char *port, const char *uport,
 	if (nfd < 0)
 		return fail("socket", errno);
 	set_timeouts(nfd, TIMEOUT_S);
-	snprintf(msg, sizeof(msg), "%s-c", token);
+	expiry_tcp_msg(msg, sizeof(msg), name, port, token, "c");
 	r = connect_bounded(nfd, (struct sockaddr *)&tcpa, sizeof(tcpa), TIMEOUT_S);
 	if (!r)
 		r = stream_exchange(nfd, msg, NULL, 0);

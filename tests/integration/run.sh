@@ -34,11 +34,10 @@ EGRET=${EGRET:-}
 HELPERS=${HELPERS:-}
 P="$HELPERS/probe"
 # A probe to port 80 speaks HTTP naming the host its address belongs to in
-# the test world (tests/world/world.sh): egret pins plain HTTP on learned
-# addresses to the names that taught them (docs/SECURITY.md, "Host
-# pinning"). A test that learned an address under another name sets
-# PROBE_HTTP=NAME for that probe. COMMAND inherits it from egret run.
-export PROBE_HTTP="203.0.113.10=github.com,2001:db8:2::10=github.com,203.0.113.11=registry.npmjs.org,198.51.100.7=cdn.example.net,2001:db8:2::11=cdn.example.net,203.0.113.20=deb.debian.org,203.0.113.21=security.debian.org,203.0.113.22=archive.ubuntu.com,203.0.113.23=codeload.github.com,203.0.113.24=pypi.org,203.0.113.25=registry.evil.test,203.0.113.100=many.test,203.0.113.199=many.test"
+# the test world (WORLD_HTTP_HOSTS): egret pins plain HTTP on learned
+# addresses to the names that taught them. A test that learned an address
+# under another name sets PROBE_HTTP=NAME. COMMAND inherits it.
+export PROBE_HTTP="$WORLD_HTTP_HOSTS"
 ID_PREFIX="egt$$"		# every --id we pass starts with this
 PIN_ROOT=/sys/fs/bpf/egret
 STATE_ROOT=/run/egret

@@ -54,11 +54,14 @@ unserved() {
 # keeper's race (unit test test_keeper) made 12-50 % of them 125.
 # FAST_ATTEMPTS and FAST_ONLY_TRUE=1 (every COMMAND `true`): `make stress`.
 t_fault_fast_commands() {
-	local i want bad=0 b1 b2 n=${FAST_ATTEMPTS:-100} t0=$SECONDS
+	local i want bad=0 b1 b2 n=${FAST_ATTEMPTS:-100} t0=$SECONDS me=$BASHPID
 	egretd_start
-	(while :; do :; done) &
+	# Busy while this test lives: the runner's watchdog kills only the
+	# test's own shell, and two loops left spinning slowed every suite
+	# after them.
+	(while kill -0 "$me" 2>/dev/null; do :; done) &
 	b1=$!
-	(while :; do :; done) &
+	(while kill -0 "$me" 2>/dev/null; do :; done) &
 	b2=$!
 	for ((i = 0; i < n; i++)); do
 		if ((i % 2)) && [ -z "${FAST_ONLY_TRUE:-}" ]; then

@@ -398,3 +398,62 @@ EOF
 	[[ $ERR == *"HTTP to ${d[1]}.cdn.test at 203.0.113.11:80/tcp"* ]] ||
 		fail "the exit summary does not name ${d[1]}.cdn.test: $ERR"
 }
+
+# What stays open on port 80, as for TLS: a static address entry is by
+# address alone (any Host), `pin: false` on a host opens its addresses to
+# any Host and any bytes, `http_ports: []` and --no-pinning turn Host
+# pinning off; --audit logs a refusal as would-deny and lets it through.
+t_rt_http_pinning_exempt() {
+	local a1 a2 a3 a4 a5 dir policy log
+	a1=$(tk a) a2=$(tk a) a3=$(tk a) a4=$(tk a) a5=$(tk a)
+	dir=$(mktemp -d /tmp/egret-pinpol.XXXXXX)
+	log="$TDIR/http-audit.log"
+	cat >"$dir/unpinned.yaml" <<'EOF'
+hosts:
+  - {host: registry.npmjs.org, ports: [80], pin: false}
+EOF
+	cat >"$dir/off.yaml" <<'EOF'
+pinning: {http_ports: []}
+hosts: ["registry.npmjs.org:80"]
+EOF
+	steps in <<EOF
+static $H --http '$(req GET "/$a1" "Host: $a1.cdn.test")' 203.0.113.10 80 -
+EOF
+	run_in in --allow 203.0.113.10:80
+	expect_re static '^ok sent='
+	arrived_http "$a1" 203.0.113.10:80
+
+	steps unpinned <<EOF
+resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
+tenant $H --http '$(req GET "/$a2" "Host: $a2.cdn.test")' 203.0.113.11 80 -
+raw $P tcp 203.0.113.11 80 $a3
+EOF
+	run_in_policy unpinned "$dir/unpinned.yaml" --dns-upstream "$WORLD_DNS"
+	expect resolve 203.0.113.11
+	expect_re tenant '^ok sent='
+	arrived_http "$a2" 203.0.113.11:80
+	expect raw ok
+	arrived_http "$a3" 203.0.113.11:80
+
+	steps off <<EOF
+resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
+tenant $H --http '$(req GET "/$a4" "Host: $a4.cdn.test")' 203.0.113.11 80 -
+EOF
+	run_in_policy off "$dir/off.yaml" --dns-upstream "$WORLD_DNS"
+	rm -rf "$dir"
+	expect resolve 203.0.113.11
+	expect_re tenant '^ok sent='
+	arrived_http "$a4" 203.0.113.11:80
+
+	steps audit <<EOF
+resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
+tenant $H --http '$(req GET "/$a5" "Host: $a5.cdn.test")' 203.0.113.11 80 -
+EOF
+	run_in audit --allow registry.npmjs.org:80 --dns-upstream "$WORLD_DNS" --audit --log "$log"
+	expect resolve 203.0.113.11
+	expect_re tenant '^ok sent='
+	arrived_http "$a5" 203.0.113.11:80
+	grep -F "\"host\":\"$a5.cdn.test\"" "$log" |
+		grep -qF '"kind":"http","verdict":"would-deny","reason":"host-not-learned"' ||
+		fail "--audit: no would-deny of $a5.cdn.test in the log: $(grep -F '"http"' "$log" | head -n 3)"
+}

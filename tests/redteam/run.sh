@@ -268,6 +268,7 @@ TESTS=(
 	t_rt_terminal_injection
 	t_rt_sni_pinning t_rt_sni_pinning_v6 t_rt_sni_pinning_exempt
 	t_rt_sni_pinning_teardown t_rt_sni_pinning_static_pinned t_rt_http_pinning
+	t_rt_http_pinning_exempt
 	t_rt_legit_traffic
 )
 
@@ -330,6 +331,8 @@ main() {
 	case $EGRET in /*) ;; *) EGRET="$PWD/$EGRET" ;; esac
 	case $HELPERS in /*) ;; *) HELPERS="$PWD/$HELPERS" ;; esac
 	P="$HELPERS/probe" R="$HELPERS/redteam"
+	# Probes to port 80 speak HTTP naming their address's host (world.sh).
+	export PROBE_HTTP="$WORLD_HTTP_HOSTS"
 
 	CG2=$(cgroup2_mount)
 	problem=$(preflight_problem setpriv git tmux)

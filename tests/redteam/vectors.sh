@@ -1467,8 +1467,9 @@ EOF
 # With --dns-min-ttl 1 and a 1 s TTL, short.test's address expires 1 s after
 # COMMAND resolved it. Decided (docs/SECURITY.md, "Established flows"): a TCP
 # connection and a connected UDP socket made before expiry keep working -
-# whether or not a send carries a cmsg; a NEW connect, and a new
-# unconnected datagram, are refused.
+# whether or not a send carries a cmsg, and on port 80 a later request for
+# the host the connection was allowed; a NEW connect, and a new unconnected
+# datagram, are refused.
 t_rt_expired_entries() {
 	local t k
 	t=$(tk exp)
@@ -1479,7 +1480,11 @@ t_rt_expired_entries() {
 	assert_eq ok "$(k before-tcp)" "TCP before expiry $(said)"
 	assert_eq ok "$(k before-udp)" "connected UDP before expiry $(said)"
 	assert_eq ok "$(k established-tcp)" "the established TCP connection after expiry $(said)"
-	arrived_at "$t-a$t-b" 203.0.113.11:80
+	# Port 80 is Host-pinned: each TCP message is a request naming
+	# short.test, the second one after the name's entry expired (and was
+	# swept): the sink logged both heads as they came.
+	arrived "POST./$t-a.HTTP/1.1 host=short.test"
+	arrived "POST./$t-b.HTTP/1.1 host=short.test"
 	assert_eq ok "$(k connected-udp)" "the connected UDP socket after expiry $(said)"
 	arrived_at "$t-u2" 203.0.113.11:9999
 	assert_eq "$REFUSED" "$(k new-tcp)" "a new TCP connect after expiry $(said)"
@@ -1946,8 +1951,9 @@ EOF
 	run_in in --allow github.com:80,"$ECHO_PORT",9418 --dns-upstream "$WORLD_DNS"
 	check_control "$c"
 	expect_re curl '^rc=(28|52)$'
-	line=$(grep -F "data=GET./$t1.HTTP" "$WORLD_LOG" | head -n 1)
-	[[ $line == "tcp 203.0.113.10:80 "* || $line == "tcp [2001:db8:2::10]:80 "* ]] ||
+	line=$(grep -F "request=GET./$t1.HTTP" "$WORLD_LOG" | head -n 1)
+	[[ $line == "http 203.0.113.10:80 "*" host=github.com" ||
+		$line == "http [2001:db8:2::10]:80 "*" host=github.com" ]] ||
 		fail "curl's request never reached github.com:80 ($line)"
 	expect dig 203.0.113.10
 	expect dig-tcp 203.0.113.10

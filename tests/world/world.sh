@@ -66,6 +66,18 @@
 # DNS (tests/clients starts its own servers on them; no sink listens there).
 WORLD_EXTRA_HOSTS=${WORLD_EXTRA_HOSTS:-}
 
+# Each address's own name, for a probe that speaks HTTP to port 80: egret
+# pins plain HTTP on a learned address to the names that taught it
+# (docs/SECURITY.md, "Host pinning"); the suites export this as the
+# probe's PROBE_HTTP (tests/helpers/probe.c).
+WORLD_HTTP_HOSTS="203.0.113.10=github.com,2001:db8:2::10=github.com"
+WORLD_HTTP_HOSTS="$WORLD_HTTP_HOSTS,203.0.113.11=registry.npmjs.org"
+WORLD_HTTP_HOSTS="$WORLD_HTTP_HOSTS,198.51.100.7=cdn.example.net,2001:db8:2::11=cdn.example.net"
+WORLD_HTTP_HOSTS="$WORLD_HTTP_HOSTS,203.0.113.20=deb.debian.org,203.0.113.21=security.debian.org"
+WORLD_HTTP_HOSTS="$WORLD_HTTP_HOSTS,203.0.113.22=archive.ubuntu.com,203.0.113.23=codeload.github.com"
+WORLD_HTTP_HOSTS="$WORLD_HTTP_HOSTS,203.0.113.24=pypi.org,203.0.113.25=registry.evil.test"
+WORLD_HTTP_HOSTS="$WORLD_HTTP_HOSTS,203.0.113.100=many.test,203.0.113.199=many.test"
+
 WORLD_V4_ADDRS="203.0.113.10 203.0.113.11 198.51.100.7 203.0.113.100 203.0.113.199"
 WORLD_V4_ADDRS="$WORLD_V4_ADDRS 203.0.113.20 203.0.113.21 203.0.113.22 203.0.113.23"
 WORLD_V4_ADDRS="$WORLD_V4_ADDRS 203.0.113.24 203.0.113.25"
