@@ -365,7 +365,7 @@ h2-prior-knowledge $H --wait-ms 6000 --http 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n${d
 connect $H --wait-ms 6000 --http '$(req CONNECT "${d[14]}.cdn.test:443" "Host: ${d[14]}.cdn.test:443")' 203.0.113.11 80 -
 upgrade $H --wait-ms 6000 --http '$(req GET "/${d[15]}" "Host: registry.npmjs.org" "Upgrade: h2c" "Connection: Upgrade")' 203.0.113.11 80 -
 forwarded-host $H --wait-ms 6000 --http '$(req GET "/${d[16]}" "Host: registry.npmjs.org" "X-Forwarded-Host: ${d[16]}.cdn.test")' 203.0.113.11 80 -
-not-http $P tcp 203.0.113.11 80 ${d[17]}
+not-http PROBE_HTTP= $P tcp 203.0.113.11 80 ${d[17]}
 fastopen $H --fastopen --wait-ms 6000 --http '$(req GET "/${d[18]}" "Host: ${d[18]}.cdn.test")' 203.0.113.11 80 -
 oob $H --oob --wait-ms 6000 --http '$(req GET / "Host: registry.npmjs.org")' --data ${d[19]} 203.0.113.11 80 -
 mptcp $H --mptcp --wait-ms 6000 --http '$(req GET "/${d[20]}" "Host: ${d[20]}.cdn.test")' 203.0.113.11 80 -
@@ -426,7 +426,7 @@ EOF
 	steps unpinned <<EOF
 resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
 tenant $H --http '$(req GET "/$a2" "Host: $a2.cdn.test")' 203.0.113.11 80 -
-raw $P tcp 203.0.113.11 80 $a3
+raw PROBE_HTTP= $P tcp 203.0.113.11 80 $a3
 EOF
 	run_in_policy unpinned "$dir/unpinned.yaml" --dns-upstream "$WORLD_DNS"
 	expect resolve 203.0.113.11
