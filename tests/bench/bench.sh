@@ -135,10 +135,19 @@ snap() {
 # line for it, when CONN_EXTRA asks for ClientHellos (one attempt at a
 # time runs it here).
 CONN_EXTRA=()
+# Several sets may be loaded on the host (other builds, suites): the one
+# whose connect4 is attached to the attempt's cgroup @1 is the one.
 snap_tls() {
+	local cg=$1 id dir
 	[ ${#CONN_EXTRA[@]} -gt 0 ] || return 0
-	bpftool -j prog show name egret_tls | jq -r \
-		'"\(.id) sk_msg \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+	id=$(bpftool -j cgroup show "$cg" | jq -r '.[] | select(.name == "egret_connect4") | .id')
+	for dir in /sys/fs/bpf/egret-programs/*/; do
+		[ "$(bpftool -j prog show pinned "${dir}prog_egret_connect4" 2>/dev/null |
+			jq -r .id)" = "$id" ] || continue
+		bpftool -j prog show pinned "${dir}prog_egret_tls" | jq -r \
+			'"\(.id) sk_msg \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+		return 0
+	done
 }
 
 waitfile() {
@@ -201,11 +210,11 @@ attempt() {
 		cat "$d/fill" >&2; : >"$d/go1"; : >"$d/go2"; wait "$pid"; return 1
 	fi
 	snap "$cg" >"$d/s1"
-	snap_tls >>"$d/s1"
+	snap_tls "$cg" >>"$d/s1"
 	: >"$d/go1"
 	waitfile "$d/done"
 	snap "$cg" >"$d/s2"
-	snap_tls >>"$d/s2"
+	snap_tls "$cg" >>"$d/s2"
 	: >"$d/go2"
 	wait "$pid"
 	us=$(awk '{ print $2 }' "$d/out")
