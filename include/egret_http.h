@@ -17,7 +17,8 @@
  * else is refused (EGRET_REASON_NOT_HTTP), because a server that reads
  * the bytes differently could see another host or another request:
  *  - request line: METHOD SP TARGET SP HTTP/1.0 or HTTP/1.1, METHOD upper
- *    case letters (CONNECT refused: a tunnel), TARGET origin-form ("/..."),
+ *    case letters (CONNECT refused: a tunnel; only POST, PUT and PATCH may
+ *    carry a body: servers disagree on a GET's), TARGET origin-form ("/..."),
  *    absolute-form ("http://" or "https://" AUTHORITY ...: the authority,
  *    without userinfo or an IP literal, is judged too), or "*". HTTP/2's
  *    prior-knowledge preface ("PRI * HTTP/2.0") fails the version;
@@ -25,9 +26,10 @@
  *    CR; exactly one Host, whose name is judged; at most one
  *    Content-Length, digits only, below EGRET_HTTP_BODY_MAX;
  *    Transfer-Encoding (chunked bodies cannot be followed by count),
- *    Upgrade (the stream would turn into another protocol) and the
- *    headers front ends take the host from instead of Host (Forwarded,
- *    X-Forwarded-Host, X-Host, X-Original-Host) are refused;
+ *    Upgrade (the stream would turn into another protocol), Expect (a
+ *    server that answers early may not read the body it announced) and
+ *    the headers front ends take the host from instead of Host
+ *    (Forwarded, X-Forwarded-Host, X-Host, X-Original-Host) are refused;
  *  - lines end in LF or CRLF; empty lines before a request line are
  *    skipped (RFC 9112, 2.2); a head is at most EGRET_HTTP_HEAD_MAX bytes.
  * A name is judged as SNI pinning judges one (egret_tls.h): [A-Za-z0-9._-]
@@ -78,8 +80,14 @@ enum {
 	HTTP_F_HOST = 0,
 	HTTP_F_LENGTH,
 	HTTP_F_REFUSED,		/* the first refused field; the rest follow */
-	HTTP_FIELDS = 8,
+	HTTP_FIELDS = 9,
+	/* The methods told apart (a bit each in egret_http.fields while
+	 * the method is read): CONNECT is refused, and only these three
+	 * may carry a body. */
 	HTTP_W_CONNECT = HTTP_FIELDS,
+	HTTP_W_POST,
+	HTTP_W_PUT,
+	HTTP_W_PATCH,
 	HTTP_W_VERSION,
 	HTTP_W_HTTP,
 	HTTP_W_HTTPS,
@@ -88,10 +96,14 @@ enum {
 				 * power of two: a mask bounds the index */
 };
 
+#define HTTP_METHODS	((1U << HTTP_W_CONNECT) | (1U << HTTP_W_POST) | \
+			 (1U << HTTP_W_PUT) | (1U << HTTP_W_PATCH))
+
 static const char egret_http_words[16][HTTP_WORD_LEN] = {
-	"host", "content-length", "transfer-encoding", "upgrade",
+	"host", "content-length", "transfer-encoding", "upgrade", "expect",
 	"forwarded", "x-forwarded-host", "x-host", "x-original-host",
-	"connect", "HTTP/1.", "http://", "https://",
+	"connect", "post", "put", "patch",
+	"HTTP/1.", "http://", "https://",
 };
 
 /* Byte @pos of word @k (0 past its end). */
@@ -107,7 +119,7 @@ enum {
 	HTTP_HAVE_LENGTH = 1U << 2,
 	HTTP_HTTPS = 1U << 3,		/* the scheme may still be https */
 	HTTP_PLAIN = 1U << 4,		/* ... or http */
-	HTTP_CONNECT = 1U << 5,		/* the method may still be CONNECT */
+	HTTP_BODY_OK = 1U << 5,		/* POST, PUT or PATCH: a body may follow */
 };
 
 /* Results of egret_http_byte(). */
@@ -196,9 +208,26 @@ EGRET_INLINE void egret_http_field_byte(struct egret_http *h, __u32 c)
 		return;
 	}
 	c = egret_http_lower(c);
-	for (k = 0; k < HTTP_FIELDS; k++)
+	for (k = 0; k <= HTTP_W_PATCH; k++)
 		if ((h->fields & (1U << k)) && egret_http_word(k, pos) != c)
 			h->fields &= ~(1U << k);
+}
+
+/* The SP after the method: CONNECT is a tunnel, refused; POST, PUT and
+ * PATCH may carry a body. */
+EGRET_INLINE int egret_http_method_end(struct egret_http *h)
+{
+	__u32 pos = h->pos, k;
+
+	for (k = HTTP_W_CONNECT; k <= HTTP_W_PATCH; k++) {
+		if (!(h->fields & (1U << k)) || egret_http_word(k, pos) != 0)
+			continue;
+		if (k == HTTP_W_CONNECT)
+			return egret_http_refuse(h);
+		h->flags |= HTTP_BODY_OK;
+	}
+	h->state = HTTP_TARGET;
+	return EGRET_HTTP_MORE;
 }
 
 /* The ':' after a field name: which field, if any, the name is. */
@@ -243,8 +272,9 @@ EGRET_INLINE int egret_http_line_end(struct egret_http *h, const char *name)
 		return (h->flags & HTTP_AUTHORITY) ? egret_http_name_end(h, name) :
 						     EGRET_HTTP_MORE;
 	case HTTP_FIELD:
-		/* The empty line: the head is whole. */
-		if (h->hosts != 1)
+		/* The empty line: the head is whole. A body on a method that
+		 * takes none is one some servers read and some do not. */
+		if (h->hosts != 1 || (h->body && !(h->flags & HTTP_BODY_OK)))
 			return egret_http_refuse(h);
 		h->state = h->body ? HTTP_BODY : HTTP_REQUEST;
 		h->head = 0;
@@ -451,21 +481,16 @@ EGRET_INLINE int egret_http_byte(struct egret_http *h, __u32 c, char *name)
 	case HTTP_REQUEST:
 		h->state = HTTP_METHOD;
 		h->pos = 0;
-		h->flags = HTTP_CONNECT;
+		h->flags = 0;
+		h->fields = HTTP_METHODS;
 		h->body = 0;
 		/* fall through */
 	case HTTP_METHOD:
-		if (c == ' ' && h->pos) {
-			if ((h->flags & HTTP_CONNECT) && h->pos == 7)
-				return egret_http_refuse(h);	/* a tunnel */
-			h->state = HTTP_TARGET;
-			return EGRET_HTTP_MORE;
-		}
+		if (c == ' ' && h->pos)
+			return egret_http_method_end(h);
 		if (c < 'A' || c > 'Z' || h->pos >= 16)
 			return egret_http_refuse(h);
-		if (h->pos >= 7 || egret_http_word(HTTP_W_CONNECT, h->pos) !=
-				   egret_http_lower(c))
-			h->flags &= ~HTTP_CONNECT;
+		egret_http_field_byte(h, c);	/* the method candidates */
 		h->pos++;
 		return EGRET_HTTP_MORE;
 	case HTTP_FIELD:

@@ -330,11 +330,12 @@ arrived_http() {	# TOKEN DEST
 # that refuses it leave - split-host, byte-at-a-time: the token is only
 # in that line - and no server acts on an unfinished head.)
 t_rt_http_pinning() {
-	local c a1 a2 a3 a4 a5 a6 a7 d log i n ok1 ok2 bad
+	local c a1 a2 a3 a4 a5 a6 a7 d log i n ok1 ok2 bad hidden
 	c=$(tk ctl) a1=$(tk a) a2=$(tk a) a3=$(tk a) a4=$(tk a) a5=$(tk a) a6=$(tk a) a7=$(tk a)
-	for i in $(seq 1 22); do
+	for i in $(seq 1 24); do
 		d[i]=$(tk d)
 	done
+	hidden=$(req GET "/${d[23]}" "Host: ${d[23]}.cdn.test")
 	log="$TDIR/http.log"
 	ok1=$(req GET "/$a2" "Host: registry.npmjs.org")
 	ok2=$(req GET "/$a3" "Host: registry.npmjs.org")
@@ -371,6 +372,8 @@ oob $H --oob --wait-ms 6000 --http '$(req GET / "Host: registry.npmjs.org")' --d
 mptcp $H --mptcp --wait-ms 6000 --http '$(req GET "/${d[20]}" "Host: ${d[20]}.cdn.test")' 203.0.113.11 80 -
 early $H --early --wait-ms 6000 --http '$(req GET "/${d[21]}" "Host: ${d[21]}.cdn.test")' 203.0.113.11 80 -
 bare-cr $H --wait-ms 6000 --http 'GET /${d[22]} HTTP/1.1\r\nHost: registry.npmjs.org\rHost: ${d[22]}.cdn.test\r\n\r\n' 203.0.113.11 80 -
+get-body $H --wait-ms 6000 --http '$(req GET / "Host: registry.npmjs.org" "Content-Length: $(req_len "$hidden")")$hidden' 203.0.113.11 80 -
+expect $H --wait-ms 6000 --http '$(req POST "/${d[24]}" "Host: registry.npmjs.org" "Expect: 100-continue" "Content-Length: 5")hello' 203.0.113.11 80 -
 EOF
 	run_in in "${CONTROL_ALLOW[@]}" --allow registry.npmjs.org:80 --allow github.com:80 \
 		--dns-upstream "$WORLD_DNS" --log "$log"
@@ -385,7 +388,7 @@ EOF
 	done
 	for i in plain another-name keepalive pipelined empty-body body split-host \
 		byte-at-a-time absolute two-hosts no-host chunked h2-prior-knowledge \
-		connect upgrade forwarded-host fastopen oob mptcp early bare-cr; do
+		connect upgrade forwarded-host fastopen oob mptcp early bare-cr get-body expect; do
 		expect "$i" "err ETIMEDOUT"
 	done
 	expect not-http "err ETIMEDOUT"

@@ -147,6 +147,11 @@ static void streams(void **state)
 		     "GET / HTTP/1.1\r\nHost: b.test\r\n\r\n", 2, 2, "a.test", "b.test");
 	assert_names("PUT /a HTTP/1.1\r\nContent-Length:  007 \r\nHost: a.test\r\n\r\n1234567"
 		     "GET / HTTP/1.1\r\nHost: b.test\r\n\r\n", 2, 2, "a.test", "b.test");
+	assert_names("PATCH /a HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\n\r\nab"
+		     "GET / HTTP/1.1\r\nHost: b.test\r\n\r\n", 2, 2, "a.test", "b.test");
+	/* Any method may say Content-Length: 0; CONNECTX is no CONNECT. */
+	assert_names("GET / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0\r\n\r\n"
+		     "CONNECTX / HTTP/1.1\r\nHost: b.test\r\n\r\n", 2, 2, "a.test", "b.test");
 }
 
 /* Absolute-form: the authority is judged (RFC 9112 says a server uses it
@@ -215,6 +220,15 @@ static void refused(void **state)
 	assert_refused("GET / HTTP/1.1\r\nHost: a.test\r\nUpgrade: h2c\r\n\r\n");
 	assert_refused("GET / HTTP/1.1\r\nHost: a.test\r\nupgrade: websocket\r\n\r\n");
 	assert_refused("CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n");
+	/* A body only on POST, PUT and PATCH: servers disagree on whether a
+	 * GET's Content-Length frames a body (a "0.CL" desync), and a server
+	 * that answers an Expect early may not read the body it announced. */
+	assert_refused("GET / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 5\r\n\r\nhello");
+	assert_refused("HEAD / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1\r\n\r\nx");
+	assert_refused("POSTX / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1\r\n\r\nx");
+	assert_refused("POS / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1\r\n\r\nx");
+	assert_refused("POST / HTTP/1.1\r\nHost: a.test\r\nExpect: 100-continue\r\n"
+		       "Content-Length: 1\r\n\r\nx");
 	assert_refused("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 	/* Headers front ends take the host from. */
 	assert_refused("GET / HTTP/1.1\r\nHost: a.test\r\nX-Forwarded-Host: evil.test\r\n\r\n");
