@@ -235,9 +235,11 @@ EGRET_INLINE int egret_http_field_colon(struct egret_http *h)
 {
 	__u32 pos = h->pos, k, match = HTTP_FIELDS;
 
-	if (pos == 0 || pos >= HTTP_WORD_LEN)
+	if (pos == 0)
 		return egret_http_refuse(h);
-	for (k = 0; k < HTTP_FIELDS; k++)
+	/* A name longer than every word read is none of them (its
+	 * candidates were all dropped on the way). */
+	for (k = 0; pos < HTTP_WORD_LEN && k < HTTP_FIELDS; k++)
 		if ((h->fields & (1U << k)) && egret_http_word(k, pos) == 0)
 			match = k;
 	h->state = HTTP_FIELD_VALUE;

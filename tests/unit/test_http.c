@@ -126,6 +126,12 @@ static void clients(void **state)
 	assert_names("OPTIONS * HTTP/1.1\r\nHost: a.b\r\n\r\n", 1, 1, "a.b");
 	/* Empty lines before a request line are skipped (RFC 9112, 2.2). */
 	assert_names("\r\n\r\nGET / HTTP/1.1\r\nHost: a.b\r\n\r\n", 1, 1, "a.b");
+	/* Field names of any length (longer than every word the reader
+	 * compares), in any case; fields the reader does not judge. */
+	assert_names("GET / HTTP/1.1\r\nHost: a.b\r\n"
+		     "X-Amz-Server-Side-Encryption-Customer-Algorithm: AES256\r\n"
+		     "Access-Control-Request-Headers-And-Then-Some-More: x\r\n\r\n",
+		     1, 1, "a.b");
 	/* Field names in any case; fields the reader does not judge. */
 	assert_names("GET / HTTP/1.1\r\nhOsT: a.b\r\nX-Hostname: c.d\r\nHosts: e\r\n"
 		     "Content-Type: text/plain; charset=\"utf-8\"\r\nX-Empty:\r\n\r\n",
