@@ -369,8 +369,11 @@ EGRET_INLINE int egret_http_target_byte(struct egret_http *h, __u32 c, char *nam
 		if (c == ' ') {
 			h->state = HTTP_VERSION;
 			h->pos = 0;
-		} else if (c < 0x21 || c > 0x7e)
+		} else if (c < 0x21 || c == 0x7f) {
+			/* Visible bytes; raw UTF-8 too, which sloppy clients
+			 * send and servers take (a path routes no tenant). */
 			return egret_http_refuse(h);
+		}
 		return EGRET_HTTP_MORE;
 	case HTTP_TARGET_STAR:
 		if (c != ' ')

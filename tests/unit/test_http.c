@@ -124,6 +124,8 @@ static void clients(void **state)
 		     "Accept: */*\r\n\r\n", 1, 1, "mirror.test");
 	assert_names("HEAD /x HTTP/1.0\nhost:\tmirror.test \t\n\n", 1, 1, "mirror.test");
 	assert_names("OPTIONS * HTTP/1.1\r\nHost: a.b\r\n\r\n", 1, 1, "a.b");
+	/* A path in raw UTF-8 (not percent-encoded), as sloppy clients send. */
+	assert_names("GET /caf\xc3\xa9 HTTP/1.1\r\nHost: a.b\r\n\r\n", 1, 1, "a.b");
 	/* Empty lines before a request line are skipped (RFC 9112, 2.2). */
 	assert_names("\r\n\r\nGET / HTTP/1.1\r\nHost: a.b\r\n\r\n", 1, 1, "a.b");
 	/* Field names of any length (longer than every word the reader
