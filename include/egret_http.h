@@ -198,7 +198,8 @@ EGRET_INLINE int egret_http_name_end(struct egret_http *h, const char *name)
 	return EGRET_HTTP_NAME;
 }
 
-/* A field name's byte @c at h->pos: drop the candidates it rules out. */
+/* A byte @c at h->pos of a field name (or, while the method is read, of
+ * the method): drop the candidate words it rules out. */
 EGRET_INLINE void egret_http_field_byte(struct egret_http *h, __u32 c)
 {
 	__u32 pos = h->pos, k;
