@@ -35,6 +35,7 @@
 #include "lib/bind.h"
 #include "lib/pin.h"
 #include "lib/http.h"
+#include "lib/account.h"
 #include "lib/egress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -50,8 +51,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 SEC("cgroup/connect4")
 int egret_connect4(struct bpf_sock_addr *ctx)
 {
-	int lasting;
-	int verdict = sock4_connect_or_send(ctx, EGRET_HOOK_CONNECT, &lasting);
+	struct allow_hit hit;
+	int verdict = sock4_connect_or_send(ctx, EGRET_HOOK_CONNECT, &hit);
 	__u32 ip = ctx->user_ip4, port = ctx->user_port;
 	__u32 addr[4] = {};
 
@@ -61,7 +62,7 @@ int egret_connect4(struct bpf_sock_addr *ctx)
 	}
 	if (verdict != SYS_PROCEED || ctx->type == SOCK_STREAM)
 		return refuse_with_errno(verdict);
-	if (lasting) {
+	if (hit.lasting) {
 		conn_forget(ctx);
 		return verdict;
 	}
@@ -70,7 +71,7 @@ int egret_connect4(struct bpf_sock_addr *ctx)
 	barrier_var(ip);
 	barrier_var(port);
 	addr[0] = ip;
-	conn_remember(ctx, 4, addr, (__u16)port);
+	conn_remember(ctx, 4, addr, (__u16)port, hit.dest);
 	return verdict;
 }
 
@@ -78,8 +79,8 @@ SEC("cgroup/connect6")
 int egret_connect6(struct bpf_sock_addr *ctx)
 {
 	__u32 addr[4];
-	int lasting;
-	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT, &lasting);
+	struct allow_hit hit;
+	int verdict = sock6_connect_or_send(ctx, EGRET_HOOK_CONNECT, &hit);
 
 	if (verdict == SYS_UNJUDGED) {
 		conn_forget(ctx);
@@ -87,7 +88,7 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 	}
 	if (verdict != SYS_PROCEED || ctx->type == SOCK_STREAM)
 		return refuse_with_errno(verdict);
-	if (lasting) {
+	if (hit.lasting) {
 		conn_forget(ctx);
 		return verdict;
 	}
@@ -96,9 +97,9 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 	if (egret_is_v4mapped(addr)) {
 		__u32 v4[4] = { addr[3] };
 
-		conn_remember(ctx, 4, v4, (__u16)ctx->user_port);
+		conn_remember(ctx, 4, v4, (__u16)ctx->user_port, hit.dest);
 	} else {
-		conn_remember(ctx, 6, addr, (__u16)ctx->user_port);
+		conn_remember(ctx, 6, addr, (__u16)ctx->user_port, hit.dest);
 	}
 	return verdict;
 }
@@ -106,11 +107,12 @@ int egret_connect6(struct bpf_sock_addr *ctx)
 SEC("cgroup/sendmsg4")
 int egret_sendmsg4(struct bpf_sock_addr *ctx)
 {
-	int verdict, lasting;
+	struct allow_hit hit;
+	int verdict;
 
 	if (sock4_no_destination(ctx))
 		return refuse_with_errno(sock4_judge_peer(ctx));
-	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
+	verdict = sock4_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &hit);
 	if (attempt_cfg()->audit && verdict == SYS_PROCEED)
 		audit_remember4(ctx);
 	return refuse_with_errno(verdict);
@@ -122,15 +124,16 @@ SEC("cgroup/sendmsg6")
 int egret_sendmsg6(struct bpf_sock_addr *ctx)
 {
 	__u32 addr[4];
-	int verdict, lasting;
+	struct allow_hit hit;
+	int verdict;
 
 	if (ctx->user_family == AF_UNSPEC)
 		return refuse_with_errno(sock6_judge_peer(ctx));
-	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &lasting);
+	verdict = sock6_connect_or_send(ctx, EGRET_HOOK_SENDMSG, &hit);
 	if (attempt_cfg()->audit && verdict == SYS_PROCEED) {
 		/* As audit_remember4 (v4-mapped sends take the IPv4 path). */
 		ctx_ip6(ctx, addr);
-		conn_remember(ctx, 6, addr, (__u16)ctx->user_port);
+		conn_remember(ctx, 6, addr, (__u16)ctx->user_port, 0);
 	}
 	return refuse_with_errno(verdict);
 }

@@ -78,7 +78,10 @@ enum {
 struct egret_allow {
 	struct egret_port_rule rules[EGRET_PORT_SLOTS];
 	__u32 flags;		/* EGRET_ALLOW_* */
-	__u32 reserved;
+	/* The destination (egret_dest_counts) its bytes are counted
+	 * against: the learned name or static rule that last wrote the
+	 * entry; 0 only in entries of no destination (never written now). */
+	__u32 dest;
 };
 
 struct egret_key4 {
@@ -125,6 +128,7 @@ struct egret_conn {
 	__u16 port_be;		/* network order */
 	__u8 family;		/* 4 or 6 (the wire family) */
 	__u8 valid;
+	__u32 dest;		/* egret_allow.dest of the entry that allowed it */
 };
 
 /* egret_names: which name's DNS answer taught an address (for status and
@@ -160,6 +164,8 @@ enum egret_reason {
 	EGRET_REASON_QUIC,		/* pinned: UDP to a pinned port (QUIC) */
 	EGRET_REASON_HOST,		/* pinned HTTP: the request's host did not teach the address */
 	EGRET_REASON_NOT_HTTP,		/* pinned HTTP: a request egret cannot judge */
+	EGRET_REASON_BUDGET,		/* the destination's upload budget is spent */
+	EGRET_REASON_UNCOUNTED,		/* no accounting state: nothing is sent uncounted */
 	EGRET_REASON_MAX,
 };
 
@@ -308,6 +314,33 @@ struct egret_unix_key {
 
 #define EGRET_UNIX_ALLOW_MAX	64	/* per attempt */
 
+/*
+ * Bytes per destination (bpf/lib/account.h, docs/BUDGETS.md). A
+ * destination is a name the attempt learned through egret's proxy, or a
+ * static rule (its spec text); egret gives each an id per attempt (1..)
+ * and writes its entry here before any allow entry carries the id, so
+ * the programs always find it. The name is in the value for bpftool and
+ * for an egretd that re-adopts the attempt.
+ */
+#define EGRET_DEST_NAME_MAX	255
+#define EGRET_DESTS_DEFAULT	4096	/* per attempt: --max-destinations */
+
+struct egret_dest_key {
+	__u64 attempt;
+	__u32 dest;
+	__u32 zero;		/* padding, always 0 */
+};
+
+struct egret_dest_count {
+	__u64 sent;		/* transport payload sent; a retransmission once */
+	__u64 received;		/* TCP payload received */
+	__u64 conns;		/* TCP connections opened */
+	__u64 budget;		/* bytes it may be sent; 0: no budget */
+	__u32 over;		/* a send was refused: later connects are too */
+	__u32 zero;
+	char name[EGRET_DEST_NAME_MAX + 1];	/* NUL-terminated */
+};
+
 /* Address classes that are denied unless named explicitly. */
 enum egret_addr_class {
 	EGRET_ADDR_NORMAL = 0,
@@ -338,6 +371,7 @@ enum egret_addr_class {
 #define EGRET_SHARED_CIDRS		(1U << 16)
 #define EGRET_SHARED_HOSTS		(1U << 16)
 #define EGRET_SHARED_UNIX		(1U << 12)
+#define EGRET_SHARED_DESTS		(1U << 17)
 /* Each attempt takes a slot: a ring buffer and repeat counts, made once
  * and reused by the attempts after it (registering a new one costs the
  * kernel an RCU grace period, ~10 ms here). Slot 0 is never handed out. */
@@ -360,7 +394,9 @@ _Static_assert(sizeof(struct egret_attempt) == 56, "egret_attempt layout");
 _Static_assert(sizeof(struct egret_pin_key) == 288, "egret_pin_key layout");
 _Static_assert(sizeof(struct egret_tls_event) == 328, "egret_tls_event layout");
 _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
-_Static_assert(sizeof(struct egret_conn) == 20, "egret_conn layout");
+_Static_assert(sizeof(struct egret_conn) == 24, "egret_conn layout");
+_Static_assert(sizeof(struct egret_dest_key) == 16, "egret_dest_key layout");
+_Static_assert(sizeof(struct egret_dest_count) == 296, "egret_dest_count layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
 _Static_assert(sizeof(struct egret_name_key) == 32, "egret_name_key layout");
 _Static_assert(sizeof(struct egret_repeat_key) == 32, "egret_repeat_key layout");

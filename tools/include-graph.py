@@ -20,7 +20,7 @@ LAYERS = {
     'dns': ['lib', 'policy', 'enforce'],
     'enforce': ['lib', 'policy'],
     'requests': ['lib', 'policy', 'dns'],
-    'observe': ['lib', 'policy', 'dns', 'requests'],
+    'observe': ['lib', 'policy', 'dns', 'enforce', 'requests'],
     'attempt': ['lib', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe'],
     'daemon': ['lib', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
                'attempt'],

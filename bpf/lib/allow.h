@@ -55,16 +55,23 @@ struct {
 	__type(value, struct egret_allow);
 } egret_cidr6 SEC(".maps");
 
+/* What allowed a destination: whether by a rule that never expires, and
+ * the entry's destination (its bytes' account, lib/account.h). */
+struct allow_hit {
+	int lasting;
+	__u32 dest;
+};
+
 /*
  * Judge against one family's exact map and trie: allowed if either entry
  * has a live rule for @port; otherwise the reason that tells the most.
- * *@lasting: allowed by a rule that never expires. The coarse clock (one
+ * @hit: what allowed it. The coarse clock (one
  * tick of staleness) is a fraction of the fine one's cost here, and
  * lifetimes are seconds; user space writes deadlines on CLOCK_MONOTONIC.
  */
 static __always_inline enum egret_reason
 allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
-	    __u32 port, int special, __u64 now, int *lasting)
+	    __u32 port, int special, __u64 now, struct allow_hit *hit)
 {
 	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
 	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
@@ -74,7 +81,8 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 	if (allow) {
 		exact = egret_allow_match(allow, port, now, special);
 		if (exact == EGRET_REASON_ALLOWED) {
-			*lasting = egret_allow_lasting(allow, port);
+			hit->lasting = egret_allow_lasting(allow, port);
+			hit->dest = allow->dest;
 			return exact;
 		}
 	}
@@ -82,7 +90,8 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 	if (allow) {
 		cidr = egret_allow_match(allow, port, now, special);
 		if (cidr == EGRET_REASON_ALLOWED) {
-			*lasting = egret_allow_lasting(allow, port);
+			hit->lasting = egret_allow_lasting(allow, port);
+			hit->dest = allow->dest;
 			return cidr;
 		}
 	}
@@ -96,7 +105,7 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 /* At @now (CLOCK_MONOTONIC): for programs that may not read the coarse
  * clock (cgroup/setsockopt). */
 static __always_inline enum egret_reason
-allow4_judge_at(__u32 addr, __u32 port, __u64 now, int *lasting)
+allow4_judge_at(__u32 addr, __u32 port, __u64 now, struct allow_hit *hit)
 {
 	__u64 attempt = attempt_key();
 	struct egret_lpm_key4 lpm_key = {
@@ -106,49 +115,49 @@ allow4_judge_at(__u32 addr, __u32 port, __u64 now, int *lasting)
 
 	egret_lpm_attempt(lpm_key.attempt, attempt);
 	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
-			   host4_special(addr), now, lasting);
+			   host4_special(addr), now, hit);
 }
 
 static __always_inline enum egret_reason
-allow6_judge_at(const __u32 addr[4], __u32 port, __u64 now, int *lasting)
+allow6_judge_at(const __u32 addr[4], __u32 port, __u64 now, struct allow_hit *hit)
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 	struct egret_key6 key = {};
 
 	if (egret_is_v4mapped(addr))
-		return allow4_judge_at(addr[3], port, now, lasting);
+		return allow4_judge_at(addr[3], port, now, hit);
 	key.attempt = attempt_key();
 	egret_lpm_attempt(lpm_key.attempt, key.attempt);
 	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
 	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
 	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,
-			   host6_special(addr), now, lasting);
+			   host6_special(addr), now, hit);
 }
 
 static __always_inline enum egret_reason
-allow4_judge(__u32 addr, __u32 port, int *lasting)
+allow4_judge(__u32 addr, __u32 port, struct allow_hit *hit)
 {
-	return allow4_judge_at(addr, port, bpf_ktime_get_coarse_ns(), lasting);
+	return allow4_judge_at(addr, port, bpf_ktime_get_coarse_ns(), hit);
 }
 
 static __always_inline enum egret_reason
-allow6_judge(const __u32 addr[4], __u32 port, int *lasting)
+allow6_judge(const __u32 addr[4], __u32 port, struct allow_hit *hit)
 {
-	return allow6_judge_at(addr, port, bpf_ktime_get_coarse_ns(), lasting);
+	return allow6_judge_at(addr, port, bpf_ktime_get_coarse_ns(), hit);
 }
 
 static __always_inline int allow4_port(__u32 addr, __u32 port)
 {
-	int lasting;
+	struct allow_hit hit = {};
 
-	return allow4_judge(addr, port, &lasting) == EGRET_REASON_ALLOWED;
+	return allow4_judge(addr, port, &hit) == EGRET_REASON_ALLOWED;
 }
 
 static __always_inline int allow6_port(const __u32 addr[4], __u32 port)
 {
-	int lasting;
+	struct allow_hit hit = {};
 
-	return allow6_judge(addr, port, &lasting) == EGRET_REASON_ALLOWED;
+	return allow6_judge(addr, port, &hit) == EGRET_REASON_ALLOWED;
 }
 
 #endif /* EGRET_BPF_ALLOW_H */

@@ -31,7 +31,7 @@ struct {
 /* An allowed connect (or, in audit mode, send): remember the destination
  * on the socket. */
 static __always_inline void conn_remember(struct bpf_sock_addr *ctx, int family,
-					  const __u32 addr[4], __u16 port_be)
+					  const __u32 addr[4], __u16 port_be, __u32 dest)
 {
 	struct bpf_sock *sk = ctx->sk;
 	struct egret_conn *c;
@@ -47,6 +47,7 @@ static __always_inline void conn_remember(struct bpf_sock_addr *ctx, int family,
 	c->addr[3] = addr[3];
 	c->port_be = port_be;
 	c->family = (__u8)family;
+	c->dest = dest;
 	c->valid = 1;
 }
 
@@ -65,9 +66,11 @@ static __always_inline void conn_forget(struct bpf_sock_addr *ctx)
 		c->valid = 0;
 }
 
-/* Was @sk's connect() allowed to exactly this destination? */
+/* Was @sk's connect() allowed to exactly this destination? Its allow
+ * entry's destination in *@dest (NULL: not asked). */
 static __always_inline int conn_remembered(struct bpf_sock *sk, int family,
-					   const __u32 dst[4], __u16 dport_be)
+					   const __u32 dst[4], __u16 dport_be,
+					   __u32 *dest)
 {
 	struct egret_conn *c;
 
@@ -76,6 +79,8 @@ static __always_inline int conn_remembered(struct bpf_sock *sk, int family,
 	c = bpf_sk_storage_get(&egret_conn, sk, 0, 0);
 	if (!c || !c->valid || c->family != family || c->port_be != dport_be)
 		return 0;
+	if (dest)
+		*dest = c->dest;
 	if (family == 4)
 		return c->addr[0] == dst[0];
 	return c->addr[0] == dst[0] && c->addr[1] == dst[1] &&
@@ -84,13 +89,13 @@ static __always_inline int conn_remembered(struct bpf_sock *sk, int family,
 
 /* The same for the socket a packet leaves (the egress backstop). */
 static __always_inline int conn_matches(struct __sk_buff *skb, int family,
-					const __u32 dst[4], __u16 dport_be)
+					const __u32 dst[4], __u16 dport_be, __u32 *dest)
 {
 	struct bpf_sock *sk = skb->sk;
 
 	if (!sk)
 		return 0;
-	return conn_remembered(bpf_sk_fullsock(sk), family, dst, dport_be);
+	return conn_remembered(bpf_sk_fullsock(sk), family, dst, dport_be, dest);
 }
 
 #endif /* EGRET_BPF_CONN_H */

@@ -47,6 +47,7 @@
 #include "lib/conn.h"
 #include "lib/pin.h"
 #include "lib/http.h"
+#include "lib/account.h"
 
 #define IPV6_EXT_MAX	6	/* extension headers walked before giving up */
 
@@ -93,26 +94,36 @@ static __always_inline int egress_deny(int family, const __u32 dst[4],
 
 #define TCP_FLAGS_OFF	13	/* in the TCP header */
 #define TCP_SYN_		0x02
+#define TCP_ACK_		0x10
+#define UDP_HDR_LEN		8
 
-/* The L4 ports at @off, and for TCP whether the segment carries SYN: 0,
- * or -1 when the packet ends before them. Callers skip this for a later
- * fragment, which carries no ports. */
+/* The transport header at @off into @p (lib/account.h): 0, or -1 when
+ * the packet ends before it. Callers skip this for a later fragment,
+ * which carries no ports. */
 static __always_inline int load_l4(struct __sk_buff *skb, __u32 off, __u8 proto,
-				   __u16 *sport_be, __u16 *dport_be, int *syn)
+				   struct acct_packet *p)
 {
 	__u8 hdr[TCP_FLAGS_OFF + 1];
 	__u16 ports[2];
+	__u32 seq;
 
 	if (proto == IPPROTO_TCP_) {
 		if (bpf_skb_load_bytes(skb, off, hdr, sizeof(hdr)) < 0)
 			return -1;
 		__builtin_memcpy(ports, hdr, sizeof(ports));
-		*syn = hdr[TCP_FLAGS_OFF] & TCP_SYN_;
-	} else if (bpf_skb_load_bytes(skb, off, ports, sizeof(ports)) < 0) {
-		return -1;
+		__builtin_memcpy(&seq, hdr + 4, sizeof(seq));
+		p->syn = !!(hdr[TCP_FLAGS_OFF] & TCP_SYN_);
+		p->ack = !!(hdr[TCP_FLAGS_OFF] & TCP_ACK_);
+		p->seq = bpf_ntohl(seq);
+		p->hdr_len = (__u32)(hdr[12] >> 4) * 4;
+	} else {
+		if (bpf_skb_load_bytes(skb, off, ports, sizeof(ports)) < 0)
+			return -1;
+		p->hdr_len = UDP_HDR_LEN;
 	}
-	*sport_be = ports[0];
-	*dport_be = ports[1];
+	p->sport_be = ports[0];
+	p->dport_be = ports[1];
+	p->payload = skb->len > off + p->hdr_len ? skb->len - off - p->hdr_len : 0;
 	return 0;
 }
 
@@ -150,70 +161,158 @@ static __always_inline int egress_pinned(struct __sk_buff *skb, __u32 l4off,
 	return SKB_PASS;
 }
 
+/*
+ * A packet the maps allow, to @dest: a TCP SYN opens its connection's
+ * account, a datagram is counted (lib/account.h). A later fragment (no
+ * transport header read) was counted with its first. In audit mode a
+ * datagram remembered without a destination (let through unjudged) is
+ * not counted.
+ */
+static __always_inline int egress_count(struct __sk_buff *skb, struct acct_packet *p,
+					__u32 dest)
+{
+	if (!p->hdr_len || (!dest && attempt_cfg()->audit))
+		return SKB_PASS;
+	p->dest = dest;
+	return acct_verdict(skb, p, acct_open(skb, p));
+}
+
+/* As egress6_dest(), for IPv4: @src is the packet's source address. */
+__noinline int egress4_dest(struct __sk_buff *skb, struct acct_packet *p, __u32 src)
+{
+	struct allow_hit hit = {};
+	enum egret_reason reason;
+	__u32 dst[4] = {}, dest = 0;
+	__u16 dport;
+	__u8 proto;
+
+	if (!skb || !p)
+		return SKB_DROP;
+	dst[0] = p->dst[0];
+	dport = (__u16)p->dport_be;
+	proto = (__u8)p->proto;
+	if (!(host4_flags(src) & EGRET_HOST_LOCAL))
+		return egress_refuse(4, dst, 0, proto, EGRET_REASON_SOURCE);
+
+	/* egret's DNS proxy first: a socket connected to a resolver was
+	 * redirected there, and its datagrams are egret's to answer. */
+	if (dport && dns_is_proxy4(dst[0], dport))
+		return SKB_PASS;
+	if (dport && proto == IPPROTO_UDP_ && conn_matches(skb, 4, dst, dport, &dest))
+		return egress_count(skb, p, dest);
+	reason = allow4_judge(dst[0], dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &hit);
+	if (dport && proto == IPPROTO_UDP_)
+		reason = pin_quic4(reason, dst[0], bpf_ntohs(dport));
+	if (reason == EGRET_REASON_ALLOWED)
+		return egress_count(skb, p, hit.dest);
+	if (p->sport_be && proto == IPPROTO_TCP_ &&
+	    egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
+	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
+	    allow4_port(src, bpf_ntohs(p->sport_be)))
+		return SKB_PASS;
+	/* Why the destination is refused (a connected UDP socket's
+	 * datagrams are judged here first). */
+	return egress_refuse(4, dst, dport, proto, reason);
+}
+
 __noinline int egress4(struct __sk_buff *skb)
 {
+	struct acct_packet ap = { .family = 4, .syn = 1 };
 	struct iphdr iph;
-	__u16 sport = 0, dport = 0;
-	__u32 dst[4] = {}, src;
-	enum egret_reason reason;
-	int pin, lasting, syn = 1;
+	__u32 dst[4] = {};
+	int pin;
 
 	if (bpf_skb_load_bytes(skb, 0, &iph, sizeof(iph)) < 0)
 		return egress_deny(4, NULL, 0, 0);
 	dst[0] = iph.daddr;
-	src = iph.saddr;
+	ap.dst[0] = iph.daddr;
+	ap.proto = iph.protocol;
 	/* Options (source routes and the like), other protocols: refused. */
 	if (iph.ihl != 5 ||
 	    (iph.protocol != IPPROTO_TCP_ && iph.protocol != IPPROTO_UDP_))
 		return egress_deny(4, dst, 0, iph.protocol);
 	/* A later fragment has no ports: judge it by its first's address. */
 	if (!(iph.frag_off & bpf_htons(0x1fff))) {
-		if (load_l4(skb, sizeof(iph), iph.protocol, &sport, &dport, &syn) < 0)
+		if (load_l4(skb, sizeof(iph), iph.protocol, &ap) < 0)
 			return egress_deny(4, dst, 0, iph.protocol);
 		if (iph.protocol == IPPROTO_TCP_) {
-			pin = egress_pinned(skb, sizeof(iph), syn, 4, dst, dport);
+			pin = egress_pinned(skb, sizeof(iph), ap.syn, 4, dst,
+					    (__u16)ap.dport_be);
 			if (pin != SKB_PASS)
 				return pin;
 		}
-		if (iph.protocol == IPPROTO_TCP_ && !syn)
-			return SKB_PASS;	/* an established connection */
+		/* An established connection: only counted. */
+		if (iph.protocol == IPPROTO_TCP_ && !ap.syn)
+			return acct_verdict(skb, &ap, acct_segment(skb, &ap));
 	}
-	if (!(host4_flags(src) & EGRET_HOST_LOCAL))
-		return egress_refuse(4, dst, 0, iph.protocol, EGRET_REASON_SOURCE);
+	return egress4_dest(skb, &ap, iph.saddr);
+}
 
-	if (dport && iph.protocol == IPPROTO_UDP_ && conn_matches(skb, 4, dst, dport))
+/* allow6_judge(), its keys in a frame of their own. */
+__noinline int egress_allow6(const struct egress_addr *dst, __u32 port,
+			     struct allow_hit *hit)
+{
+	if (!dst || !hit)
+		return EGRET_REASON_NO_ENTRY;
+	return allow6_judge(dst->a, port, hit);
+}
+
+/*
+ * The rest of an IPv6 packet's judgement, once its headers are read (@p)
+ * and it is not a later segment of a connection: its source, then its
+ * destination. Global, so egress6's frame - on the call chain down to
+ * Host pinning's - holds none of the lookups' keys.
+ */
+__noinline int egress6_dest(struct __sk_buff *skb, struct acct_packet *p,
+			    const struct egress_addr *src)
+{
+	struct allow_hit hit = {};
+	enum egret_reason reason;
+	const __u32 *dst;
+	__u32 dest = 0;
+	__u16 dport;
+	__u8 next;
+
+	if (!skb || !p || !src)
+		return SKB_DROP;
+	dst = p->dst;
+	dport = (__u16)p->dport_be;
+	next = (__u8)p->proto;
+	if (!(host6_flags(src->a) & EGRET_HOST_LOCAL))
+		return egress_refuse(6, dst, 0, next, EGRET_REASON_SOURCE);
+
+	/* egret's DNS proxy first: a socket connected to a resolver was
+	 * redirected there, and its datagrams are egret's to answer. */
+	if (dport && dns_is_proxy6(dst, dport))
 		return SKB_PASS;
-	if (dport && dns_is_proxy4(dst[0], dport))
-		return SKB_PASS;
-	reason = allow4_judge(dst[0], dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
-	if (dport && iph.protocol == IPPROTO_UDP_)
-		reason = pin_quic4(reason, dst[0], bpf_ntohs(dport));
+	if (dport && next == NEXTHDR_UDP && conn_matches(skb, 6, dst, dport, &dest))
+		return egress_count(skb, p, dest);
+	reason = egress_allow6((const struct egress_addr *)dst,
+			       dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &hit);
+	if (dport && next == NEXTHDR_UDP)
+		reason = pin_quic6(reason, dst, bpf_ntohs(dport));
 	if (reason == EGRET_REASON_ALLOWED)
+		return egress_count(skb, p, hit.dest);
+	if (p->sport_be && next == NEXTHDR_TCP &&
+	    egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
+	    egret_classify6(src->a) == EGRET_ADDR_LOOPBACK &&
+	    allow6_port(src->a, bpf_ntohs(p->sport_be)))
 		return SKB_PASS;
-	if (sport && iph.protocol == IPPROTO_TCP_ &&
-	    egret_classify4(dst[0]) == EGRET_ADDR_LOOPBACK &&
-	    egret_classify4(src) == EGRET_ADDR_LOOPBACK &&
-	    allow4_port(src, bpf_ntohs(sport)))
-		return SKB_PASS;
-	/* Why the destination is refused (a connected UDP socket's
-	 * datagrams are judged here first). */
-	return egress_refuse(4, dst, dport, iph.protocol, reason);
+	return egress_refuse(6, dst, dport, next, reason);
 }
 
 __noinline int egress6(struct __sk_buff *skb)
 {
 	struct ipv6hdr ip6;
-	__u16 sport = 0, dport = 0;
-	__u32 dst[4], src[4], off = sizeof(ip6);
-	enum egret_reason reason;
-	int pin, lasting, syn = 1;
+	struct acct_packet ap = { .family = 6, .syn = 1 };
+	__u32 off = sizeof(ip6);
+	int pin;
 	__u8 next;
 	int i, first = 1;
 
 	if (bpf_skb_load_bytes(skb, 0, &ip6, sizeof(ip6)) < 0)
 		return egress_deny(6, NULL, 0, 0);
-	__builtin_memcpy(dst, &ip6.daddr, sizeof(dst));
-	__builtin_memcpy(src, &ip6.saddr, sizeof(src));
+	__builtin_memcpy(ap.dst, &ip6.daddr, sizeof(ap.dst));
 	next = ip6.nexthdr;
 	/* Walk the extension headers: a routing header is refused, others
 	 * (hop-by-hop, destination options, fragment) are stepped over. */
@@ -224,9 +323,9 @@ __noinline int egress6(struct __sk_buff *skb)
 			break;
 		if (next != NEXTHDR_HOP && next != NEXTHDR_DEST &&
 		    next != NEXTHDR_FRAGMENT)	/* routing, or anything unknown */
-			return egress_deny(6, dst, 0, next);
+			return egress_deny(6, ap.dst, 0, next);
 		if (bpf_skb_load_bytes(skb, off, ext, sizeof(ext)) < 0)
-			return egress_deny(6, dst, 0, next);
+			return egress_deny(6, ap.dst, 0, next);
 		if (next == NEXTHDR_FRAGMENT) {
 			if ((ext[2] << 8 | ext[3]) & 0xfff8)
 				first = 0;	/* offset != 0: no ports here */
@@ -237,36 +336,20 @@ __noinline int egress6(struct __sk_buff *skb)
 		next = ext[0];
 	}
 	if (next != NEXTHDR_TCP && next != NEXTHDR_UDP)
-		return egress_deny(6, dst, 0, next);
+		return egress_deny(6, ap.dst, 0, next);
+	ap.proto = next;
 	if (first) {
-		if (load_l4(skb, off, next, &sport, &dport, &syn) < 0)
-			return egress_deny(6, dst, 0, next);
+		if (load_l4(skb, off, next, &ap) < 0)
+			return egress_deny(6, ap.dst, 0, next);
 		if (next == NEXTHDR_TCP) {
-			pin = egress_pinned(skb, off, syn, 6, dst, dport);
+			pin = egress_pinned(skb, off, ap.syn, 6, ap.dst, (__u16)ap.dport_be);
 			if (pin != SKB_PASS)
 				return pin;
 		}
-		if (next == NEXTHDR_TCP && !syn)
-			return SKB_PASS;	/* an established connection */
+		if (next == NEXTHDR_TCP && !ap.syn)
+			return acct_verdict(skb, &ap, acct_segment(skb, &ap));
 	}
-	if (!(host6_flags(src) & EGRET_HOST_LOCAL))
-		return egress_refuse(6, dst, 0, next, EGRET_REASON_SOURCE);
-
-	if (dport && next == NEXTHDR_UDP && conn_matches(skb, 6, dst, dport))
-		return SKB_PASS;
-	if (dport && dns_is_proxy6(dst, dport))
-		return SKB_PASS;
-	reason = allow6_judge(dst, dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &lasting);
-	if (dport && next == NEXTHDR_UDP)
-		reason = pin_quic6(reason, dst, bpf_ntohs(dport));
-	if (reason == EGRET_REASON_ALLOWED)
-		return SKB_PASS;
-	if (sport && next == NEXTHDR_TCP &&
-	    egret_classify6(dst) == EGRET_ADDR_LOOPBACK &&
-	    egret_classify6(src) == EGRET_ADDR_LOOPBACK &&
-	    allow6_port(src, bpf_ntohs(sport)))
-		return SKB_PASS;
-	return egress_refuse(6, dst, dport, next, reason);
+	return egress6_dest(skb, &ap, (const struct egress_addr *)&ip6.saddr);
 }
 
 #endif /* EGRET_BPF_EGRESS_H */

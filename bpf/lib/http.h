@@ -61,6 +61,8 @@ struct egret_http_sock {
 	__u8 named;		/* key.name holds this head's judged name */
 	__u8 pad;
 	__u32 ok_len;		/* ok_name's bytes; 0: none yet */
+	__u32 dest;		/* the last allowed request's destination (lib/account.h) */
+	__u32 ok_dest;		/* ok_name's */
 	char ok_name[EGRET_HTTP_NAME_BUF];	/* the last host allowed here */
 	struct egret_repeat_key rkey;	/* http_decide()'s scratch */
 	__u8 win[HTTP_WINDOW];
@@ -229,7 +231,9 @@ __noinline int http_judge_name(struct egret_http_sock *hs)
 			return EGRET_REASON_HOST;
 		__builtin_memcpy(hs->ok_name, hs->key.name, sizeof(hs->ok_name));
 		hs->ok_len = hs->key.len;
+		hs->ok_dest = pair->dest;
 	}
+	hs->dest = hs->ok_dest;
 	http_decide(hs, EGRET_REASON_ALLOWED);	/* counted, logged if asked */
 	return EGRET_REASON_ALLOWED;
 }
@@ -359,6 +363,8 @@ __noinline int http_wire(struct __sk_buff *skb, struct pin_segment *g)
 	if (w.off < w.end)
 		goto refuse;
 	hs->next = seq + len;
+	/* Its bytes count against the host its last request named. */
+	acct_attribute(sk, hs->dest);
 	return PIN_WIRE_ON;
 refuse:
 	return http_decide(hs, EGRET_REASON_NOT_HTTP) ? PIN_WIRE_ON : PIN_WIRE_DROP;

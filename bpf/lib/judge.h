@@ -20,6 +20,7 @@
 #include "lib/dns.h"
 #include "lib/conn.h"
 #include "lib/pin.h"
+#include "lib/account.h"
 
 /*
  * --deny-errno: what a refused connect() or sendmsg() fails with instead
@@ -52,19 +53,30 @@ static __always_inline int refuse_with_errno(int verdict)
  */
 #define SYS_UNJUDGED	2
 
-/* Judge @addr:@port (host order) for @hook, count it, log it. *@lasting:
- * allowed by a rule that never expires. */
-static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
-				  __u8 proto, int *lasting)
+/*
+ * Judge @addr:@port (host order) for @hook, count it, log it. @hit: what
+ * allowed it. A destination over its upload budget is refused here too.
+ * Global: verified once per program, not once per path of the connect and
+ * sendmsg programs that reaches it (those paths multiplied the states of
+ * the lookups, the budget check and the event by each other).
+ */
+__noinline int judge4_at(__u32 hook, __u32 addr, __u32 port, __u32 proto,
+			 struct allow_hit *hit)
 {
 	__u32 a[4] = { addr };
 	struct event_info in = {
-		.hook = hook, .family = 4, .addr = a, .port = port,
-		.proto = proto, .reason = allow4_judge(addr, port, lasting),
+		/* The two hooks that judge, as constants: a hook the
+		 * verifier saw as any scalar would be an unbounded index. */
+		.hook = hook == EGRET_HOOK_CONNECT ? EGRET_HOOK_CONNECT : EGRET_HOOK_SENDMSG,
+		.family = 4, .addr = a, .port = (__u16)port, .proto = (__u8)proto,
 	};
 
+	if (!hit)
+		return SYS_REJECT;
+	in.reason = allow4_judge(addr, port, hit);
 	if (proto == IPPROTO_UDP_)
 		in.reason = pin_quic4(in.reason, addr, port);
+	in.reason = acct_judge(in.reason, hit->dest);
 
 	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
 	    in.reason != EGRET_REASON_ALLOWED)
@@ -72,24 +84,56 @@ static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
-static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
-				  __u16 port, __u8 proto, int *lasting)
+/* An address for a global function: a sized type (egress.h has its own). */
+struct judge_addr {
+	__u32 a[4];
+};
+
+__noinline int judge6_at(__u32 hook, const struct judge_addr *addr, __u32 port,
+			 __u32 proto, struct allow_hit *hit)
 {
 	struct event_info in = {
-		.hook = hook, .family = 6, .addr = addr, .port = port,
-		.proto = proto,
+		.hook = hook == EGRET_HOOK_CONNECT ? EGRET_HOOK_CONNECT : EGRET_HOOK_SENDMSG,
+		.family = 6, .port = (__u16)port, .proto = (__u8)proto,
 	};
 
+	if (!addr || !hit)
+		return SYS_REJECT;
+	in.addr = addr->a;
 	/* ::ffff:a.b.c.d is routed, and so judged and logged, as IPv4. */
-	if (egret_is_v4mapped(addr))
-		return judge4(hook, addr[3], port, proto, lasting);
-	in.reason = allow6_judge(addr, port, lasting);
+	if (egret_is_v4mapped(addr->a))
+		return judge4_at(hook, addr->a[3], port, proto, hit);
+	in.reason = allow6_judge(addr->a, port, hit);
 	if (proto == IPPROTO_UDP_)
-		in.reason = pin_quic6(in.reason, addr, port);
+		in.reason = pin_quic6(in.reason, addr->a, port);
+	in.reason = acct_judge(in.reason, hit->dest);
 	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
 	    in.reason != EGRET_REASON_ALLOWED)
 		return SYS_UNJUDGED;
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
+}
+
+/* The verifier takes a global function's result as any scalar: one of
+ * the verdicts @hook can have (SYS_UNJUDGED: a UDP connect only), or a
+ * refusal. */
+static __always_inline int judge_verdict(enum egret_hook hook, int r)
+{
+	if (r == SYS_PROCEED || (r == SYS_UNJUDGED && hook == EGRET_HOOK_CONNECT))
+		return r;
+	return SYS_REJECT;
+}
+
+static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
+				  __u8 proto, struct allow_hit *hit)
+{
+	return judge_verdict(hook, judge4_at(hook, addr, port, proto, hit));
+}
+
+static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
+				  __u16 port, __u8 proto, struct allow_hit *hit)
+{
+	return judge_verdict(hook, judge6_at(hook, (const struct judge_addr *)addr, port,
+				       proto, hit));
 }
 
 static __always_inline void ctx_ip6(const struct bpf_sock_addr *ctx, __u32 addr[4])
@@ -110,7 +154,7 @@ static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 {
 	struct bpf_sock *sk = ctx->sk;
 	__u32 peer[4] = {};
-	int lasting;
+	struct allow_hit hit = {};
 
 	if (!sk)
 		return SYS_REJECT;
@@ -119,17 +163,17 @@ static __always_inline int sock4_judge_peer(struct bpf_sock_addr *ctx)
 		return SYS_PROCEED;
 	/* The peer its connect() was allowed to: a flow, like TCP's, that
 	 * outlives the allow entry (QUIC sends every datagram with cmsgs). */
-	if (conn_remembered(sk, 4, peer, sk->dst_port))
+	if (conn_remembered(sk, 4, peer, sk->dst_port, NULL))
 		return SYS_PROCEED;
 	return judge4(EGRET_HOOK_SENDMSG, peer[0], bpf_ntohs(sk->dst_port),
-		      (__u8)ctx->protocol, &lasting);
+		      (__u8)ctx->protocol, &hit);
 }
 
 static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 {
 	struct bpf_sock *sk = ctx->sk;
 	__u32 addr[4];
-	int lasting;
+	struct allow_hit hit = {};
 
 	if (!sk)
 		return SYS_REJECT;
@@ -142,40 +186,42 @@ static __always_inline int sock6_judge_peer(struct bpf_sock_addr *ctx)
 	if (egret_is_v4mapped(addr)) {
 		__u32 v4[4] = { addr[3] };
 
-		if (conn_remembered(sk, 4, v4, sk->dst_port))
+		if (conn_remembered(sk, 4, v4, sk->dst_port, NULL))
 			return SYS_PROCEED;
-	} else if (conn_remembered(sk, 6, addr, sk->dst_port)) {
+	} else if (conn_remembered(sk, 6, addr, sk->dst_port, NULL)) {
 		return SYS_PROCEED;
 	}
 	return judge6(EGRET_HOOK_SENDMSG, addr, bpf_ntohs(sk->dst_port),
-		      (__u8)ctx->protocol, &lasting);
+		      (__u8)ctx->protocol, &hit);
 }
 
 /* A DNS destination goes to the proxy; anything else is judged. */
 static __always_inline int sock4_connect_or_send(struct bpf_sock_addr *ctx,
-						 enum egret_hook hook, int *lasting)
+						 enum egret_hook hook, struct allow_hit *hit)
 {
 	int r = dns_redirect4(ctx);
 
-	*lasting = 0;
+	hit->lasting = 0;
+	hit->dest = 0;
 	if (r)
 		return r > 0 ? SYS_PROCEED : SYS_REJECT;
 	return judge4(hook, ctx->user_ip4, bpf_ntohs(ctx->user_port),
-		      (__u8)ctx->protocol, lasting);
+		      (__u8)ctx->protocol, hit);
 }
 
 static __always_inline int sock6_connect_or_send(struct bpf_sock_addr *ctx,
-						 enum egret_hook hook, int *lasting)
+						 enum egret_hook hook, struct allow_hit *hit)
 {
 	__u32 addr[4];
 	int r = dns_redirect6(ctx);
 
-	*lasting = 0;
+	hit->lasting = 0;
+	hit->dest = 0;
 	if (r)
 		return r > 0 ? SYS_PROCEED : SYS_REJECT;
 	ctx_ip6(ctx, addr);
 	return judge6(hook, addr, bpf_ntohs(ctx->user_port), (__u8)ctx->protocol,
-		      lasting);
+		      hit);
 }
 
 /*
@@ -205,7 +251,7 @@ static __always_inline void audit_remember4(struct bpf_sock_addr *ctx)
 	barrier_var(ip);
 	barrier_var(port);
 	addr[0] = ip;
-	conn_remember(ctx, 4, addr, (__u16)port);
+	conn_remember(ctx, 4, addr, (__u16)port, 0);
 }
 
 #endif /* EGRET_BPF_JUDGE_H */

@@ -42,6 +42,7 @@
 #include "lib/attempt.h"
 #include "lib/events.h"
 #include "lib/allow.h"
+#include "lib/account.h"
 
 /* (Attempt, address, name) -> the rules the name was learned with. */
 struct {
@@ -72,6 +73,7 @@ struct egret_pin_sock {
 	__u8 msg_passed;	/* sk_msg allowed its first record */
 	__u8 in_hash;
 	__u64 name_hash;	/* of key.name (pin_judge) */
+	__u32 dest;		/* the allowed name's destination (lib/account.h) */
 	__u8 buf[EGRET_HELLO_MAX];	/* the first record, copied */
 };
 
@@ -270,6 +272,7 @@ static __always_inline enum egret_reason pin_judge(struct egret_pin_sock *ps, __
 	if (egret_allow_match(pair, ps->port, bpf_ktime_get_coarse_ns(), 0) !=
 	    EGRET_REASON_ALLOWED)
 		return EGRET_REASON_SNI;
+	ps->dest = pair->dest;
 	return EGRET_REASON_ALLOWED;
 }
 
@@ -464,6 +467,7 @@ pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 	int syn = (int)g->syn;
 	struct bpf_sock *sk = skb->sk;
 	struct egret_pin_sock *ps;
+	enum egret_reason reason;
 	__u32 seq, data_off, first;
 	__u8 *tcp;
 	int need;
@@ -515,7 +519,11 @@ pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 	barrier_var(need);
 	if (bpf_skb_load_bytes(skb, data_off, ps->buf, (__u32)need) < 0)
 		goto refuse;
-	return pin_decide(ps, pin_judge(ps, (__u32)need), 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
+	reason = pin_judge(ps, (__u32)need);
+	/* Its bytes count against the name it named, from this one on. */
+	if (reason == EGRET_REASON_ALLOWED)
+		acct_attribute(sk, ps->dest);
+	return pin_decide(ps, reason, 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
 refuse:
 	return pin_decide(ps, EGRET_REASON_NOT_TLS, 1) ? PIN_WIRE_ON : PIN_WIRE_DROP;
 }

@@ -134,7 +134,7 @@ static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *
 							    __u32 group[4])
 {
 	__u8 *val = ctx->optval, *end = ctx->optval_end;
-	int lasting;
+	struct allow_hit hit = {};
 
 	/* Beyond a page the program sees only a copy of the first one, and
 	 * the kernel, left to itself, reads the caller's buffer again: a
@@ -152,7 +152,7 @@ static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *
 		group[0] = *(__u32 *)val;
 		in->family = 4;
 		return allow4_judge_at(group[0], EGRET_PORT_ANY, bpf_ktime_get_ns(),
-				       &lasting);
+				       &hit);
 	}
 	if (kind == SOCKOPT_JOIN6_GREQ) {
 		if (val + 32 > end || *(__u16 *)(val + 8) != AF_INET6)
@@ -163,7 +163,7 @@ static __always_inline enum egret_reason sockopt_judge_join(struct bpf_sockopt *
 		return EGRET_REASON_SOCKOPT;
 	__builtin_memcpy(group, val, 16);
 	in->family = 6;
-	return allow6_judge_at(group, EGRET_PORT_ANY, bpf_ktime_get_ns(), &lasting);
+	return allow6_judge_at(group, EGRET_PORT_ANY, bpf_ktime_get_ns(), &hit);
 }
 
 #endif /* EGRET_BPF_SOCKET_H */

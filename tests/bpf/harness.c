@@ -63,10 +63,16 @@ static int bpft_on_event(void *ctx, void *data, size_t size)
 {
 	struct bpft *t = ctx;
 
-	if (size != sizeof(struct egret_event))
+	if (size != sizeof(struct egret_event) && size != sizeof(struct egret_tls_event))
 		return -EPROTO;
-	if (t->nevents < BPFT_EVENTS_MAX)
-		memcpy(&t->events[t->nevents], data, size);
+	if (t->nevents < BPFT_EVENTS_MAX) {
+		memcpy(&t->events[t->nevents], data, sizeof(struct egret_event));
+		t->names[t->nevents][0] = '\0';
+		if (size == sizeof(struct egret_tls_event))
+			memcpy(t->names[t->nevents], ((struct egret_tls_event *)data)->sni,
+			       sizeof(t->names[0]));
+		t->names[t->nevents][sizeof(t->names[0]) - 1] = '\0';
+	}
 	t->nevents++;
 	return 0;
 }
@@ -169,6 +175,7 @@ int bpft_test_setup(void **state)
 		t->skel->maps.egret_allow4, t->skel->maps.egret_allow6,
 		t->skel->maps.egret_cidr4, t->skel->maps.egret_cidr6,
 		t->skel->maps.egret_host4, t->skel->maps.egret_host6,
+		t->skel->maps.egret_dest_counts,
 	};
 	int r;
 
@@ -194,6 +201,9 @@ int bpft_test_setup(void **state)
 	bpft_host(t, BPFT_BCAST4 "/32", EGRET_HOST_BROADCAST);
 	bpft_host(t, "::1/128", EGRET_HOST_LOCAL);
 	bpft_host(t, BPFT_HOST6 "/128", EGRET_HOST_LOCAL);
+	/* Every entry's destination (bpf/lib/account.h), as egret writes
+	 * it before any entry names it. */
+	bpft_dest(t, BPFT_DEST, "test", 0);
 	return 0;
 }
 
@@ -246,10 +256,33 @@ static void map_put(struct bpf_map *map, const void *key, const void *val)
 		fail_msg("update %s: %s", bpf_map__name(map), strerror(errno));
 }
 
-void bpft_allow(struct bpft *t, const char *spec, const struct egret_allow *a)
+void bpft_dest(struct bpft *t, __u32 dest, const char *name, __u64 budget)
 {
+	struct egret_dest_key key = { .attempt = BPFT_ATTEMPT, .dest = dest };
+	struct egret_dest_count c = { .budget = budget };
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	map_put(t->skel->maps.egret_dest_counts, &key, &c);
+}
+
+struct egret_dest_count bpft_dest_get(struct bpft *t, __u32 dest)
+{
+	struct egret_dest_key key = { .attempt = BPFT_ATTEMPT, .dest = dest };
+	struct egret_dest_count c = {};
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_dest_counts), &key, &c) < 0)
+		fail_msg("no counts for destination %u: %s", dest, strerror(errno));
+	return c;
+}
+
+void bpft_allow(struct bpft *t, const char *spec, const struct egret_allow *given)
+{
+	struct egret_allow copy = *given, *a = &copy;
 	__u32 addr[4];
 	int len, family = spec_parse(spec, addr, &len);
+
+	if (!a->dest)
+		a->dest = BPFT_DEST;
 
 	if (family == AF_INET && len < 0) {
 		struct egret_key4 key = { .attempt = BPFT_ATTEMPT, .addr = addr[0] };

@@ -39,12 +39,16 @@ struct pkt;
 /* The attempt every test's entries belong to (a cgroup id, as any). */
 #define BPFT_ATTEMPT	0x00000abc00000123ULL
 #define BPFT_SLOT	1	/* its ring buffer and repeat counts */
+#define BPFT_DEST	1	/* the destination of entries that name none */
 
 struct bpft {
 	struct egret_bpf *skel;
 	struct ring_buffer *rb;
 	int ring_fd, repeats_fd;	/* the attempt's own (attempt.h) */
 	struct egret_event events[BPFT_EVENTS_MAX];
+	/* The name a record carried after its event (TLS, HTTP, upload
+	 * budget: struct egret_tls_event), else "". */
+	char names[BPFT_EVENTS_MAX][EGRET_SNI_MAX + 3];
 	int nevents;		/* queued by the last run (more: counted) */
 	/* Runs are judged as if each were the attempt's first: its repeat
 	 * counts are emptied before each, unless a test sets this. */
@@ -73,6 +77,11 @@ void bpft_rule(struct egret_allow *a, __u16 lo, __u16 hi, __u64 expires_ns);
 
 /* Write @a for "ADDR" (exact map) or "ADDR/LEN" (trie), IPv4 or IPv6. */
 void bpft_allow(struct bpft *t, const char *spec, const struct egret_allow *a);
+
+/* Destination @dest's counts entry, @budget bytes (0: none), and its
+ * counts as the programs left them. */
+void bpft_dest(struct bpft *t, __u32 dest, const char *name, __u64 budget);
+struct egret_dest_count bpft_dest_get(struct bpft *t, __u32 dest);
 
 /* Write an egret_host4/6 entry: "ADDR/LEN" -> EGRET_HOST_* @flags. */
 void bpft_host(struct bpft *t, const char *prefix, __u32 flags);
@@ -119,5 +128,6 @@ void bpft_allow_rule(struct bpft *t, const char *spec, __u16 lo, __u16 hi,
 int bpft_objects_tests(void);
 int bpft_packets_tests(void);
 int bpft_judge_tests(void);
+int bpft_account_tests(void);
 
 #endif /* EGRET_TEST_HARNESS_H */

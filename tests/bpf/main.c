@@ -15,5 +15,6 @@ int main(void)
 	failed += bpft_objects_tests();
 	failed += bpft_packets_tests();
 	failed += bpft_judge_tests();
+	failed += bpft_account_tests();
 	return failed ? 1 : 0;
 }

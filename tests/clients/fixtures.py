@@ -8,7 +8,8 @@ DIR/www   static files: files/hello.txt; a PEP 503 index (simple/) with a
           wheel built here (wheels/); an npm tarball (npm/); a Go module
           proxy (goproxy/: egret.test/hello v1.0.0); a flat apt repository
           (debian/: a .deb, Packages, Release)
-DIR/git   hello.git, a bare repository for git http-backend and git daemon
+DIR/git   hello.git, a bare repository for git http-backend and git daemon;
+          push.git, the same, taking pushes over git://
 DIR/tls   a throwaway CA (ca.pem, world-readable: the clients trust it) and
           the HTTPS server's certificate for pkgs.test and git.test
           (server.pem; server.key readable by root only); made with openssl,
@@ -145,6 +146,11 @@ def git(root, work):
     bare = os.path.join(root, "hello.git")
     run("git", "clone", "-q", "--bare", src, bare)
     write(os.path.join(bare, "git-daemon-export-ok"), "")
+    # A copy git daemon takes pushes into (the upload budget test).
+    push = os.path.join(root, "push.git")
+    run("git", "clone", "-q", "--bare", src, push)
+    write(os.path.join(push, "git-daemon-export-ok"), "")
+    run("git", "-C", push, "config", "daemon.receivepack", "true")
 
 
 # openssl's configuration for both certificates: nothing read from the

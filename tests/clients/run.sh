@@ -98,7 +98,7 @@ servers_up() {
 		"tls:$MIRROR4:443" >"$FIXTURES/server.out" 2>&1 &
 	SRV_PIDS="$!"
 	nsenter --net="/run/netns/$WORLD_NS" -- git daemon --verbose --export-all \
-		--base-path="$FIXTURES/git" --listen="$GIT4" --listen="$GIT6" \
+		--allow-override=receive-pack --base-path="$FIXTURES/git" --listen="$GIT4" --listen="$GIT6" \
 		--listen="$MIRROR4" --port=9418 --reuseaddr "$FIXTURES/git" \
 		>"$GITD_LOG" 2>&1 &
 	SRV_PIDS="$SRV_PIDS $!"
@@ -283,7 +283,7 @@ TESTS=(
 	t_client_pip t_client_npm t_client_node t_client_go t_client_resolvers
 	t_client_apt t_client_https_curl t_client_https_wget t_client_https_git
 	t_client_https_pip t_client_https_npm t_client_https_node t_client_https_go
-	t_client_https_python t_client_egretd_worktree
+	t_client_https_python t_client_egretd_worktree t_client_git_push_budget
 )
 
 # --time-to-failure: the benchmark instead of the tests (make bench-clients).

@@ -43,6 +43,41 @@ t_client_git_daemon() {
 	denied_both "git clone git://" git git clone -q git://@HOST@/hello.git c
 }
 
+# An upload budget (docs/POLICY.md, "Upload budgets") on the forge: with
+# 1 MiB, git clone and fetch work (they send want/have lines), a push of a
+# 2 MiB commit (random bytes: no compression helps) fails and the far
+# repository has no new ref or object; with 8 MiB the same push lands.
+t_client_git_push_budget() {
+	local push_git=$FIXTURES/git/push.git script
+	fresh_home
+	script='git clone -q git://git.test/hello.git c && cd c || exit 1
+git fetch -q origin && echo "fetch: ok"
+head -c 2097152 /dev/urandom >blob && git add blob &&
+	git -c user.name=a -c user.email=a@egret.invalid commit -qm big || exit 1
+if git push -q git://git.test/push.git "HEAD:refs/heads/$1" 2>/dev/null; then
+	echo "push: ok"
+else
+	echo "push: failed"
+fi'
+	client "${ALLOWED[@]}" --upload-limit 1M -- sh -c "$script" sh big1
+	assert_eq 0 "$RC" "egret exit status $(said)"
+	assert_eq "fetch: ok" "$(grep '^fetch:' <<<"$OUT")" "git clone + fetch under a 1 MiB budget $(said)"
+	assert_eq "push: failed" "$(grep '^push:' <<<"$OUT")" "git push of 2 MiB past a 1 MiB budget $(said)"
+	! git --git-dir="$push_git" rev-parse -q --verify refs/heads/big1 >/dev/null ||
+		fail "the far repository has the refused push's branch"
+	[ "$(git --git-dir="$push_git" count-objects -v | awk '/^size-pack:/ { print $2 }')" -lt 1024 ] ||
+		fail "the far repository took a pack of the refused push: $(git --git-dir="$push_git" count-objects -v)"
+	grep -qE '^egret:   git\.test: sent [0-9.]+ (B|KiB|MiB), received .*\(upload budget 1\.0 MiB, exceeded: sends refused\)$' <<<"$ERR" ||
+		fail "summary: want git.test's line with its budget exceeded $(said)"
+
+	fresh_home
+	rm -rf "$H/c"
+	client "${ALLOWED[@]}" --upload-limit 8M -- sh -c "$script" sh big8
+	assert_eq "push: ok" "$(grep '^push:' <<<"$OUT")" "the same push under an 8 MiB budget $(said)"
+	git --git-dir="$push_git" rev-parse -q --verify refs/heads/big8 >/dev/null ||
+		fail "the far repository lacks the pushed branch big8"
+}
+
 t_client_pip() {
 	local pip=("$PY" -m pip install --disable-pip-version-check --no-cache-dir --target pylib)
 	fresh_home

@@ -211,6 +211,8 @@ policy_path() {
 . "$HERE/test_egretd.sh"
 # shellcheck source=tests/integration/test_faults.sh
 . "$HERE/test_faults.sh"
+# shellcheck source=tests/integration/test_budgets.sh
+. "$HERE/test_budgets.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -258,6 +260,10 @@ TESTS=(
 	t_fault_run_full t_fault_second_egretd t_fault_second_build
 	t_fault_idle_connections t_fault_record_full t_fault_reused_cgroup
 	t_fault_readopt_lock_held
+	# test_budgets.sh
+	t_budget_upload t_budget_parallel t_budget_download t_budget_per_destination
+	t_budget_accounting_only t_budget_policy t_egretd_upload_limit
+	t_budget_pinned_attribution
 )
 
 # === main ====================================================================

@@ -68,12 +68,16 @@ jget() {
 }
 
 # Every line of FILE is one schema-v1 object of attempt ID (the fields in
-# their order, the kind and verdict from the schema, closed on the line);
-# fails the test naming the first line that is not.
+# their order, the kind and verdict from the schema, closed on the line) -
+# a decision, or at the end a destination's record; fails the test naming
+# the first line that is not.
 assert_log_wellformed() {	# FILE ID
-	local bad
+	local bad head
 	[ -s "$1" ] || fail "log $1 is empty or missing"
-	bad=$(grep -vnE '^\{"v":1,"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z","attempt":"'"$2"'","kind":"(connect|sendmsg|socket|sockopt|egress|tls|http|dns)","verdict":"(deny|allow|would-deny|servfail)",.*\}$' "$1" | head -n 3)
+	head='^\{"v":1,"time":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z","attempt":"'"$2"'","kind":'
+	bad=$(grep -vnE "$head"'"(connect|sendmsg|socket|sockopt|egress|tls|http|dns)","verdict":"(deny|allow|would-deny|servfail)",.*\}$' "$1" |
+		grep -vE '^[0-9]+:'"${head#^}"'"destination","name":"[^"]*","sent":[0-9]+,"received":[0-9]+,"connections":[0-9]+,"budget":([0-9]+|null),"over_budget":(true|false)\}$' |
+		head -n 3)
 	[ -z "$bad" ] || fail "log lines not in schema v1 for attempt $2: $bad"
 	[ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] ||
 		fail "log $1 does not end with a newline: a line was cut"
@@ -535,6 +539,11 @@ EOF
 	ttl=$(jget "$entry" expires_in)
 	[[ $ttl =~ ^[0-9]+$ ]] && [ "$ttl" -gt 0 ] && [ "$ttl" -le 600 ] ||
 		fail "status --json: expires_in '$ttl', want 1..600 (TTL 600): $entry"
+
+	# Bytes per destination, live: the allowed probe's request was sent.
+	n=$(jq -r '.attempts[0].destinations[] | select(.name == "github.com") |
+		"\(.connections) \(.sent > 0) \(.budget)"' <<<"$st")
+	assert_eq "1 true null" "$n" "status --json: github.com's destination (connections, sent > 0, budget): $st"
 
 	all=$("$EGRET" status --json 2>&1) || fail "egret status --json failed: $all"
 	grep -qF '{"id":"'"$id"'","live":true,' <<<"$all" || fail "egret status --json lacks $id: $all"

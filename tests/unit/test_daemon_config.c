@@ -71,6 +71,7 @@ static void test_full(void **state)
 		"    audit: yes\n"
 		"    max: 4\n"
 		"    cache: /var/cache/egret/miner\n"
+		"    upload_limit: 64M\n"
 		"  - user: root\n"
 		"    cgroup: /user.slice/\n"
 		"    repos: [\"*\"]\n"
@@ -95,9 +96,11 @@ static void test_full(void **state)
 	assert_true(k->audit);
 	assert_int_equal(k->max, 4);
 	assert_string_equal(k->cache, "/var/cache/egret/miner");
+	assert_int_equal(k->upload_limit, 64ULL << 20);
 
 	k = &c.callers[1];
 	assert_null(k->cache);
+	assert_int_equal(k->upload_limit, 0);
 	assert_int_equal(k->uid, 0);	/* user: root, resolved at load */
 	assert_string_equal(k->cgroup, "/user.slice");	/* trailing '/' dropped */
 	assert_false(k->cgroup_literal);
@@ -196,7 +199,7 @@ static void test_refused_types(void **state)
 		{ HEAD "callers:\n  uid: 1000\n",
 		  "e.yaml:5:3: callers: want a list of callers" },
 		{ HEAD "callers:\n  - 1000\n",
-		  "e.yaml:5:5: a caller: want a mapping (uid, user, cgroup, repos, allow, audit, max, cache)" },
+		  "e.yaml:5:5: a caller: want a mapping (uid, user, cgroup, repos, allow, audit, max, cache, upload_limit)" },
 		{ HEAD "callers:\n  - uid: 1000\n    repos: octo/app\n",
 		  "e.yaml:6:12: repos: want a list of OWNER/NAME, OWNER/* or *" },
 		{ HEAD "attempts:\n  max: 0\n" ONE_CALLER,
@@ -375,6 +378,8 @@ static void test_refused_cgroup_repos(void **state)
 		"e.yaml:6:12: cache: want an absolute path of a directory",
 		"e.yaml:8:12: cache: want an absolute path of a directory",
 		"e.yaml:10:12: cache: want an absolute path of a directory");
+	refused(HEAD "callers:\n  - uid: 1000\n    upload_limit: 1.5M\n", 1,
+		"e.yaml:6:19: upload_limit: want a size: bytes, or a number with K, M or G (1M, 512K)");
 	refused(HEAD "callers:\n  - uid: 1000\n    cgroup: system.slice/docker-*\n", 1,
 		"e.yaml:6:13: cgroup: want an absolute path (from the host's cgroup root)");
 	refused(HEAD "callers:\n  - uid: 1000\n    cgroup: /system.slice/*.scope\n"

@@ -476,7 +476,7 @@ static void test_value_refused(void **state)
 	 * user, the policy, the view, the cgroup... */
 	static const char *const bad_option[] = { "user=0", "policy=/p", "view", "view-owner=1:1",
 						  "cgroup-parent=/x", "home", "home=", "clean-env=1",
-						  "allow-root", "homex=/h", "=x" };
+						  "allow-root", "homex=/h", "=x", "upload-limit" };
 	for (size_t i = 0; i < sizeof(bad_option) / sizeof(*bad_option); i++) {
 		run_refused(WIRE_TAG_OPTION, bad_option[i], strlen(bad_option[i]),
 			    "OPTION[0]: not an option egretd passes on");
@@ -484,6 +484,11 @@ static void test_value_refused(void **state)
 	raw_run_with(WIRE_TAG_OPTION, "umask=0002", 10);
 	raw_accepted();
 	assert_string_equal(got.run.option[0], "umask=0002");
+	/* The upload budget: egret run keeps the smaller of egretd's
+	 * ceiling and this one, so passing it on lowers, never raises. */
+	raw_run_with(WIRE_TAG_OPTION, "upload-limit=1M", 15);
+	raw_accepted();
+	assert_string_equal(got.run.option[0], "upload-limit=1M");
 
 	for (size_t i = 0; i < sizeof(bad_id) / sizeof(*bad_id); i++) {
 		raw_start(WIRE_STARTED);

@@ -183,6 +183,42 @@ static void settings(void **state)
 	assert_int_equal(f->p.max_entries, -1);
 }
 
+/* `upload_limit:` at the top and in a repo's section: sizes, the
+ * smallest wins (a repo's section may lower the defaults', never raise
+ * them); a size egret cannot read is refused where it stands. */
+static void upload_limit(void **state)
+{
+	struct fixture *f = *state;
+
+	resolve_ok(f, "upload_limit: 1M\n", NULL, NULL);
+	assert_int_equal(f->p.upload_limit, 1048576);
+	resolve_ok(f, "upload_limit: 512K\nrepos:\n  acme/x:\n    upload_limit: 2M\n",
+		   "acme/x", NULL);
+	assert_int_equal(f->p.upload_limit, 524288);
+	resolve_ok(f, "upload_limit: 2M\nrepos:\n  acme/x:\n    upload_limit: 4096\n",
+		   "acme/x", NULL);
+	assert_int_equal(f->p.upload_limit, 4096);
+	resolve_ok(f, "hosts: []\n", NULL, NULL);
+	assert_int_equal(f->p.upload_limit, 0);
+	/* Per entry, and per catalog category: on the rules they make. */
+	resolve_ok(f, "hosts: [{host: a.test, upload_limit: 2K}, b.test]\n"
+		      "cidrs: [{cidr: 203.0.113.0/24, upload_limit: 3K}]\n", NULL, NULL);
+	assert_int_equal(host(f, "a.test", NULL)->upload_limit, 2048);
+	assert_int_equal(host(f, "b.test", NULL)->upload_limit, 0);
+	assert_int_equal(f->p.specs[0].upload_limit, 3072);
+	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: 4M}\n"
+		      "repos:\n  acme/x:\n    upload_limits: {ecosystems: 1M, git_remote: 9M}\n",
+		   "acme/x", NULL);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 1048576);
+	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: 4M}\n", NULL, NULL);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 4194304);
+	parse_fails(f, "upload_limits: {npm: 1M}\n", 1, 17, "unknown key");
+	parse_fails(f, "hosts: [{host: a.test, upload_limit: 1.5M}]\n", 1, 38, "want a size");
+	parse_fails(f, "upload_limit: 1Q\n", 1, 15, "want a size");
+	parse_fails(f, "upload_limit: 0\n", 1, 15, "want a size");
+	parse_fails(f, "upload_limit: -5\n", 1, 15, "want a size");
+}
+
 static void loopback(void **state)
 {
 	struct fixture *f = *state;
@@ -619,6 +655,7 @@ int main(void)
 		T(entries_and_default_ports),
 		T(top_level_ports),
 		T(settings),
+		T(upload_limit),
 		T(loopback),
 		T(pinning),
 		T(empty_allows_nothing),

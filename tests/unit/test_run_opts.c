@@ -192,6 +192,29 @@ static void max_entries_bounds(void **state)
 	assert_int_equal(PARSE_RC("--max-cidrs", "0", "true"), -EINVAL);
 }
 
+/* --upload-limit: a size; given twice (egretd's ceiling, then the
+ * caller's), the smaller stands whichever comes first. */
+static void upload_limit_smallest(void **state)
+{
+	struct run_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "true"), 0);
+	assert_int_equal(o.upload_limit, 0);
+	run_opts_free(&o);
+	assert_int_equal(PARSE(&o, "--upload-limit", "1M", "true"), 0);
+	assert_int_equal(o.upload_limit, 1048576);
+	run_opts_free(&o);
+	assert_int_equal(PARSE(&o, "--upload-limit=256K", "--upload-limit=10M", "true"), 0);
+	assert_int_equal(o.upload_limit, 262144);
+	run_opts_free(&o);
+	assert_int_equal(PARSE(&o, "--upload-limit=10M", "--upload-limit=256K", "true"), 0);
+	assert_int_equal(o.upload_limit, 262144);
+	run_opts_free(&o);
+	assert_int_equal(PARSE_RC("--upload-limit", "0", "true"), -EINVAL);
+	assert_int_equal(PARSE_RC("--upload-limit", "1.5M", "true"), -EINVAL);
+}
+
 static void command_required(void **state)
 {
 	assert_int_equal(PARSE_RC("--allow", "1.2.3.4"), -EINVAL);
@@ -281,6 +304,7 @@ int main(void)
 		cmocka_unit_test(id_validation),
 		cmocka_unit_test(cgroup_parent_absolute),
 		cmocka_unit_test(max_entries_bounds),
+		cmocka_unit_test(upload_limit_smallest),
 		cmocka_unit_test(umask_and_view),
 		cmocka_unit_test(command_required),
 		cmocka_unit_test(unknown_option),

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "attempt/attempt.h"
 #include "attempt/cgroup.h"
+#include "attempt/effective.h"
 #include "attempt/gc.h"
 #include "attempt/options.h"
 #include "attempt/preflight.h"
@@ -95,6 +96,17 @@ static void on_dns_decision(void *ctx, const struct dns_decision *d)
 	events_dns(&a->ev, d);
 	if (a->requests_on)
 		request_log_lookup(&a->requests, d);
+}
+
+/* A connection over its destination's upload budget: BPF drops all it
+ * sends; end it now rather than let it retry for minutes. */
+static void on_over_budget(void *ctx, uint64_t cookie)
+{
+	struct attempt *a = ctx;
+	int r = sockets_destroy_cookie(a->ld.key, cookie);
+
+	if (r < 0)
+		log_errno(LOG_WARN, r, "end a connection over its upload budget (its sends stay refused)");
 }
 
 /* BPF's denials, as the event log reads them, go to the request log. */
@@ -278,6 +290,7 @@ static int attempt_open_logs(struct attempt *a, const struct run_opts *o)
 		a->requests_on = true;
 	}
 	a->ev.on_denial = on_bpf_denial;
+	a->ev.on_over = on_over_budget;
 	a->ev.denial_ctx = a;
 
 	return 0;
@@ -360,6 +373,8 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	if (r < 0)
 		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
 				       r == -ENOSPC ? ": more than egret keeps" : "");
+	dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS], a->ld.key,
+		   EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
 	maps = loader_allow_maps(&a->ld);
 	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
 	if (r < 0) {
@@ -442,7 +457,11 @@ int attempt_reopen(struct attempt *a, const struct run_opts *o,
 
 		a->ld.quota = (struct allow_quota){ .max_entries = (__u32)o->max_entries,
 						    .max_cidrs = (__u32)o->max_cidrs };
+		dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS], a->ld.key,
+			   EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
 		r = allow_recount(&maps);
+		if (r == 0)
+			r = dests_recover(&a->ld.dests);
 	}
 	if (r < 0)
 		return log_error_errno(r, "open the pinned maps in %s", st->pins);

@@ -91,3 +91,10 @@ void effective_settings(const struct policy *p, long *max_entries, long *max_cid
 	if (!upstreams_csv[0])
 		snprintf(upstreams_csv, csv_len, "%s", p->upstreams_csv);
 }
+
+__u64 effective_upload_limit(__u64 cli, const struct policy *p)
+{
+	if (!cli || (p->upload_limit && p->upload_limit < cli))
+		return p->upload_limit;
+	return cli;
+}

@@ -41,4 +41,8 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 void effective_settings(const struct policy *p, long *max_entries, long *max_cidrs,
 			long *min_ttl, char *upstreams_csv, size_t csv_len);
 
+/* The upload budget of each destination: the smallest of --upload-limit
+ * (@cli) and the policy's, 0 for none (docs/BUDGETS.md). */
+__u64 effective_upload_limit(__u64 cli, const struct policy *p);
+
 #endif

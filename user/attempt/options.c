@@ -11,6 +11,7 @@
 
 #include "launch/launch.h"
 #include "attempt/options.h"
+#include "lib/text.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -67,6 +68,8 @@ void run_usage(FILE *out)
 		"  --id ID               attempt id (default: random); names cgroup and pins\n"
 		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
 		"                        (default: egret/ under egret's own cgroup)\n"
+		"  --upload-limit SIZE   bytes COMMAND may send to each destination (name or\n"
+		"                        static rule), e.g. 1M, 512K; the policy's may be lower\n"
 		"  --max-entries N       exact addresses per family the attempt may hold\n"
 		"                        (default %d)\n"
 		"  --max-cidrs N         prefixes per family it may hold (default %d)\n"
@@ -346,6 +349,19 @@ static int option_deny_errno(struct run_parse *p, const struct run_option *opt,
 	return 0;
 }
 
+static int option_upload_limit(struct run_parse *p, const struct run_option *opt,
+			       const char *arg)
+{
+	uint64_t v;
+
+	if (size_parse(arg, &v) < 0)
+		return option_refuse(opt, arg, "want a size: bytes, or a number with K, M or G (1M, 512K)");
+	/* Given twice (egretd's ceiling, then the caller's), the smaller. */
+	if (!p->o->upload_limit || v < p->o->upload_limit)
+		p->o->upload_limit = v;
+	return 0;
+}
+
 /* Octal, as umask(1) takes it; no more than the permission bits. */
 static int option_umask(struct run_parse *p, const struct run_option *opt,
 			const char *arg)
@@ -439,6 +455,7 @@ static const struct run_option run_options[] = {
 	OPT_CALL("pass-env", required_argument, option_pass_env),
 	OPT_CALL("setenv", required_argument, option_setenv),
 	OPT_CALL("deny-errno", required_argument, option_deny_errno),
+	OPT_CALL("upload-limit", required_argument, option_upload_limit),
 	OPT_SHORT("verbose", 'v', option_verbose),
 	OPT_SHORT("quiet", 'q', option_quiet),
 	OPT_SHORT("help", 'h', option_help),

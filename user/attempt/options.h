@@ -61,6 +61,7 @@ struct run_opts {
 	long max_entries;
 	long max_cidrs;
 	long dns_min_ttl;
+	__u64 upload_limit;		/* --upload-limit; 0: none given */
 	char upstreams_csv[1024];	/* "" = the policy's, else resolv.conf */
 	int keep_fds[LAUNCH_MAX_KEEP_FDS];	/* --keep-fd, as given */
 	int nkeep_fds;

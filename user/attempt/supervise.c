@@ -216,6 +216,7 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
 	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||
 	    (events_set_tls(&a->ev, a->ld.maps[LOADER_TLS_COUNTS], a->ld.slot), 0) ||
+	    (a->ev.dests_fd = a->ld.maps[LOADER_DEST_COUNTS], 0) ||
 	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
 			      loader_counters_fd(&a->ld), a->ld.key, loader_repeats_fd(&a->ld),
 			      dns_proxy_names(a->dns))) < 0 ||
@@ -235,6 +236,7 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	terminal_drain(term);
 	terminal_suspend(term);
 	events_drain(&a->ev);
+	events_log_destinations(&a->ev);
 	if (!o->quiet)
 		events_summary(&a->ev, stderr);
 out:

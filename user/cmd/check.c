@@ -36,8 +36,11 @@ static void print_text(const struct policy *p, const char *source,
 
 		snprintf(name, sizeof(name), "%s%s", h->wildcard ? "*." : "", h->name);
 		ports_format(h->ports, h->nports, ports, sizeof(ports), false);
-		printf("%-40s %-16s %s%s\n", name, ports, h->origin,
+		printf("%-40s %-16s %s%s", name, ports, h->origin,
 		       h->no_pin ? " (pin: false)" : "");
+		if (h->upload_limit)
+			printf(" (upload_limit %llu)", (unsigned long long)h->upload_limit);
+		printf("\n");
 	}
 	printf("\n%-40s %-16s %s\n", "ADDRESS/PREFIX", "PORTS", "FROM");
 	for (size_t i = 0; i < p->nspecs; i++) {
@@ -47,8 +50,12 @@ static void print_text(const struct policy *p, const char *source,
 		spec_format(&a, net, sizeof(net));
 		ports_format(p->specs[i].ports, p->specs[i].nports, ports,
 			   sizeof(ports), false);
-		printf("%-40s %-16s %s%s\n", net, ports, p->specs[i].origin,
+		printf("%-40s %-16s %s%s", net, ports, p->specs[i].origin,
 		       p->specs[i].pin ? " (pin: true)" : "");
+		if (p->specs[i].upload_limit)
+			printf(" (upload_limit %llu)",
+			       (unsigned long long)p->specs[i].upload_limit);
+		printf("\n");
 	}
 	printf("\ndns: upstreams %s; min_ttl %ld s\nmaps: max_entries %ld, max_cidrs %ld\n",
 	       p->upstreams_csv[0] ? p->upstreams_csv : "from /etc/resolv.conf",
@@ -60,6 +67,11 @@ static void print_text(const struct policy *p, const char *source,
 	for (unsigned int i = 0; i < p->nhttp_ports; i++)
 		printf("%s%u", i ? ", " : "ports ", p->http_ports[i]);
 	printf("%s\n", p->nhttp_ports ? "" : "off");
+	if (p->upload_limit)
+		printf("upload_limit: %llu bytes per destination\n",
+		       (unsigned long long)p->upload_limit);
+	else
+		printf("upload_limit: none\n");
 }
 
 /* The schema is documented in docs/POLICY.md ("egret check --json"). */
@@ -87,7 +99,8 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 		printf(",\"wildcard\":%s,\"ports\":%s,\"from\":",
 		       h->wildcard ? "true" : "false", ports);
 		json_fputs(stdout, h->origin);
-		printf(",\"pin\":%s}", h->no_pin ? "false" : "true");
+		printf(",\"pin\":%s,\"upload_limit\":", h->no_pin ? "false" : "true");
+		printf(h->upload_limit ? "%llu}" : "null}", (unsigned long long)h->upload_limit);
 	}
 	printf("],\"cidrs\":[");
 	for (size_t i = 0; i < p->nspecs; i++) {
@@ -101,7 +114,9 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 		json_fputs(stdout, net);
 		printf(",\"ports\":%s,\"from\":", ports);
 		json_fputs(stdout, p->specs[i].origin);
-		printf(",\"pin\":%s}", p->specs[i].pin ? "true" : "false");
+		printf(",\"pin\":%s,\"upload_limit\":", p->specs[i].pin ? "true" : "false");
+		printf(p->specs[i].upload_limit ? "%llu}" : "null}",
+		       (unsigned long long)p->specs[i].upload_limit);
 	}
 	printf("],\"dns\":{\"upstreams\":[");
 	snprintf(csv, sizeof(csv), "%s", p->upstreams_csv);
@@ -117,7 +132,8 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 	printf("],\"http_ports\":[");
 	for (unsigned int i = 0; i < p->nhttp_ports; i++)
 		printf("%s%u", i ? "," : "", p->http_ports[i]);
-	printf("]}}\n");
+	printf("]},\"upload_limit\":");
+	printf(p->upload_limit ? "%llu}\n" : "null}\n", (unsigned long long)p->upload_limit);
 }
 
 int cmd_check(int argc, char **argv)

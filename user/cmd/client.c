@@ -86,6 +86,7 @@ static int request_options(const char *socket, int argc, char **argv,
 		{ "pass-env", required_argument, NULL, OPT_PASS_ON },
 		{ "clean-env", no_argument, NULL, OPT_PASS_ON },
 		{ "umask", required_argument, NULL, OPT_PASS_ON },
+		{ "upload-limit", required_argument, NULL, OPT_PASS_ON },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool umask_given = false;

@@ -22,6 +22,7 @@
 #include "cmd/status.h"
 #include "enforce/allow.h"
 #include "enforce/loader.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/percpu.h"
@@ -187,6 +188,50 @@ static void print_map(struct out *o, const char *pins, enum loader_map map,
 	}
 }
 
+/* The attempt's destinations, most bytes sent first: what it sent and
+ * received so far, its connections, its budget (bpf/lib/account.h). */
+static void print_destinations(struct out *o, const char *pins, __u64 attempt)
+{
+	_cleanup_close_ int fd = pinned(pins, LOADER_DEST_COUNTS);
+	struct dest_figures *all = NULL;
+	size_t n = 0;
+
+	if (attempt && fd >= 0 && dests_read(fd, attempt, &all, &n) < 0)
+		n = 0;
+	if (o->json)
+		printf(",\"destinations\":[");
+	else if (n)
+		printf("    %-40s %-12s %-12s %-11s %s\n", "DESTINATION", "SENT", "RECEIVED",
+		       "CONNECTIONS", "UPLOAD BUDGET");
+	for (size_t i = 0; i < n; i++) {
+		const struct egret_dest_count *c = &all[i].c;
+		char sent[32], recv[32], budget[48] = "-";
+
+		if (o->json) {
+			printf("%s{\"name\":", i ? "," : "");
+			json_fputs(stdout, c->name);
+			printf(",\"sent\":%llu,\"received\":%llu,\"connections\":%llu,"
+			       "\"budget\":", (unsigned long long)c->sent,
+			       (unsigned long long)c->received, (unsigned long long)c->conns);
+			printf(c->budget ? "%llu" : "null", (unsigned long long)c->budget);
+			printf(",\"over_budget\":%s}", c->over ? "true" : "false");
+			continue;
+		}
+		dests_size_text(c->sent, sent, sizeof(sent));
+		dests_size_text(c->received, recv, sizeof(recv));
+		if (c->budget) {
+			dests_size_text(c->budget, budget, sizeof(budget));
+			if (c->over)
+				strncat(budget, " (exceeded)", sizeof(budget) - strlen(budget) - 1);
+		}
+		printf("    %-40s %-12s %-12s %-11llu %s\n", c->name, sent, recv,
+		       (unsigned long long)c->conns, budget);
+	}
+	if (o->json)
+		printf("]");
+	free(all);
+}
+
 static void print_attempt(struct out *o, const struct attempt_state *st,
 			  bool live, bool first)
 {
@@ -231,7 +276,10 @@ static void print_attempt(struct out *o, const struct attempt_state *st,
 		print_map(o, st->pins, LOADER_CIDR4, 4, true, -1, key, now);
 		print_map(o, st->pins, LOADER_CIDR6, 6, true, -1, key, now);
 	}
-	printf(o->json ? "]}" : "\n");
+	if (o->json)
+		printf("]");
+	print_destinations(o, st->pins, key);
+	printf(o->json ? "}" : "\n");
 }
 
 int cmd_status(int argc, char **argv)
@@ -254,7 +302,8 @@ int cmd_status(int argc, char **argv)
 		} else if (c == 'h') {
 			printf("Usage: egret status [ID] [--json]\n\n"
 			       "Live attempts: id, cgroup, processes, repo, start, per-hook\n"
-			       "counters, and each allow entry with ports, lifetime and name.\n");
+			       "counters, each allow entry with ports, lifetime and name, and\n"
+			       "each destination's bytes sent and received so far.\n");
 			return 0;
 		} else {
 			return 2;

@@ -20,6 +20,7 @@
 #include <sys/un.h>
 
 #include "daemon/config.h"
+#include "lib/text.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "policy/policy.h"
@@ -60,7 +61,7 @@ struct key_rule {
 	int (*parse)(struct parser *ps, yaml_node_t *v);
 };
 
-#define KEYS_MAX	8	/* keys of one mapping: bits of an unsigned int */
+#define KEYS_MAX	12	/* keys of one mapping: bits of an unsigned int */
 
 /*
  * Each pair of the mapping @map through its rule: a key that is not a plain
@@ -478,6 +479,18 @@ static int caller_audit(struct parser *ps, yaml_node_t *v)
 	return scalar_bool(ps, v, "audit", &caller_cur(ps)->audit);
 }
 
+static int caller_upload_limit(struct parser *ps, yaml_node_t *v)
+{
+	uint64_t n;
+
+	if (size_parse(yaml_scalar(v), &n) < 0) {
+		diag_add(ps->d, v, "upload_limit: want a size: bytes, or a number with K, M or G (1M, 512K)");
+		return -EINVAL;
+	}
+	caller_cur(ps)->upload_limit = n;
+	return 0;
+}
+
 /* An absolute path without "." or ".." components: the caller's, checked
  * (and mapped) in its mounts at each attempt. */
 static int caller_cache(struct parser *ps, yaml_node_t *v)
@@ -518,6 +531,7 @@ static int parse_caller(struct parser *ps, yaml_node_t *item)
 		{ "cgroup", caller_cgroup }, { "repos", caller_repos },
 		{ "allow", caller_allow }, { "audit", caller_audit },
 		{ "max", caller_max }, { "cache", caller_cache },
+		{ "upload_limit", caller_upload_limit },
 	};
 	size_t i = ps->out->ncallers;
 	unsigned int seen;

@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -60,6 +61,10 @@ struct daemon_caller {
 	/* NULL, or an absolute directory of the caller's (in its mounts)
 	 * that every attempt of its gets as HOME/.cache (launch/view.h). */
 	char *cache;
+	/* `upload_limit: SIZE`: the ceiling of every destination's upload
+	 * budget in its attempts (docs/POLICY.md); 0: none of its own. A
+	 * request's --upload-limit can only lower it. */
+	uint64_t upload_limit;
 };
 
 struct daemon_config {

@@ -155,7 +155,7 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
  * the caller's own, as the kernel names it (@cgroup: "/a/b"). */
 static int synth_argv(const struct wire_run *run, uid_t uid,
 		      const struct daemon_peer *peer, const char *state_dir,
-		      const char *cache, char **argv)
+		      const struct daemon_caller *k, char **argv)
 {
 	char mnt[PATH_MAX];
 	int n = 0, r;
@@ -174,7 +174,11 @@ static int synth_argv(const struct wire_run *run, uid_t uid,
 	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0 ||
 	    asprintf(&argv[n++], "--view-owner=%u:%u", (unsigned int)peer->uid,
 		     (unsigned int)peer->gid) < 0 ||
-	    (cache && asprintf(&argv[n++], "--view-cache=%s", cache) < 0) ||
+	    (k->cache && asprintf(&argv[n++], "--view-cache=%s", k->cache) < 0) ||
+	    /* The caller's ceiling: egret run keeps the smallest of its
+	     * --upload-limit words, so a request's own only lowers it. */
+	    (k->upload_limit && asprintf(&argv[n++], "--upload-limit=%llu",
+					 (unsigned long long)k->upload_limit) < 0) ||
 	    asprintf(&argv[n++], "--cgroup-parent=%s%s", mnt,
 		     strcmp(peer->cgroup, "/") ? peer->cgroup : "") < 0 ||
 	    asprintf(&argv[n++], "--state-dir=%s", state_dir) < 0)
@@ -352,7 +356,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	r = take_uid(cfg, k, conn, &uid, &lock_fd);
 	if (r != 0)
 		return r;
-	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, k->cache, argv);
+	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, k, argv);
 	if (argc < 0) {
 		preflight_uid_unlock(uid, lock_fd);
 		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :

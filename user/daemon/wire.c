@@ -77,7 +77,9 @@ static const char *allow_check(const char *v, size_t len, size_t i)
 
 bool wire_option_valid(const char *v, size_t len)
 {
-	static const char *const with_value[] = { "home", "setenv", "pass-env", "umask" };
+	static const char *const with_value[] = {
+		"home", "setenv", "pass-env", "umask", "upload-limit",
+	};
 	const char *eq = memchr(v, '=', len);
 	size_t n = eq ? (size_t)(eq - v) : len;
 
@@ -94,7 +96,7 @@ bool wire_option_valid(const char *v, size_t len)
 static const char *option_check(const char *v, size_t len, size_t i)
 {
 	return wire_option_valid(v, len) ? NULL :
-	       "not an option egretd passes on (home=, setenv=, pass-env=, umask=, clean-env)";
+	       "not an option egretd passes on (home=, setenv=, pass-env=, umask=, upload-limit=, clean-env)";
 }
 
 static const char *id_check(const char *v, size_t len, size_t i)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dns/proxy_impl.h"
+#include "enforce/dests.h"
 #include "egret_match.h"
 #include "lib/log.h"
 
@@ -149,6 +150,17 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 	n = dns_collect_addrs(msg, len, &qy->q, addrs, DNS_MAX_ADDRS);
 	if (n < 0)
 		return n;
+	/* The name's destination, with its rules' budget, before any
+	 * entry counts against it (enforce/dests.h): none, no answer. */
+	if (!qy->audit_only && n > 0 && p->maps.dests) {
+		__u32 id;
+
+		r = dests_id(p->maps.dests, qy->q.name, qy->upload_limit, &id);
+		if (r == -E2BIG)
+			return -ENOSPC;
+		if (r < 0)
+			return r;
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t ttl = addrs[i].ttl;
 		if (allow_special_addr(&p->maps, addrs[i].family, addrs[i].addr)) {
@@ -288,6 +300,8 @@ static bool refuse_name(struct dns_proxy *p, struct query *tmpl)
 		tmpl->pinned = p->cfg.pinning && tmpl->q.name[0] &&
 			       !host_rules_unpinned(p->cfg.rules, p->cfg.nrules,
 						    tmpl->q.name);
+		tmpl->upload_limit = host_rules_upload_limit(p->cfg.rules, p->cfg.nrules,
+							     tmpl->q.name);
 		return false;
 	}
 	p->stats.denied++;

@@ -62,6 +62,7 @@ struct query {
 	bool any_port;
 	bool audit_only;		/* not allowed; answered for --audit */
 	bool pinned;			/* its addresses get SNI pinning */
+	__u64 upload_limit;		/* its rules' upload budget; 0: none */
 	bool client_edns;		/* the client sent an OPT record */
 	uint16_t client_limit;		/* largest UDP answer it takes */
 	int udp_fd;			/* -1 for TCP */

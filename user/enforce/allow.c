@@ -9,6 +9,7 @@
 
 #include "egret_match.h"
 #include "enforce/allow.h"
+#include "enforce/dests.h"
 #include "enforce/hostaddr.h"
 #include "lib/util.h"
 
@@ -118,6 +119,8 @@ static int map_merge(int fd, const void *key, const struct egret_allow *add,
 		created = true;
 	}
 	cur.flags |= add->flags;
+	if (add->dest)
+		cur.dest = add->dest;	/* the last writer's: docs/BUDGETS.md */
 	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
 		const struct egret_port_rule *rule = &add->rules[i];
 
@@ -162,6 +165,19 @@ static int map_put(int fd, const void *key, const struct egret_allow *val,
 	((maps)->quota ? &(maps)->quota->field : NULL), \
 	((maps)->quota ? (maps)->quota->limit : 0)
 
+/* A static rule's destination: its spec text names it. */
+static int spec_dest(const struct allow_maps *maps, const struct allow_spec *spec,
+		     __u32 *ret)
+{
+	char text[EGRET_DEST_NAME_MAX + 1] = "?";
+
+	*ret = 0;
+	if (!maps->dests)
+		return 0;
+	spec_format(spec, text, sizeof(text));
+	return dests_id(maps->dests, text, spec->upload_limit, ret);
+}
+
 static int write_one(const struct allow_maps *maps,
 		     const struct allow_spec *spec,
 		     const struct allow_spec *all, size_t n, __u64 now_ns)
@@ -173,6 +189,9 @@ static int write_one(const struct allow_maps *maps,
 	int r;
 
 	r = allow_add_spec_rules(&add, spec, EGRET_EXPIRES_NEVER, now_ns);
+	if (r < 0)
+		return r;
+	r = spec_dest(maps, spec, &add.dest);
 	if (r < 0)
 		return r;
 	/* Longest-prefix match sees only this entry: give it the rules of
@@ -346,6 +365,12 @@ static int learn_write(const struct allow_maps *maps, int family, const void *ad
 	}
 	if (r < 0)
 		return r;
+	if (maps->dests) {
+		/* Made with its budget by the DNS proxy before (dns/proxy.c). */
+		r = dests_id(maps->dests, name ? name : "(unnamed)", 0, &add.dest);
+		if (r < 0)
+			return r;
+	}
 	/* The pair first: an address is never pinned without its names. */
 	if (pinned) {
 		struct egret_pin_key pk = { .attempt = maps->attempt,
@@ -571,6 +596,7 @@ int allow_purge(const struct allow_maps *maps)
 		{ maps->pins, sizeof(struct egret_pin_key), 0 },
 		{ maps->host4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
 		{ maps->host6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
+		{ maps->dest_counts, sizeof(struct egret_dest_key), 0 },
 	};
 	int first = 0;
 
@@ -588,6 +614,8 @@ int allow_purge(const struct allow_maps *maps)
 		};
 	if (maps->learned)
 		memset(maps->learned, 0, sizeof(*maps->learned));
+	if (maps->dests)
+		dests_free(maps->dests);
 	return first;
 }
 

@@ -29,6 +29,7 @@ struct allow_quota {
  * whose entries these calls read and write. */
 struct hostaddr;
 struct allow_learned;
+struct dests;
 
 struct allow_maps {
 	__u64 attempt;
@@ -41,12 +42,17 @@ struct allow_maps {
 	 * kept): a repeat that would move a deadline by under a second is
 	 * not written again. */
 	struct allow_learned *learned;
+	/* The attempt's destinations (dests.h): every entry written carries
+	 * the id of the name or static rule it is for. NULL: entries get
+	 * none (tests of the maps alone). */
+	struct dests *dests;
 	int allow4;
 	int allow6;
 	int cidr4;
 	int cidr6;
 	int names;		/* egret_names: learned address -> name */
 	int pins;		/* egret_pins: (address, name) pairs; -1: none */
+	int dest_counts;	/* egret_dest_counts, purged with the rest; -1: none */
 	int host4;		/* egret_host4/6 (hostaddr.h), read only here */
 	int host6;
 };

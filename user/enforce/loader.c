@@ -55,6 +55,7 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_SLOTS] = "egret_slots", [LOADER_PINS] = "egret_pins",
 	[LOADER_PIN_SOCK] = "egret_pin_sock", [LOADER_PIN_SOCKS] = "egret_pin_socks",
 	[LOADER_TLS_COUNTS] = "egret_tls_counts", [LOADER_HTTP_SOCK] = "egret_http_sock",
+	[LOADER_DEST_COUNTS] = "egret_dest_counts", [LOADER_ACCT_SOCK] = "egret_acct_sock",
 	[LOADER_EVENTS] = "egret_events", [LOADER_REPEATS] = "egret_repeats",
 };
 
@@ -62,6 +63,7 @@ void loader_init(struct loader *ld)
 {
 	memset(ld, 0, sizeof(*ld));
 	ld->set_lock = -1;
+	dests_init(&ld->dests, -1, 0, 0, 0);
 	for (int i = 0; i < LOADER_NPROGS; i++)
 		ld->progs[i] = ld->links[i] = -1;
 	for (int i = 0; i < LOADER_NMAPS; i++)
@@ -472,6 +474,8 @@ struct allow_maps loader_allow_maps(struct loader *ld)
 		.cidr6 = ld->maps[LOADER_CIDR6],
 		.names = ld->maps[LOADER_NAMES],
 		.pins = ld->maps[LOADER_PINS],
+		.dest_counts = ld->maps[LOADER_DEST_COUNTS],
+		.dests = &ld->dests,
 		.host4 = ld->maps[LOADER_HOST4],
 		.host6 = ld->maps[LOADER_HOST6],
 	};
@@ -596,6 +600,7 @@ void loader_destroy(struct loader *ld)
 			close(ld->maps[i]);
 	if (ld->set_lock >= 0)
 		close(ld->set_lock);
+	dests_free(&ld->dests);
 	loader_init(ld);
 }
 

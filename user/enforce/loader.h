@@ -20,6 +20,7 @@
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include "enforce/allow.h"
+#include "enforce/dests.h"
 
 struct loader_opts {
 	__u32 max_entries;	/* exact entries per family: the attempt's quota */
@@ -64,6 +65,8 @@ enum loader_map {
 	LOADER_PIN_SOCKS,		/* their sockhash, egret_tls attached */
 	LOADER_TLS_COUNTS,		/* slot -> TLS verdicts */
 	LOADER_HTTP_SOCK,		/* socket storage of HTTP-pinned connections */
+	LOADER_DEST_COUNTS,		/* bytes per destination (bpf/lib/account.h) */
+	LOADER_ACCT_SOCK,		/* socket storage: a connection's account */
 	LOADER_NSHARED,
 	/* The attempt's slot's: its own while it holds the slot. */
 	LOADER_EVENTS = LOADER_NSHARED,	/* the ring buffer */
@@ -88,6 +91,7 @@ struct loader {
 	__u64 key;		/* the attempt's key: its cgroup's id */
 	__u32 slot;		/* its ring buffer and repeat counts; 0: none */
 	struct allow_quota quota;
+	struct dests dests;	/* its destinations' ids (dests.h) */
 	bool loaded_now;	/* the set was loaded (verified) by us */
 	int set_lock;		/* its users' lock (shared.h), or -1 */
 };

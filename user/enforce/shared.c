@@ -111,6 +111,8 @@ static const struct { __u32 type, max; } map_kinds[LOADER_NSHARED] = {
 	[LOADER_PIN_SOCKS] = { BPF_MAP_TYPE_SOCKHASH, 0 },
 	[LOADER_TLS_COUNTS] = { BPF_MAP_TYPE_ARRAY, EGRET_SLOTS_MAX },
 	[LOADER_HTTP_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
+	[LOADER_DEST_COUNTS] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_DESTS },
+	[LOADER_ACCT_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
 };
 
 static int check_map(int fd, int which, __u32 *ret_id)

@@ -62,10 +62,16 @@ static __u64 msg_cgroup(const struct nlmsghdr *h)
 	return id;
 }
 
-/* The sockets of one family whose cgroup is @cgroup_id, by their ids:
- * the first @max, the whole dump read (*@more: there were others). */
-static int dump_family(int fd, int family, __u64 cgroup_id, struct inet_diag_sockid *ids,
-		       int max, int *n, bool *more)
+static __u64 id_cookie(const struct inet_diag_sockid *id)
+{
+	return (__u64)id->idiag_cookie[1] << 32 | id->idiag_cookie[0];
+}
+
+/* The sockets of one family whose cgroup is @cgroup_id (and, unless 0,
+ * whose cookie is @cookie), by their ids: the first @max, the whole dump
+ * read (*@more: there were others). */
+static int dump_family(int fd, int family, __u64 cgroup_id, __u64 cookie,
+		       struct inet_diag_sockid *ids, int max, int *n, bool *more)
 {
 	struct inet_diag_req_v2 req = { .sdiag_family = (__u8)family,
 					.sdiag_protocol = IPPROTO_TCP, .idiag_states = ~0U };
@@ -90,7 +96,9 @@ static int dump_family(int fd, int family, __u64 cgroup_id, struct inet_diag_soc
 				return e->error ? e->error : -EPROTO;
 			}
 			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
-			    msg_cgroup(h) != cgroup_id)
+			    msg_cgroup(h) != cgroup_id ||
+			    (cookie && id_cookie(&((const struct inet_diag_msg *)
+						   NLMSG_DATA(h))->id) != cookie))
 				continue;
 			if (*n == max) {
 				*more = true;
@@ -144,7 +152,8 @@ int sockets_destroy_cgroup(__u64 cgroup_id)
 
 			more = false;
 			done = 0;
-			r = dump_family(fd, families[f], cgroup_id, ids, SOCKKILL_MAX, &n, &more);
+			r = dump_family(fd, families[f], cgroup_id, 0, ids, SOCKKILL_MAX,
+					&n, &more);
 			if (r < 0)
 				return r;
 			for (int i = 0; i < n; i++) {
@@ -159,6 +168,31 @@ int sockets_destroy_cgroup(__u64 cgroup_id)
 		} while (more && done > 0);
 	}
 	return first ? first : total;
+}
+
+int sockets_destroy_cookie(__u64 cgroup_id, __u64 cookie)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	struct inet_diag_sockid id;
+	_cleanup_close_ int fd = -1;
+	bool more = false;
+	int r;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
+		int n = 0;
+
+		r = dump_family(fd, families[f], cgroup_id, cookie, &id, 1, &n, &more);
+		if (r < 0)
+			return r;
+		if (n) {
+			r = destroy_one(fd, families[f], &id);
+			return r < 0 ? r : 1;
+		}
+	}
+	return 0;
 }
 
 int sockets_destroy_probe(void)

@@ -15,6 +15,11 @@
  */
 int sockets_destroy_cgroup(__u64 cgroup_id);
 
+/* Destroy the one TCP socket of cgroup @cgroup_id whose socket cookie
+ * is @cookie (an over-budget connection, bpf/lib/account.h): 1, 0 when
+ * it is gone already, or -errno. */
+int sockets_destroy_cookie(__u64 cgroup_id, __u64 cookie);
+
 /* Can this kernel destroy sockets (CONFIG_INET_DIAG_DESTROY)? 0, or the
  * -errno the kernel gave (-EOPNOTSUPP without it). Asked once. */
 int sockets_destroy_probe(void);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -48,4 +50,40 @@ int errbuf_fail(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
+}
+
+int size_parse(const char *text, uint64_t *ret)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	*ret = 0;
+	if (!text || !isdigit((unsigned char)text[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || v == 0)
+		return -EINVAL;
+	if (*end) {
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u)
+			return -EINVAL;
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (*end == 'i')
+			end++;
+		if (*end == 'B')
+			end++;
+		if (*end)
+			return -EINVAL;
+	} else if (end == text) {
+		return -EINVAL;
+	}
+	if (v > (1ULL << 50) >> shift)
+		return -EINVAL;
+	*ret = (uint64_t)v << shift;
+	return 0;
 }

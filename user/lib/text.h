@@ -15,6 +15,13 @@ int errbuf_fail(char *err, size_t errlen, const char *fmt, ...)
  * -E2BIG, with @csv unchanged, if it does not fit. */
 int csv_append(char *csv, size_t size, const char *item);
 
+/*
+ * A size: plain bytes, or a number with K, M, G or T (binary: 1K is 1024
+ * bytes; "KiB", "MB" and the like are taken too), whole numbers only, at
+ * least 1 and at most 2^50. 0 into *@ret and -EINVAL otherwise.
+ */
+int size_parse(const char *text, uint64_t *ret);
+
 /* "2026-11-30T08:31:02Z" */
 void iso_utc(int64_t t, char *buf, size_t len);
 

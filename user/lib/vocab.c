@@ -40,6 +40,8 @@ static const char *const reason_names[EGRET_REASON_MAX] = {
 	[EGRET_REASON_QUIC] = "quic",
 	[EGRET_REASON_HOST] = "host-not-learned",
 	[EGRET_REASON_NOT_HTTP] = "not-http",
+	[EGRET_REASON_BUDGET] = "budget",
+	[EGRET_REASON_UNCOUNTED] = "uncounted",
 };
 
 /* For people (the summary): why a destination was refused. */
@@ -60,6 +62,8 @@ static const char *const reason_texts[EGRET_REASON_MAX] = {
 	[EGRET_REASON_QUIC] = "pinned port: QUIC (UDP) cannot be pinned, use TCP",
 	[EGRET_REASON_HOST] = "HTTP host not allowed at this address (no DNS answer for it held the address)",
 	[EGRET_REASON_NOT_HTTP] = "pinned HTTP port: a request egret cannot judge (docs/SECURITY.md, \"Host pinning\")",
+	[EGRET_REASON_BUDGET] = "the destination's upload budget is spent (docs/POLICY.md, \"Upload budgets\")",
+	[EGRET_REASON_UNCOUNTED] = "no accounting state for the connection (map full?): refused, never sent uncounted",
 };
 
 static const char *name_of(const char *const *names, size_t n, unsigned int i)

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "enforce/dests.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/percpu.h"
@@ -78,6 +79,16 @@ static void write_line(struct events *ev, char *line, size_t n)
 	line[n++] = '\n';
 	if (write(ev->log_fd, line, n) != (ssize_t)n)
 		ev->write_errors++;
+}
+
+/* Does a record of @e carry a name after it (struct egret_tls_event)? A
+ * TLS or HTTP decision: the name asked; an upload refused for its
+ * destination: the destination's name (bpf/lib/account.h). */
+static bool event_has_name(unsigned int hook, unsigned int reason)
+{
+	return egret_hook_named(hook) ||
+	       (hook == EGRET_HOOK_EGRESS &&
+		(reason == EGRET_REASON_BUDGET || reason == EGRET_REASON_UNCOUNTED));
 }
 
 static void remember_denial(struct events *ev, const struct egret_event *e,
@@ -152,6 +163,13 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 		else
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
 	}
+	if (event_has_name(e->hook, e->reason) && !egret_hook_named(e->hook)) {
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"destination\":");
+		if (sni && sni[0])
+			off = json_append(line, off, sizeof(line) - 1, sni);
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
+	}
 	if (egret_hook_named(e->hook)) {
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
 					e->hook == EGRET_HOOK_TLS ? ",\"sni\":" : ",\"host\":");
@@ -198,10 +216,19 @@ static void on_decision(struct events *ev, const struct egret_event *e,
 		name = ev->names ? names_get(ev->names, e->family == 4 ?
 					     AF_INET : AF_INET6, e->addr) : NULL;
 	}
+	/* A connection that passed its destination's upload budget: its
+	 * segments are dropped from now on; end it at once (its cookie is
+	 * in level/optname). */
+	if (e->hook == EGRET_HOOK_EGRESS && e->reason == EGRET_REASON_BUDGET &&
+	    e->verdict == EGRET_VERDICT_DENY && ev->on_over)
+		ev->on_over(ev->denial_ctx, (uint64_t)(uint32_t)e->optname << 32 |
+					    (uint32_t)e->level);
 	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
 		/* A TLS or HTTP denial is of the name it asked: that is the
-		 * host a request would be for. */
-		const char *who = egret_hook_named(e->hook) ? sni : name;
+		 * host a request would be for; an upload refused for its
+		 * budget, of its destination's name. */
+		const char *who = event_has_name(e->hook, e->reason) && sni && sni[0] ?
+				  sni : name;
 
 		remember_denial(ev, e, who && who[0] ? who : NULL, count);
 		if (ev->on_denial)
@@ -250,7 +277,7 @@ static int on_bpf_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct egret_event))
 		return 0;
-	if (!egret_hook_named(t->e.hook) || size < sizeof(*t)) {
+	if (!event_has_name(t->e.hook, t->e.reason) || size < sizeof(*t)) {
 		on_decision(ctx, data, NULL, 1, false);
 		return 0;
 	}
@@ -274,7 +301,8 @@ static void on_repeat(void *ctx, const struct egret_repeat_key *k, uint64_t more
 	};
 
 	memcpy(e.addr, k->addr, sizeof(e.addr));
-	on_decision(ev, &e, egret_hook_named(k->hook) ? sni_find(ev, k) : NULL, more, true);
+	on_decision(ev, &e, event_has_name(k->hook, k->reason) ? sni_find(ev, k) : NULL,
+		    more, true);
 }
 
 /* The ring first: a denial's own record comes before its repeats. */
@@ -389,7 +417,7 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit)
 {
 	*ev = (struct events){ .attempt = attempt, .log_fd = -1,
-			       .counters_fd = -1, .tls_counts_fd = -1, .audit = audit,
+			       .counters_fd = -1, .dests_fd = -1, .tls_counts_fd = -1, .audit = audit,
 			       .repeats_timer = { .fd = -1 } };
 	repeats_init(&ev->repeats, -1);
 	ev->boot_to_real_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
@@ -472,6 +500,76 @@ static int by_count(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* One destination's figures, as text: "sent 84 KiB, received 31 MiB, 212
+ * connections" and its budget. */
+static void dest_line(FILE *out, const struct dest_figures *f, bool audit)
+{
+	char sent[32], recv[32], budget[32];
+
+	dests_size_text(f->c.sent, sent, sizeof(sent));
+	dests_size_text(f->c.received, recv, sizeof(recv));
+	fprintf(out, "egret:   %s: sent %s, received %s, %llu connection%s", f->c.name,
+		sent, recv, (unsigned long long)f->c.conns, f->c.conns == 1 ? "" : "s");
+	if (f->c.budget) {
+		dests_size_text(f->c.budget, budget, sizeof(budget));
+		fprintf(out, " (upload budget %s%s)", budget,
+			f->c.over ? audit ? ", would be exceeded" : ", exceeded: sends refused" : "");
+	}
+	fprintf(out, "\n");
+}
+
+/* The top destinations by bytes sent, then received. */
+static void summary_destinations(struct events *ev, FILE *out)
+{
+	struct dest_figures *all = NULL;
+	size_t n = 0, shown = 0;
+
+	if (dests_read(ev->dests_fd, ev->counters_key, &all, &n) < 0)
+		return;
+	for (size_t i = 0; i < n && shown < 10; i++) {
+		if (!all[i].c.sent && !all[i].c.received && !all[i].c.conns && !all[i].c.over)
+			continue;
+		dest_line(out, &all[i], ev->audit);
+		shown++;
+	}
+	if (n > shown && shown == 10)
+		fprintf(out, "egret:   ... and more destinations (the log has each)\n");
+	free(all);
+}
+
+void events_log_destinations(struct events *ev)
+{
+	struct dest_figures *all = NULL;
+	char line[1024], when[64];
+	size_t n = 0, off;
+
+	if (ev->log_fd < 0 || dests_read(ev->dests_fd, ev->counters_key, &all, &n) < 0)
+		return;
+	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
+	for (size_t i = 0; i < n; i++) {
+		const struct egret_dest_count *c = &all[i].c;
+
+		off = (size_t)snprintf(line, sizeof(line),
+			"{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
+		off = json_append(line, off, sizeof(line) - 1, ev->attempt);
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"kind\":\"destination\",\"name\":");
+		off = json_append(line, off, sizeof(line) - 1, c->name);
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+			",\"sent\":%llu,\"received\":%llu,\"connections\":%llu,\"budget\":",
+			(unsigned long long)c->sent, (unsigned long long)c->received,
+			(unsigned long long)c->conns);
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					c->budget ? "%llu" : "null", (unsigned long long)c->budget);
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+					",\"over_budget\":%s}", c->over ? "true" : "false");
+		if (off >= sizeof(line) - 1)
+			off = sizeof(line) - 2;
+		write_line(ev, line, off);
+	}
+	free(all);
+}
+
 void events_summary(struct events *ev, FILE *out)
 {
 	uint64_t allowed = 0, denied = 0, would = 0, dropped;
@@ -532,6 +630,7 @@ void events_summary(struct events *ev, FILE *out)
 	if (ev->ntop > 10 || ev->top_overflow)
 		fprintf(out, "egret:   ... and %zu more destinations\n",
 			ev->ntop > 10 ? ev->ntop - 10 : 0);
+	summary_destinations(ev, out);
 	/* The names, with why: what the user needs to widen the policy or
 	 * fix the resolver (an index allowed, its files host not). */
 	qsort(ev->names_out, ev->nnames_out, sizeof(ev->names_out[0]), by_name_count);

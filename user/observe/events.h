@@ -67,6 +67,12 @@ struct events {
 	void (*on_denial)(void *ctx, const struct egret_event *e, const char *name,
 			  uint64_t count);
 	void *denial_ctx;
+	/* A connection passed its destination's upload budget: the socket
+	 * with @cookie is to be ended (same @denial_ctx). */
+	void (*on_over)(void *ctx, uint64_t cookie);
+	/* egret_dest_counts and the attempt's key, for the summary and the
+	 * log's per-destination records; -1: none. */
+	int dests_fd;
 	struct ring_buffer *rb;
 	struct loop_source src;
 	struct repeats repeats;
@@ -104,6 +110,10 @@ void events_set_tls(struct events *ev, int tls_counts_fd, uint32_t slot);
 /* One of the DNS proxy's decisions: counted, kept for the summary,
  * logged. */
 void events_dns(struct events *ev, const struct dns_decision *d);
+
+/* One JSON line per destination of the attempt, its bytes and budget
+ * (docs/EVENTS.md): call once, after the drain. */
+void events_log_destinations(struct events *ev);
 
 /* Exit summary (stderr), from the counters and the denials seen. */
 void events_summary(struct events *ev, FILE *out);

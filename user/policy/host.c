@@ -144,9 +144,21 @@ int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 bool host_rule_equal(const struct host_rule *x, const struct host_rule *y)
 {
 	return x->wildcard == y->wildcard && x->nports == y->nports &&
-	       x->no_pin == y->no_pin && !strcmp(x->name, y->name) &&
+	       x->no_pin == y->no_pin && x->upload_limit == y->upload_limit &&
+	       !strcmp(x->name, y->name) &&
 	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
 		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
+}
+
+__u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const char *name)
+{
+	__u64 min = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (rules[i].upload_limit && host_rule_matches(&rules[i], name) &&
+		    (!min || rules[i].upload_limit < min))
+			min = rules[i].upload_limit;
+	return min;
 }
 
 bool host_rules_unpinned(const struct host_rule *rules, size_t n, const char *name)

@@ -23,6 +23,9 @@ struct host_rule {
 	/* `pin: false`: its addresses are allowed by address alone, SNI
 	 * pinning off for them (docs/POLICY.md). */
 	bool no_pin;
+	/* `upload_limit:` of the entry, or of its catalog category: its
+	 * names' upload budget (docs/POLICY.md); 0: none of its own. */
+	__u64 upload_limit;
 	char origin[64];		/* where it came from, for egret check */
 };
 
@@ -55,6 +58,9 @@ int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 		     bool *ret_any);
 
 /* Does a rule matching @name say `pin: false`? */
+/* The smallest upload_limit of the rules matching @name; 0: none. */
+__u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const char *name);
+
 bool host_rules_unpinned(const struct host_rule *rules, size_t n, const char *name);
 
 #endif

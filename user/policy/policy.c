@@ -156,6 +156,8 @@ void policy_doc_free(struct policy_doc *doc)
 
 struct effective {
 	const struct policy_section *base, *repo;
+	/* Each category's upload budget: the smallest its sections give. */
+	__u64 category_limits[POLICY_CATEGORIES];
 	const struct port_range *ports;		/* the effective `ports:` */
 	unsigned int nports;
 	bool ports_any;
@@ -163,9 +165,9 @@ struct effective {
 
 static int add_host(struct policy *out, const char *name,
 		    const struct port_range *ports, unsigned int nports,
-		    const char *origin, bool no_pin)
+		    const char *origin, bool no_pin, __u64 upload_limit)
 {
-	struct host_rule rule = { .no_pin = no_pin };
+	struct host_rule rule = { .no_pin = no_pin, .upload_limit = upload_limit };
 
 	snprintf(rule.name, sizeof(rule.name), "%s", name);
 	memcpy(rule.ports, ports, nports * sizeof(*ports));
@@ -175,7 +177,7 @@ static int add_host(struct policy *out, const char *name,
 }
 
 static int add_catalog(struct policy *out, const struct catalog *cat,
-		       enum catalog_section s, const char *name)
+		       enum catalog_section s, const char *name, __u64 upload_limit)
 {
 	const struct catalog_entry *e = catalog_find(cat, s, name);
 	char origin[64];
@@ -184,7 +186,7 @@ static int add_catalog(struct policy *out, const struct catalog *cat,
 	snprintf(origin, sizeof(origin), "%s: %s", catalog_section_key(s), name);
 	for (size_t i = 0; e && i < e->nhosts && r == 0; i++)
 		r = add_host(out, e->hosts[i], e->ports, e->nports, origin,
-			     catalog_not_tls(e, e->hosts[i]));
+			     catalog_not_tls(e, e->hosts[i]), upload_limit);
 	return r;
 }
 
@@ -217,7 +219,7 @@ static int add_lists(struct policy *out, const struct policy *lists,
 
 /* The remote's host on its scheme's port, and the forge's companions. */
 static int add_git_remote(struct policy *out, const struct catalog *cat,
-			  const struct git_remote *remote)
+			  const struct git_remote *remote, __u64 upload_limit)
 {
 	struct port_range port = { remote->port, remote->port };
 	const struct catalog_entry *forge;
@@ -233,18 +235,19 @@ static int add_git_remote(struct policy *out, const struct catalog *cat,
 		if (allow_spec_parse(text, &spec, err, sizeof(err)) < 0)
 			return -EINVAL;
 		strcpy(spec.origin, "git_remote");
+		spec.upload_limit = upload_limit;
 		return policy_add_spec(out, &spec);
 	}
 	/* A remote over SSH or git:// speaks no TLS, whatever its port. */
 	r = add_host(out, remote->host, &port, 1, "git_remote",
-		     !remote->scheme || strcmp(remote->scheme, "https") != 0);
+		     !remote->scheme || strcmp(remote->scheme, "https") != 0, upload_limit);
 	forge = catalog_forge_for(cat, remote->host);
 	if (r < 0 || !forge)
 		return r;
 	snprintf(origin, sizeof(origin), "git_remote: %s", forge->name);
 	for (size_t i = 0; i < forge->nhosts && r == 0; i++)
 		r = add_host(out, forge->hosts[i], forge->ports, forge->nports, origin,
-			     catalog_not_tls(forge, forge->hosts[i]));
+			     catalog_not_tls(forge, forge->hosts[i]), upload_limit);
 	return r;
 }
 
@@ -321,6 +324,15 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			out->max_entries = l->max_entries;
 		if (l->max_cidrs >= 0)
 			out->max_cidrs = l->max_cidrs;
+		if (l->upload_limit &&
+		    (!out->upload_limit || l->upload_limit < out->upload_limit))
+			out->upload_limit = l->upload_limit;
+		for (int c = 0; c < POLICY_CATEGORIES; c++) {
+			__u64 v = secs[i]->category_limits[c];
+
+			if (v && (!eff.category_limits[c] || v < eff.category_limits[c]))
+				eff.category_limits[c] = v;
+		}
 	}
 
 	/* Lists: the defaults, then the repo's additions. */
@@ -330,9 +342,11 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 		if (!s)
 			continue;
 		for (size_t j = 0; j < s->nos && r == 0; j++)
-			r = add_catalog(out, cat, CATALOG_OS, s->os[j]);
+			r = add_catalog(out, cat, CATALOG_OS, s->os[j],
+					eff.category_limits[POLICY_CAT_OS]);
 		for (size_t j = 0; j < s->neco && r == 0; j++)
-			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j]);
+			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j],
+					eff.category_limits[POLICY_CAT_ECOSYSTEMS]);
 		if (r == 0)
 			r = add_lists(out, &s->lists, &eff);
 		if (r == 0 && s->lists.upstreams_csv[0])
@@ -341,7 +355,7 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	}
 	/* Unset means yes: the remote is one of the ratified categories. */
 	if (r == 0 && git_remote != 0 && remote)
-		r = add_git_remote(out, cat, remote);
+		r = add_git_remote(out, cat, remote, eff.category_limits[POLICY_CAT_GIT_REMOTE]);
 	if (r == 0)
 		resolve_loopback(&eff, out, &r);
 	if (r < 0)

@@ -49,6 +49,10 @@ struct policy {
 	long min_ttl;			/* -1: egret's default */
 	long max_entries;		/* -1: egret's default */
 	long max_cidrs;			/* -1: egret's default */
+	/* `upload_limit:` bytes every destination may be sent (per
+	 * attempt, docs/BUDGETS.md); 0: none. Where several apply, the
+	 * smallest wins. */
+	__u64 upload_limit;
 	/* The effective `ports:`, for entries that name none (approvals). */
 	struct port_range entry_ports[EGRET_PORT_SLOTS];
 	unsigned int nentry_ports;	/* 0 = any port */
@@ -63,6 +67,14 @@ struct policy {
 };
 
 /* One section: the defaults, or a repository's additions. */
+/* The catalog categories an upload budget can be set for. */
+enum policy_category {
+	POLICY_CAT_OS = 0,		/* os_registries */
+	POLICY_CAT_ECOSYSTEMS,		/* ecosystems */
+	POLICY_CAT_GIT_REMOTE,		/* git_remote: the remote's host and its forge's */
+	POLICY_CATEGORIES,
+};
+
 struct policy_section {
 	struct policy lists;		/* hosts: and cidrs: as written */
 	char os[POLICY_MAX_NAMES][CATALOG_NAME_MAX];
@@ -78,6 +90,10 @@ struct policy_section {
 	unsigned int npin_ports;	/* 0 with pinning_set: off */
 	__u16 http_ports[EGRET_PIN_PORTS];
 	unsigned int nhttp_ports;
+	/* `upload_limits: {os_registries: SIZE, ecosystems: SIZE,
+	 * git_remote: SIZE}`: the catalog categories' upload budgets, by
+	 * enum policy_category; 0: none given. */
+	__u64 category_limits[POLICY_CATEGORIES];
 	bool loopback_set;		/* `loopback:` given */
 	bool loopback_any;
 	struct port_range loopback[EGRET_PORT_SLOTS];

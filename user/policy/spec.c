@@ -367,6 +367,7 @@ bool allow_spec_equal(const struct allow_spec *x, const struct allow_spec *y)
 {
 	return x->family == y->family && x->prefixlen == y->prefixlen &&
 	       x->nports == y->nports && x->pin == y->pin &&
+	       x->upload_limit == y->upload_limit &&
 	       !memcmp(x->addr, y->addr, sizeof(x->addr)) &&
 	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
 		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));

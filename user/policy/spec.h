@@ -25,6 +25,8 @@ struct allow_spec {
 	/* `pin: true`: TLS to it on a pinned port must name a host whose
 	 * DNS answer held the address (docs/POLICY.md); else by address. */
 	bool pin;
+	/* `upload_limit:` of the item: its upload budget; 0: none of its own. */
+	__u64 upload_limit;
 	char origin[64];	/* where it came from: "--allow", "cidrs", ... */
 };
 

@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/text.h"
 #include "lib/util.h"
 #include "policy/yaml.h"
 #include "policy/yaml_util.h"
 
 static const char *const section_keys[] = {
 	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs", "pinning",
-	"dns", "maps", "loopback",
+	"dns", "maps", "loopback", "upload_limit", "upload_limits",
 };
 static const char *const top_only_keys[] = { "version", "repos" };
 
@@ -83,6 +84,19 @@ static int parse_number(struct parser *ps, yaml_node_t *node, long min,
 	return 0;
 }
 
+/* A size (`1M`, `512K`, plain bytes: lib/text.h). */
+static int parse_size(struct parser *ps, yaml_node_t *node, __u64 *ret)
+{
+	uint64_t v;
+
+	if (size_parse(yaml_scalar(node), &v) < 0) {
+		diag_add(ps->d, node, "want a size: bytes, or a number with K, M or G (1M, 512K)");
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
 /* A list of catalog names of section @s into @out. */
 static int parse_names(struct parser *ps, yaml_node_t *node,
 		       enum catalog_section s, char (*out)[CATALOG_NAME_MAX],
@@ -130,10 +144,11 @@ static int parse_names(struct parser *ps, yaml_node_t *node,
  */
 static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
 		      const char **ret_text, yaml_node_t **ret_ports,
-		      yaml_node_t **ret_pin)
+		      yaml_node_t **ret_pin, yaml_node_t **ret_limit)
 {
-	static const char *const keys[2][3] = {
-		{ "cidr", "ports", "pin" }, { "host", "ports", "pin" },
+	static const char *const keys[2][4] = {
+		{ "cidr", "ports", "pin", "upload_limit" },
+		{ "host", "ports", "pin", "upload_limit" },
 	};
 	const char *what = hosts ? "host" : "cidr";
 	const char *text = yaml_scalar(item);
@@ -152,8 +167,10 @@ static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
 				ports = node_at(ps, p->value);
 			else if (key && !strcmp(key, "pin"))
 				*ret_pin = node_at(ps, p->value);
+			else if (key && !strcmp(key, "upload_limit"))
+				*ret_limit = node_at(ps, p->value);
 			else
-				unknown_key(ps, k, key ? key : "?", keys[hosts], 3,
+				unknown_key(ps, k, key ? key : "?", keys[hosts], 4,
 					    hosts ? "a hosts item" : "a cidrs item");
 		}
 		if (!text) {
@@ -176,8 +193,9 @@ static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
  */
 static int item_add(struct parser *ps, yaml_node_t *item, bool hosts,
 		    const char *text, yaml_node_t *ports, yaml_node_t *pin,
-		    struct policy *lists, const char *origin)
+		    yaml_node_t *limit, struct policy *lists, const char *origin)
 {
+	__u64 upload_limit = 0;
 	int pinned = -1;
 	struct allow_spec spec;
 	struct host_rule rule;
@@ -199,10 +217,15 @@ static int item_add(struct parser *ps, yaml_node_t *item, bool hosts,
 		return -EINVAL;
 	if (pin && parse_bool(ps, pin, &pinned) < 0)
 		return -EINVAL;
-	if (hosts)
+	if (limit && parse_size(ps, limit, &upload_limit) < 0)
+		return -EINVAL;
+	if (hosts) {
 		rule.no_pin = pinned == 0;
-	else
+		rule.upload_limit = upload_limit;
+	} else {
 		spec.pin = pinned == 1;
+		spec.upload_limit = upload_limit;
+	}
 	if (!ports && !*nports)
 		*nports = PORTS_FROM_POLICY;
 	snprintf(hosts ? rule.origin : spec.origin, sizeof(rule.origin), "%s", origin);
@@ -227,12 +250,12 @@ static int parse_entries(struct parser *ps, yaml_node_t *node, bool hosts,
 	}
 	for (it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it), *ports, *pin = NULL;
+		yaml_node_t *item = node_at(ps, *it), *ports, *pin = NULL, *limit = NULL;
 		const char *text;
-		int rr = item_nodes(ps, item, hosts, &text, &ports, &pin);
+		int rr = item_nodes(ps, item, hosts, &text, &ports, &pin, &limit);
 
 		if (rr == 0)
-			rr = item_add(ps, item, hosts, text, ports, pin, lists, origin);
+			rr = item_add(ps, item, hosts, text, ports, pin, limit, lists, origin);
 		if (rr == -E2BIG)
 			return rr;
 		if (rr < 0)
@@ -407,6 +430,37 @@ static int parse_pinning(struct parser *ps, yaml_node_t *node,
 	return r ? -EINVAL : 0;
 }
 
+/* `upload_limits: {os_registries: SIZE, ecosystems: SIZE, git_remote: SIZE}` */
+static int parse_category_limits(struct parser *ps, yaml_node_t *node,
+				 struct policy_section *sec)
+{
+	static const char *const keys[POLICY_CATEGORIES] = {
+		[POLICY_CAT_OS] = "os_registries", [POLICY_CAT_ECOSYSTEMS] = "ecosystems",
+		[POLICY_CAT_GIT_REMOTE] = "git_remote",
+	};
+	yaml_node_pair_t *p;
+	int r = 0, c;
+
+	if (node->type != YAML_MAPPING_NODE) {
+		diag_add(ps->d, node, "upload_limits: want a mapping (os_registries, ecosystems, git_remote)");
+		return -EINVAL;
+	}
+	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node_at(ps, p->key);
+		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
+
+		for (c = 0; c < POLICY_CATEGORIES && strcmp(key, keys[c]); c++)
+			;
+		if (c == POLICY_CATEGORIES) {
+			unknown_key(ps, k, key, keys, POLICY_CATEGORIES, "upload_limits");
+			r = -EINVAL;
+			continue;
+		}
+		r |= parse_size(ps, node_at(ps, p->value), &sec->category_limits[c]);
+	}
+	return r ? -EINVAL : 0;
+}
+
 /* `loopback: false`, `loopback: true` (any port), `loopback: {ports: [...]}` */
 static int parse_loopback(struct parser *ps, yaml_node_t *node,
 			  struct policy_section *sec)
@@ -522,6 +576,10 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 			rr = parse_loopback(ps, v, sec);
 		} else if (!strcmp(key, "pinning")) {
 			rr = parse_pinning(ps, v, sec);
+		} else if (!strcmp(key, "upload_limit")) {
+			rr = parse_size(ps, v, &sec->lists.upload_limit);
+		} else if (!strcmp(key, "upload_limits")) {
+			rr = parse_category_limits(ps, v, sec);
 		} else {
 			rr = section_unknown_key(ps, k, key, repo);
 		}

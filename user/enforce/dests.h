@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * enforce/dests.h - the attempt's destinations: a learned name or a static
+ * rule, each with an id, its bytes and its upload budget in
+ * egret_dest_counts (bpf/lib/account.h, docs/BUDGETS.md).
+ *
+ * An id is given when a destination first needs one, and its counts entry
+ * is written before any allow entry carries the id, so the programs always
+ * find it. Ids are at most @max per attempt (--max-destinations): one more
+ * is -E2BIG, and the caller refuses what needed it (a name: SERVFAIL
+ * map-full), never lets it pass uncounted.
+ */
+#ifndef EGRET_DESTS_H
+#define EGRET_DESTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "egret.h"
+
+struct dest_slot;
+
+struct dests {
+	int fd;			/* egret_dest_counts; -1: none (ids not kept) */
+	__u64 attempt;
+	__u32 max;		/* ids per attempt */
+	__u32 n;		/* ids given */
+	__u64 budget;		/* every destination's budget; 0: none */
+	struct dest_slot *slots;	/* open addressing, by name */
+	size_t cap;
+};
+
+/* An empty table writing to @fd for @attempt; @budget applies to every
+ * destination made from now on. */
+void dests_init(struct dests *d, int fd, __u64 attempt, __u32 max, __u64 budget);
+
+/* The id of @name, made (with its counts entry) if it has none: its
+ * budget then the smaller of @budget (its entry's own; 0: none) and the
+ * attempt's. -E2BIG: the attempt has @max already; -ENOMEM; or the map's
+ * -errno. */
+int dests_id(struct dests *d, const char *name, __u64 budget, __u32 *ret_id);
+
+/* The ids the map holds for the attempt, back in the table (an egretd
+ * re-adopting it). 0 or -errno. */
+int dests_recover(struct dests *d);
+
+void dests_free(struct dests *d);
+
+/* One destination's figures, read from the map. */
+struct dest_figures {
+	__u32 id;
+	struct egret_dest_count c;
+};
+
+/* Every destination of @attempt in @fd, into *@ret (malloc'd, *@n of
+ * them), sorted by bytes sent, then received. 0 or -errno. */
+int dests_read(int fd, __u64 attempt, struct dest_figures **ret, size_t *n);
+
+/* Delete the attempt's entries. 0 or -errno. */
+int dests_purge(int fd, __u64 attempt);
+
+/* "84 KiB", "31.2 MiB", "512 B" into @buf. */
+void dests_size_text(__u64 bytes, char *buf, size_t len);
+
+#endif
