@@ -6,7 +6,6 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "enforce/allow.h"
 #include "enforce/dests.h"
 #include "lib/util.h"
 
@@ -165,16 +164,6 @@ int dests_read(int fd, __u64 attempt, struct dest_figures **ret, size_t *n)
 	*ret = all;
 	*n = k;
 	return 0;
-}
-
-int dests_purge(int fd, __u64 attempt)
-{
-	int r;
-
-	if (fd < 0)
-		return 0;
-	r = allow_keyed_walk(fd, sizeof(struct egret_dest_key), 0, attempt, false);
-	return r < 0 ? r : 0;
 }
 
 void dests_size_text(__u64 bytes, char *buf, size_t len)

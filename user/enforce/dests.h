@@ -56,8 +56,7 @@ struct dest_figures {
  * them), sorted by bytes sent, then received. 0 or -errno. */
 int dests_read(int fd, __u64 attempt, struct dest_figures **ret, size_t *n);
 
-/* Delete the attempt's entries. 0 or -errno. */
-int dests_purge(int fd, __u64 attempt);
+/* (The attempt's entries go with its allow entries: allow_purge().) */
 
 /* "84 KiB", "31.2 MiB", "512 B" into @buf. */
 void dests_size_text(__u64 bytes, char *buf, size_t len);
