@@ -71,13 +71,19 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             "GATEWAY_INTERFACE": "CGI/1.1",
             "SERVER_PROTOCOL": "HTTP/1.0",
         }
+        # git gzips a large request (many wants): http-backend inflates it.
+        if self.headers.get("Content-Encoding"):
+            env["HTTP_CONTENT_ENCODING"] = self.headers["Content-Encoding"]
         if self.headers.get("Git-Protocol"):
             env["GIT_PROTOCOL"] = self.headers["Git-Protocol"]
         out = subprocess.run(["git", "http-backend"], input=body, env=env,
                              stdout=subprocess.PIPE, check=False).stdout
-        head, _, payload = out.partition(b"\r\n\r\n")
-        if not _:
-            head, _, payload = out.partition(b"\n\n")
+        # The CGI head ends at the first blank line, "\r\n\r\n" or
+        # "\n\n", whichever comes first: a packfile may hold either.
+        ends = [(i, len(sep)) for sep in (b"\r\n\r\n", b"\n\n")
+                for i in [out.find(sep)] if i >= 0]
+        at, n = min(ends) if ends else (len(out), 0)
+        head, payload = out[:at], out[at + n:]
         status, headers = 200, []
         for line in head.decode("latin-1").splitlines():
             name, _, value = line.partition(":")
