@@ -94,8 +94,9 @@ EOF
 	[ "$s" -ge "$total" ] && [ "$s" -le "$MIB" ] ||
 		fail "the log's sent=$s: want between the server's $total and the budget"
 	assert_eq "2 $MIB true" "$c $bud $over" "the log's connections, budget, over_budget"
-	jq -se 'map(select(.kind == "egress" and .reason == "budget" and
-			       .destination == "github.com")) | length > 0' \
+	jq -se --argjson b "$MIB" 'map(select(.kind == "egress" and .reason == "budget" and
+			       .destination == "github.com" and .budget == $b and
+			       .sent <= $b)) | length > 0' \
 		"$TDIR/events.json" >/dev/null ||
 		fail "no budget event naming github.com in the log: $(grep budget "$TDIR/events.json")"
 }

@@ -91,6 +91,25 @@ static bool event_has_name(unsigned int hook, unsigned int reason)
 		(reason == EGRET_REASON_BUDGET || reason == EGRET_REASON_UNCOUNTED));
 }
 
+/* The counts of the attempt's destination @name (a refusal's, rare). */
+static int dest_figures_of(const struct events *ev, const char *name,
+			   struct egret_dest_count *ret)
+{
+	struct dest_figures *all = NULL;
+	size_t n = 0;
+	int r = dests_read(ev->dests_fd, ev->counters_key, &all, &n);
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		if (!strcmp(all[i].c.name, name)) {
+			*ret = all[i].c;
+			free(all);
+			return 0;
+		}
+	}
+	free(all);
+	return -ENOENT;
+}
+
 static void remember_denial(struct events *ev, const struct egret_event *e,
 			    const char *name, uint64_t count)
 {
@@ -164,11 +183,19 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
 	}
 	if (event_has_name(e->hook, e->reason) && !egret_hook_named(e->hook)) {
+		struct egret_dest_count c;
+
 		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"destination\":");
 		if (sni && sni[0])
 			off = json_append(line, off, sizeof(line) - 1, sni);
 		else
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "null");
+		/* What it had sent, and its budget, when egret read them. */
+		if (sni && sni[0] && dest_figures_of(ev, sni, &c) == 0)
+			off += (size_t)snprintf(line + off, sizeof(line) - off,
+						",\"sent\":%llu,\"budget\":%llu",
+						(unsigned long long)c.sent,
+						(unsigned long long)c.budget);
 	}
 	if (egret_hook_named(e->hook)) {
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
