@@ -59,7 +59,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd
 
@@ -187,6 +187,12 @@ stress:
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tests/stress.sh
 
 # A burst of 100 attempts through egretd (BENCHMARKS.md); about a minute.
+# What real clients send to a registry or forge while they only fetch: the
+# figures behind the catalog's default upload budgets (docs/POLICY.md).
+bench-uploads: deps
+	@$(MAKE) --no-print-directory all helpers
+	@tests/bench/uploads.sh
+
 bench-egretd: deps
 	@$(MAKE) --no-print-directory all
 	@tests/bench/egretd.sh

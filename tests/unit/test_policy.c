@@ -212,6 +212,18 @@ static void upload_limit(void **state)
 	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 1048576);
 	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: 4M}\n", NULL, NULL);
 	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 4194304);
+	/* No budget given: the catalog's default; the operator may raise it
+	 * or say `none`. */
+	resolve_ok(f, "ecosystems: [npm]\n", NULL, NULL);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 32ULL << 20);
+	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: 1G}\n", NULL, NULL);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 1ULL << 30);
+	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: none}\n", NULL, NULL);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 0);
+	/* A repo's section lowers the top level's `none` too. */
+	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: none}\n"
+		      "repos:\n  acme/x:\n    upload_limits: {ecosystems: 2M}\n", "acme/x", NULL);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 2ULL << 20);
 	parse_fails(f, "upload_limits: {npm: 1M}\n", 1, 17, "unknown key");
 	parse_fails(f, "hosts: [{host: a.test, upload_limit: 1.5M}]\n", 1, 38, "want a size");
 	parse_fails(f, "upload_limit: 1Q\n", 1, 15, "want a size");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/text.h"
 #include "policy/catalog.h"
 #include "policy/host.h"
 #include "policy/yaml_util.h"
@@ -19,6 +21,38 @@ const char *catalog_section_key(enum catalog_section s)
 }
 
 /* A list of exact hostnames into @out (at most @max). */
+const char *const upload_category_keys[UPLOAD_CATEGORIES] = {
+	[UPLOAD_OS] = "os_registries", [UPLOAD_ECOSYSTEMS] = "ecosystems",
+	[UPLOAD_GIT_REMOTE] = "git_remote",
+};
+
+/* `upload_limits: {CATEGORY: SIZE, ...}`: the categories' default budgets. */
+static int parse_upload_limits(yaml_document_t *doc, yaml_node_t *map,
+			       struct catalog *c, struct diag *d)
+{
+	yaml_node_pair_t *p;
+
+	if (map->type != YAML_MAPPING_NODE) {
+		diag_add(d, map, "upload_limits: want a mapping");
+		return -EINVAL;
+	}
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *key = yaml_scalar(yaml_node(doc, p->key));
+		yaml_node_t *v = yaml_node(doc, p->value);
+		uint64_t n;
+		int k;
+
+		for (k = 0; k < UPLOAD_CATEGORIES && key && strcmp(key, upload_category_keys[k]); k++)
+			;
+		if (!key || k == UPLOAD_CATEGORIES || size_parse(yaml_scalar(v), &n) < 0) {
+			diag_add(d, v, "upload_limits: want os_registries, ecosystems or git_remote: SIZE");
+			return -EINVAL;
+		}
+		c->upload_limits[k] = n;
+	}
+	return 0;
+}
+
 static int parse_hosts(yaml_document_t *doc, yaml_node_t *list,
 		       char (*out)[DNS_NAME_MAX + 1], size_t max, size_t *ret_n,
 		       struct diag *d)
@@ -138,6 +172,10 @@ int catalog_parse(struct catalog *c, const char *text, size_t len,
 
 		if (key && !strcmp(key, "version"))
 			continue;
+		if (key && !strcmp(key, "upload_limits")) {
+			r = parse_upload_limits(&doc, v, c, &d);
+			continue;
+		}
 		for (s = 0; s < CATALOG_NSECTIONS; s++)
 			if (key && !strcmp(key, section_keys[s]))
 				break;

@@ -41,7 +41,25 @@ struct catalog_entry {
 /* Is @host one of @e's not_tls hosts? */
 bool catalog_not_tls(const struct catalog_entry *e, const char *host);
 
+/* What an upload budget can be given for as a whole (`upload_limits:`
+ * in the catalog, as its defaults, and in a policy). */
+enum upload_category {
+	UPLOAD_OS = 0,		/* os_registries */
+	UPLOAD_ECOSYSTEMS,	/* ecosystems */
+	UPLOAD_GIT_REMOTE,	/* git_remote: the remote's host and its forge's */
+	UPLOAD_CATEGORIES,
+};
+
+/* Their keys, "os_registries", "ecosystems", "git_remote". */
+extern const char *const upload_category_keys[UPLOAD_CATEGORIES];
+
+/* An `upload_limits:` value of `none`: no budget, the default's neither. */
+#define UPLOAD_LIMIT_NONE	(~0ULL)
+
 struct catalog {
+	/* The budgets a category's hosts get unless the policy says
+	 * otherwise (measured: docs/POLICY.md, "Upload budgets"); 0: none. */
+	__u64 upload_limits[UPLOAD_CATEGORIES];
 	struct catalog_entry entries[CATALOG_NSECTIONS][CATALOG_MAX_ENTRIES];
 	size_t n[CATALOG_NSECTIONS];
 	const char *names[CATALOG_NSECTIONS][CATALOG_MAX_ENTRIES];	/* for hints */

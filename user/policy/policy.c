@@ -157,7 +157,7 @@ void policy_doc_free(struct policy_doc *doc)
 struct effective {
 	const struct policy_section *base, *repo;
 	/* Each category's upload budget: the smallest its sections give. */
-	__u64 category_limits[POLICY_CATEGORIES];
+	__u64 category_limits[UPLOAD_CATEGORIES];
 	const struct port_range *ports;		/* the effective `ports:` */
 	unsigned int nports;
 	bool ports_any;
@@ -327,12 +327,21 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 		if (l->upload_limit &&
 		    (!out->upload_limit || l->upload_limit < out->upload_limit))
 			out->upload_limit = l->upload_limit;
-		for (int c = 0; c < POLICY_CATEGORIES; c++) {
+		for (int c = 0; c < UPLOAD_CATEGORIES; c++) {
 			__u64 v = secs[i]->category_limits[c];
 
 			if (v && (!eff.category_limits[c] || v < eff.category_limits[c]))
 				eff.category_limits[c] = v;
 		}
+	}
+
+	/* A category no section gave a budget gets the catalog's; `none`
+	 * none (a repo's section may lower a budget: the smallest stands). */
+	for (int c = 0; c < UPLOAD_CATEGORIES; c++) {
+		if (!eff.category_limits[c])
+			eff.category_limits[c] = cat->upload_limits[c];
+		if (eff.category_limits[c] == UPLOAD_LIMIT_NONE)
+			eff.category_limits[c] = 0;
 	}
 
 	/* Lists: the defaults, then the repo's additions. */
@@ -343,10 +352,10 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			continue;
 		for (size_t j = 0; j < s->nos && r == 0; j++)
 			r = add_catalog(out, cat, CATALOG_OS, s->os[j],
-					eff.category_limits[POLICY_CAT_OS]);
+					eff.category_limits[UPLOAD_OS]);
 		for (size_t j = 0; j < s->neco && r == 0; j++)
 			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j],
-					eff.category_limits[POLICY_CAT_ECOSYSTEMS]);
+					eff.category_limits[UPLOAD_ECOSYSTEMS]);
 		if (r == 0)
 			r = add_lists(out, &s->lists, &eff);
 		if (r == 0 && s->lists.upstreams_csv[0])
@@ -355,7 +364,7 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	}
 	/* Unset means yes: the remote is one of the ratified categories. */
 	if (r == 0 && git_remote != 0 && remote)
-		r = add_git_remote(out, cat, remote, eff.category_limits[POLICY_CAT_GIT_REMOTE]);
+		r = add_git_remote(out, cat, remote, eff.category_limits[UPLOAD_GIT_REMOTE]);
 	if (r == 0)
 		resolve_loopback(&eff, out, &r);
 	if (r < 0)

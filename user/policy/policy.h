@@ -67,14 +67,6 @@ struct policy {
 };
 
 /* One section: the defaults, or a repository's additions. */
-/* The catalog categories an upload budget can be set for. */
-enum policy_category {
-	POLICY_CAT_OS = 0,		/* os_registries */
-	POLICY_CAT_ECOSYSTEMS,		/* ecosystems */
-	POLICY_CAT_GIT_REMOTE,		/* git_remote: the remote's host and its forge's */
-	POLICY_CATEGORIES,
-};
-
 struct policy_section {
 	struct policy lists;		/* hosts: and cidrs: as written */
 	char os[POLICY_MAX_NAMES][CATALOG_NAME_MAX];
@@ -92,8 +84,9 @@ struct policy_section {
 	unsigned int nhttp_ports;
 	/* `upload_limits: {os_registries: SIZE, ecosystems: SIZE,
 	 * git_remote: SIZE}`: the catalog categories' upload budgets, by
-	 * enum policy_category; 0: none given. */
-	__u64 category_limits[POLICY_CATEGORIES];
+	 * enum upload_category; 0: not given (the catalog's default),
+	 * UPLOAD_LIMIT_NONE: `none`. */
+	__u64 category_limits[UPLOAD_CATEGORIES];
 	bool loopback_set;		/* `loopback:` given */
 	bool loopback_any;
 	struct port_range loopback[EGRET_PORT_SLOTS];

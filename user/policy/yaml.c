@@ -430,14 +430,11 @@ static int parse_pinning(struct parser *ps, yaml_node_t *node,
 	return r ? -EINVAL : 0;
 }
 
-/* `upload_limits: {os_registries: SIZE, ecosystems: SIZE, git_remote: SIZE}` */
+/* `upload_limits: {os_registries: SIZE|none, ecosystems: ..., git_remote: ...}` */
 static int parse_category_limits(struct parser *ps, yaml_node_t *node,
 				 struct policy_section *sec)
 {
-	static const char *const keys[POLICY_CATEGORIES] = {
-		[POLICY_CAT_OS] = "os_registries", [POLICY_CAT_ECOSYSTEMS] = "ecosystems",
-		[POLICY_CAT_GIT_REMOTE] = "git_remote",
-	};
+	const char *const *keys = upload_category_keys;
 	yaml_node_pair_t *p;
 	int r = 0, c;
 
@@ -449,14 +446,19 @@ static int parse_category_limits(struct parser *ps, yaml_node_t *node,
 		yaml_node_t *k = node_at(ps, p->key);
 		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
 
-		for (c = 0; c < POLICY_CATEGORIES && strcmp(key, keys[c]); c++)
+		for (c = 0; c < UPLOAD_CATEGORIES && strcmp(key, keys[c]); c++)
 			;
-		if (c == POLICY_CATEGORIES) {
-			unknown_key(ps, k, key, keys, POLICY_CATEGORIES, "upload_limits");
+		if (c == UPLOAD_CATEGORIES) {
+			unknown_key(ps, k, key, keys, UPLOAD_CATEGORIES, "upload_limits");
 			r = -EINVAL;
 			continue;
 		}
-		r |= parse_size(ps, node_at(ps, p->value), &sec->category_limits[c]);
+		/* `none`: no budget for the category, not even the catalog's. */
+		if (yaml_scalar(node_at(ps, p->value)) &&
+		    !strcmp(yaml_scalar(node_at(ps, p->value)), "none"))
+			sec->category_limits[c] = UPLOAD_LIMIT_NONE;
+		else
+			r |= parse_size(ps, node_at(ps, p->value), &sec->category_limits[c]);
 	}
 	return r ? -EINVAL : 0;
 }
