@@ -294,3 +294,46 @@ EOF
 	read -r d _ c _ <<<"$(dest_record "$TDIR/events.json" denied.test)"
 	assert_eq "0 0" "$d $c" "denied.test (taught the address last; named by no hello): sent, connections"
 }
+
+# 9. A refusal for the budget files a request of the attempt's repository
+# for the name, proto "upload"; approving it is refused with one line (a
+# budget is the policy's), denying it closes it. The repository's section
+# of the policy gives it a larger budget: then the same upload arrives.
+t_budget_request() {
+	local tok script log=$TDIR/srv.log policy id out
+	tok=$(token brq)
+	budget_serve 203.0.113.10 9008 "$log"
+	budget_serve 2001:db8:2::10 9008 "$log"
+	policy=$(policy_path policy.yaml)
+	cat >"$policy" <<'EOF'
+upload_limit: 256K
+hosts: ["github.com:9008"]
+repos:
+  acme/big:
+    upload_limit: 1M
+EOF
+	script=$(write_script cmd.sh <<'EOF'
+echo "up: $("$1" send github.com 9008 "$2" 512000)"
+EOF
+)
+	attempt_bare --policy "$policy" --state-dir "$TDIR/state" --repo acme/app \
+		--user "$TEST_USER" --dns-upstream "$WORLD_DNS" -- sh "$script" "$(U)" "$tok-app"
+	[[ $(sed -n 's/^up: //p' <<<"$OUT") == err\ * ]] ||
+		fail "500 KiB past acme/app's 256 KiB did not fail $(said)"
+	id=$("$EGRET" requests list --json --state-dir "$TDIR/state" | jq -r \
+		'.requests[] | select(.repo == "acme/app" and .target == "github.com" and .proto == "upload") | .id')
+	[ -n "$id" ] || fail "no upload request for github.com: $("$EGRET" requests list --state-dir "$TDIR/state")"
+	out=$("$EGRET" requests approve "$id" --state-dir "$TDIR/state" --policy "$policy" 2>&1) &&
+		fail "approving an upload request succeeded: $out"
+	[[ $out == *"asks for a larger upload budget for github.com: raise it in the policy"* ]] ||
+		fail "approve: want the one line naming the policy, got: $out"
+	"$EGRET" requests deny "$id" --state-dir "$TDIR/state" >/dev/null 2>&1 ||
+		fail "denying the upload request failed"
+	attempt_bare --policy "$policy" --state-dir "$TDIR/state" --repo acme/big \
+		--user "$TEST_USER" --dns-upstream "$WORLD_DNS" -- sh "$script" "$(U)" "$tok-big"
+	budget_servers_stop
+	assert_eq "ok sent=512000" "$(sed -n 's/^up: //p' <<<"$OUT")" "the same upload, acme/big's 1 MiB $(said)"
+	[ "$(received "$log" "$tok-app")" -le 262144 ] ||
+		fail "acme/app's server got $(received "$log" "$tok-app") bytes, over 256 KiB"
+	assert_eq 512000 "$(received "$log" "$tok-big")" "acme/big's upload at the server"
+}

@@ -183,9 +183,9 @@ static void settings(void **state)
 	assert_int_equal(f->p.max_entries, -1);
 }
 
-/* `upload_limit:` at the top and in a repo's section: sizes, the
- * smallest wins (a repo's section may lower the defaults', never raise
- * them); a size egret cannot read is refused where it stands. */
+/* `upload_limit:` at the top and in a repo's section: sizes; the
+ * section's overrides, like any scalar (`none` lifts it); a size egret
+ * cannot read is refused where it stands. */
 static void upload_limit(void **state)
 {
 	struct fixture *f = *state;
@@ -194,6 +194,12 @@ static void upload_limit(void **state)
 	assert_int_equal(f->p.upload_limit, 1048576);
 	resolve_ok(f, "upload_limit: 512K\nrepos:\n  acme/x:\n    upload_limit: 2M\n",
 		   "acme/x", NULL);
+	assert_int_equal(f->p.upload_limit, 2097152);
+	resolve_ok(f, "upload_limit: 512K\nrepos:\n  acme/x:\n    upload_limit: none\n",
+		   "acme/x", NULL);
+	assert_int_equal(f->p.upload_limit, 0);
+	resolve_ok(f, "upload_limit: 512K\nrepos:\n  acme/x:\n    upload_limit: 2M\n",
+		   "acme/y", NULL);
 	assert_int_equal(f->p.upload_limit, 524288);
 	resolve_ok(f, "upload_limit: 2M\nrepos:\n  acme/x:\n    upload_limit: 4096\n",
 		   "acme/x", NULL);
@@ -207,9 +213,9 @@ static void upload_limit(void **state)
 	assert_int_equal(host(f, "b.test", NULL)->upload_limit, 0);
 	assert_int_equal(f->p.specs[0].upload_limit, 3072);
 	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: 4M}\n"
-		      "repos:\n  acme/x:\n    upload_limits: {ecosystems: 1M, git_remote: 9M}\n",
+		      "repos:\n  acme/x:\n    upload_limits: {ecosystems: 64M, git_remote: 9M}\n",
 		   "acme/x", NULL);
-	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 1048576);
+	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 64ULL << 20);
 	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: 4M}\n", NULL, NULL);
 	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 4194304);
 	/* No budget given: the catalog's default; the operator may raise it
@@ -220,7 +226,7 @@ static void upload_limit(void **state)
 	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 1ULL << 30);
 	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: none}\n", NULL, NULL);
 	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 0);
-	/* A repo's section lowers the top level's `none` too. */
+	/* A repo's section overrides the top level's `none` too. */
 	resolve_ok(f, "ecosystems: [npm]\nupload_limits: {ecosystems: none}\n"
 		      "repos:\n  acme/x:\n    upload_limits: {ecosystems: 2M}\n", "acme/x", NULL);
 	assert_int_equal(host(f, "registry.npmjs.org", NULL)->upload_limit, 2ULL << 20);

@@ -91,6 +91,13 @@ static int to_approval(const struct request *rq, const struct port_range *ports,
 	struct port_range *pr;
 
 	memset(ap, 0, sizeof(*ap));
+	/* Its name is allowed already: what it asks is a budget, which the
+	 * policy sets (an approval only ever allows a destination). */
+	if (!strcmp(rq->proto, "upload")) {
+		log_error("request %lu asks for a larger upload budget for %s: raise it in the policy (upload_limit:, upload_limits:, or the repository's section: docs/POLICY.md), not by approval",
+			  rq->id, rq->target);
+		return -EINVAL;
+	}
 	ap->is_host = rq->kind == REQUEST_NAME;
 	if (ap->is_host ? host_rule_parse(rq->target, &ap->host, err, sizeof(err)) :
 			  allow_spec_parse(rq->target, &ap->spec, err, sizeof(err))) {

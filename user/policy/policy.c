@@ -324,19 +324,18 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			out->max_entries = l->max_entries;
 		if (l->max_cidrs >= 0)
 			out->max_cidrs = l->max_cidrs;
-		if (l->upload_limit &&
-		    (!out->upload_limit || l->upload_limit < out->upload_limit))
-			out->upload_limit = l->upload_limit;
-		for (int c = 0; c < UPLOAD_CATEGORIES; c++) {
-			__u64 v = secs[i]->category_limits[c];
-
-			if (v && (!eff.category_limits[c] || v < eff.category_limits[c]))
-				eff.category_limits[c] = v;
-		}
+		/* Scalars: the repository's section overrides (the operator
+		 * may give one repository a larger budget, or a smaller). */
+		if (l->upload_limit)
+			out->upload_limit = l->upload_limit == UPLOAD_LIMIT_NONE ? 0 :
+					    l->upload_limit;
+		for (int c = 0; c < UPLOAD_CATEGORIES; c++)
+			if (secs[i]->category_limits[c])
+				eff.category_limits[c] = secs[i]->category_limits[c];
 	}
 
 	/* A category no section gave a budget gets the catalog's; `none`
-	 * none (a repo's section may lower a budget: the smallest stands). */
+	 * none. */
 	for (int c = 0; c < UPLOAD_CATEGORIES; c++) {
 		if (!eff.category_limits[c])
 			eff.category_limits[c] = cat->upload_limits[c];

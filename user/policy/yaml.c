@@ -579,7 +579,10 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 		} else if (!strcmp(key, "pinning")) {
 			rr = parse_pinning(ps, v, sec);
 		} else if (!strcmp(key, "upload_limit")) {
-			rr = parse_size(ps, v, &sec->lists.upload_limit);
+			if (yaml_scalar(v) && !strcmp(yaml_scalar(v), "none"))
+				sec->lists.upload_limit = UPLOAD_LIMIT_NONE;
+			else
+				rr = parse_size(ps, v, &sec->lists.upload_limit);
 		} else if (!strcmp(key, "upload_limits")) {
 			rr = parse_category_limits(ps, v, sec);
 		} else {

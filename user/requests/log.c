@@ -229,6 +229,14 @@ void request_log_event(struct request_log *l, const struct egret_event *e,
 		note(l, REQUEST_NAME, name, e->port, "tcp", e->tgid, comm, count);
 		return;
 	}
+	/* A send refused for its destination's upload budget: a request
+	 * for a larger one (proto "upload"), the operator's to give in the
+	 * policy (docs/POLICY.md, "Upload budgets"). */
+	if (l && e->hook == EGRET_HOOK_EGRESS && e->reason == EGRET_REASON_BUDGET &&
+	    e->verdict != EGRET_VERDICT_ALLOW && name) {
+		note(l, REQUEST_NAME, name, e->port, "upload", 0, NULL, count);
+		return;
+	}
 	if (!l || !e->port || (e->family != 4 && e->family != 6) ||
 	    (e->hook != EGRET_HOOK_CONNECT && e->hook != EGRET_HOOK_SENDMSG &&
 	     !(e->hook == EGRET_HOOK_EGRESS && e->proto == 17)) ||
