@@ -99,6 +99,10 @@ EOF
 			       .sent <= $b)) | length > 0' \
 		"$TDIR/events.json" >/dev/null ||
 		fail "no budget event naming github.com in the log: $(grep budget "$TDIR/events.json")"
+	# A budget's refusals are no destination to allow: egret suggest
+	# leaves them out.
+	! "$EGRET" suggest "$TDIR/events.json" 2>&1 | grep -q github.com ||
+		fail "egret suggest proposes github.com from its budget refusals: $("$EGRET" suggest "$TDIR/events.json" 2>&1)"
 }
 
 # 2. The same budget over 50 connections at once, to both addresses of the

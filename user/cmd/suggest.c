@@ -96,7 +96,7 @@ static int read_log(const char *path, struct wanted *w, size_t *n,
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		char kind[16], verdict[16], name[DNS_NAME_MAX + 1], addr[64], port[8];
-		char repeats[24];
+		char repeats[24], reason[32];
 		unsigned long decisions = 1;
 		struct wanted *x;
 
@@ -107,6 +107,11 @@ static int read_log(const char *path, struct wanted *w, size_t *n,
 		if (!json_field(line, "kind", kind, sizeof(kind)) ||
 		    !json_field(line, "verdict", verdict, sizeof(verdict)) ||
 		    (strcmp(verdict, "deny") && strcmp(verdict, "would-deny")))
+			continue;
+		/* Refused for its upload budget: allowed already, a budget
+		 * is no entry to add. */
+		if (json_field(line, "reason", reason, sizeof(reason)) &&
+		    (!strcmp(reason, "budget") || !strcmp(reason, "uncounted")))
 			continue;
 		if (!strcmp(kind, "dns")) {
 			/* A name asked for; its ports come from connects. */
