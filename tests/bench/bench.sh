@@ -33,8 +33,13 @@
 #  10. Host pinning: connect + a plain-HTTP GET + close, and a BENCH_MIB MiB
 #      download by GET, to a DNS-learned address, pinning on and off,
 #      interleaved; the BPF programs' cost per pinned connection.
+#  11. accounting (issue 28): connect+close and the bulk upload with egret
+#      built from the commit before per-destination accounting
+#      (BENCH_ACCT_BASE) against this build, without and with an upload
+#      budget, interleaved; the egress program's cost per packet of both.
 #
-# Env: BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
+# BENCH_ONLY="N M ...": only those sections (the set-up always runs).
+# Env: BENCH_ONLY, BENCH_ACCT_BASE (2fffbcf), BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
 #      BENCH_OUT (build/bench/results). Output: $BENCH_OUT/raw.txt,
 #      $BENCH_OUT/results.json, and a markdown table on stdout.
 set -u
@@ -60,6 +65,9 @@ MAXE=65536
 [ -x "$EGRET" ] && [ -x "$HELPERS/sink" ] && [ -x "$HELPERS/probe" ] ||
 	{ echo "bench: run make && make helpers first" >&2; exit 1; }
 mkdir -p "$B" "$OUT"
+want() {	# SECTION: is it one BENCH_ONLY asks for (all when unset)?
+	[ -z "${BENCH_ONLY:-}" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]
+}
 for p in acceptor connbench spawnbench bulkbench dnsbench; do
 	gcc -O2 -Wall -Wextra -o "$B/$p" "$ROOT/tests/bench/$p.c" || exit 1
 done
@@ -88,6 +96,7 @@ cleanup() {
 		: >"$TMP/ipt/stop"
 		wait "$IPT_PID"
 	fi
+	git -C "$ROOT" worktree remove --force "$TMP/base" >/dev/null 2>&1
 	world_down
 	stats "$STATS0"
 	rmdir "$CGB" "${CGB%/c}" 2>/dev/null
@@ -194,8 +203,8 @@ attempt() {
 	local v=$1 r=$2 addr=$3 fill=$4 d us cg pid
 	shift 4
 	d=$(mktemp -d "$TMP/att.XXXXXX")
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
-		--max-entries "$MAXE" "$@" -- sh -c \
+	"${WORLD_IN_CLIENT[@]}" "${ATTEMPT_EGRET:-$EGRET}" run --allow-root -q \
+		--dns-upstream "$WORLD_DNS" --max-entries "$MAXE" "$@" -- sh -c \
 		'[ -z "$0" ] || getent ahostsv4 "$0" >/dev/null || exit 9; exec "$@"' \
 		"${RESOLVE:-}" "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
 		"$B/connbench" "$addr" "$PORT" "$N" "${CONN_EXTRA[@]}" >"$d/out" 2>"$d/err" &
@@ -224,11 +233,37 @@ attempt() {
 		awk -v v="$v" -v r="$r" '{ print "prog", v, r, $3, $2, $8 - $4, $9 - $5 }' >>"$RAW"
 }
 
+# The bulk uploads' receiver (sections 4, 9, 11).
+nsenter --net="/run/netns/$WORLD_NS" -- "$B/bulkbench" serve "$V4" "$BULKPORT" \
+	>"$TMP/bulk-serve" 2>&1 &
+disown
+
+# upload_cost LABEL EGRET EGRET-ARGS...: the bulk upload in an attempt, BPF
+# stats snapshotted around it; "LABEL <egress ns> <egress runs> <MiB>
+# <sender cpu µs>" into the raw file.
+upload_cost() {
+	local label=$1 e=$2 d pid cg
+	shift 2
+	d=$(mktemp -d "$TMP/upcost.XXXXXX")
+	"${WORLD_IN_CLIENT[@]}" "$e" run --allow-root -q --dns-upstream "$WORLD_DNS" \
+		--allow "$V4:$BULKPORT" "$@" -- "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
+		"$B/bulkbench" send "$V4" "$BULKPORT" "$MIB" >"$d/out" 2>"$d/err" &
+	pid=$!
+	waitfile "$d/cg" || { echo "bench: $label: attempt did not start" >&2; cat "$d/err" >&2; return 1; }
+	cg=$CGROOT$(cat "$d/cg")
+	snap "$cg" >"$d/s1"; : >"$d/go1"
+	waitfile "$d/done"; snap "$cg" >"$d/s2"; : >"$d/go2"; wait "$pid"
+	join <(sort "$d/s1") <(sort "$d/s2") |
+		awk -v l="$label" -v mib="$MIB" -v out="$(cat "$d/out")" '$3 == "egret_egress" {
+			split(out, o, " "); print l, $9 - $5, $8 - $4, mib, o[6] }' >>"$RAW"
+}
+
 echo "bench: warm-up" >&2
 plain warm 0 "$V4" && plain warm 0 "$V6" || exit 1
 sed -i '/^connect warm /d' "$RAW"
 
 # --- 1. connect cost, IPv4 ----------------------------------------------------
+if want 1; then
 echo "bench: 1. connect cost ($ROUNDS rounds x $N connects, BPF stats off)" >&2
 stats 0
 baseline warm 0 || exit 1
@@ -256,7 +291,9 @@ for ((r = 1; r <= 6; r++)); do
 	RESOLVE=github.com attempt bpf-learned4 "$r" "$V4" 0 --allow "github.com:$PORT" || exit 1
 done
 
+fi
 # --- 2. growth, IPv6 (the documentation prefix has room for 65 536 hosts) ----
+if want 2; then
 # egret takes at most 4096 static specs, so fillmap.c grows the pinned map
 # from outside to N entries (N-1 fillers 2001:db8:ff:H::L, never contacted).
 echo "bench: 2. growth ($ROUNDS rounds x $N connects, entries 10 10000 $MAXE, BPF stats on)" >&2
@@ -272,7 +309,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
+fi
 # --- 3. DNS ------------------------------------------------------------------------
+if want 3; then
 echo "bench: 3. DNS ($ROUNDS rounds)" >&2
 UP=$WORLD_DNS4
 nsenter --net="/run/netns/$WORLD_NS" -- dnsmasq --keep-in-foreground --no-resolv \
@@ -312,11 +351,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 done
 
+fi
 # --- 4. bulk transfer -----------------------------------------------------------
+if want 4; then
 echo "bench: 4. bulk ($ROUNDS rounds x $MIB MiB)" >&2
-nsenter --net="/run/netns/$WORLD_NS" -- "$B/bulkbench" serve "$V4" "$BULKPORT" \
-	>"$TMP/bulk-serve" 2>&1 &
-disown
 cat >"$TMP/tinyproxy.conf" <<EOT
 Port 8888
 Listen 127.0.0.1
@@ -369,22 +407,13 @@ done
 echo "bench: 4b. bulk, BPF programs' cost (5 rounds, BPF stats on)" >&2
 stats 1
 for ((r = 1; r <= 5; r++)); do
-	d=$(mktemp -d "$TMP/bulkbpf.XXXXXX")
-	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" \
-		--allow "$V4:$BULKPORT" -- "$ROOT/tests/bench/in-attempt.sh" "$d" -- \
-		"$B/bulkbench" send "$V4" "$BULKPORT" "$MIB" >"$d/out" 2>"$d/err" &
-	pid=$!
-	waitfile "$d/cg" || { echo "bench: bulk attempt did not start" >&2; cat "$d/err" >&2; exit 1; }
-	cg=$CGROOT$(cat "$d/cg")
-	snap "$cg" >"$d/s1"; : >"$d/go1"
-	waitfile "$d/done"; snap "$cg" >"$d/s2"; : >"$d/go2"; wait "$pid"
-	join <(sort "$d/s1") <(sort "$d/s2") |
-		awk -v r="$r" -v mib="$MIB" -v out="$(cat "$d/out")" '$3 == "egret_egress" {
-			split(out, o, " "); print "bulkbpf", r, $9 - $5, $8 - $4, mib, o[6] }' >>"$RAW"
+	upload_cost "bulkbpf $r" "$EGRET" || exit 1
 done
 stats 0
 
+fi
 # --- 5. launch ----------------------------------------------------------------
+if want 5; then
 echo "bench: 5. launch ($LAUNCH sequential, 3 x 100 concurrent)" >&2
 L=("$EGRET" run --allow-root -q --dns-upstream "$WORLD_DNS" -- true)
 world_exec_client "$B/spawnbench" seq 3 -- "${L[@]}" >/dev/null
@@ -437,12 +466,16 @@ if waitfile "$d/cg"; then
 fi
 : >"$d/go1"; : >"$d/go2"; wait "$pid"
 
+fi
 # --- 6. through egretd ------------------------------------------------------
+if want 6; then
 echo "bench: 6. through egretd ($LAUNCH one at a time, 3 x 100 at once)" >&2
 RAW=$RAW SEQ=$LAUNCH BURST=100 BURSTS=3 "$ROOT/tests/bench/egretd.sh" >"$OUT/egretd.md" ||
 	{ echo "bench: egretd.sh failed" >&2; exit 1; }
 
+fi
 # --- 7. loopback ------------------------------------------------------------
+if want 7; then
 echo "bench: 7. loopback ($LOROUNDS rounds x $N connects, BPF stats off)" >&2
 stats 0
 world_exec_client "$B/acceptor" 127.0.0.1 "$PORT" >"$TMP/acc-lo" 2>&1 &
@@ -458,7 +491,9 @@ for ((r = 1; r <= LOROUNDS; r++)); do
 	fi || exit 1
 done
 
+fi
 # --- 8. a flood of denied connects ------------------------------------------
+if want 8; then
 echo "bench: 8. $FLOOD denied connects in a burst, 3 rounds" >&2
 for r in 1 2 3; do
 	log=$TMP/flood-$r.log
@@ -470,7 +505,9 @@ for r in 1 2 3; do
 		END { print "flood egret", r, n, t + 0, lines + 0, lost }' "$log" >>"$RAW"
 done
 
+fi
 # --- 9. SNI pinning -----------------------------------------------------------
+if want 9; then
 # The connect of 1. with a ClientHello written (and sent) before the close,
 # and the upload of 4. after one, to github.com's learned address: pinned
 # (ports $PORT and $BULKPORT) and not (--no-pinning), interleaved.
@@ -519,7 +556,9 @@ done
 stats 0
 CONN_EXTRA=()
 
+fi
 # --- 10. Host pinning ---------------------------------------------------------
+if want 10; then
 # The connect of 1. with a GET written (and sent) before the close, and a
 # download by GET, to github.com's learned address on ports $PORT and
 # $BULKPORT pinned as plain HTTP (http_ports), and not (--no-pinning).
@@ -566,6 +605,67 @@ for ((r = 1; r <= 6; r++)); do
 done
 stats 0
 CONN_EXTRA=()
+
+fi
+# --- 11. accounting ---------------------------------------------------------
+# What counting every destination's bytes costs: egret built from the
+# commit before it (BENCH_ACCT_BASE) against this build - without a budget
+# (counting only) and with one too large to be reached (the reserve on
+# every segment) - interleaved in each round: connect+close to a static
+# entry and the bulk upload; then the egress program's cost per packet of
+# the upload, stats on.
+if want 11; then
+BASE_REV=${BENCH_ACCT_BASE:-2fffbcf}
+echo "bench: 11. accounting ($ROUNDS rounds, against $BASE_REV)" >&2
+if ! git -C "$ROOT" worktree add -f --detach "$TMP/base" "$BASE_REV" >/dev/null 2>&1 ||
+   ! make -C "$TMP/base" -j2 build/egret >"$TMP/base.log" 2>&1; then
+	echo "bench: cannot build egret at $BASE_REV (a git checkout is needed):" >&2
+	tail -5 "$TMP/base.log" >&2 2>/dev/null
+	exit 1
+fi
+BASE_EGRET=$TMP/base/build/egret
+echo "meta acct_base $BASE_REV" >>"$RAW"
+echo "meta connects_per_round $N" >>"$RAW"
+bulkacct() {	# VARIANT ROUND EGRET EGRET-ARGS...
+	local v=$1 r=$2 e=$3 x
+	shift 3
+	x=$("${WORLD_IN_CLIENT[@]}" "$e" run --allow-root -q --dns-upstream "$WORLD_DNS" \
+		--allow "$V4:$BULKPORT" "$@" -- "$B/bulkbench" send "$V4" "$BULKPORT" "$MIB")
+	x=$(awk '{ print $2, $6 }' <<<"$x")
+	[ -n "$x" ] || { echo "bench: $v round $r failed" >&2; return 1; }
+	echo "bulk $v $r $x" >>"$RAW"
+}
+stats 0
+v11=(acct-off4 acct-on4 acct-budget4 bulk-acct-off bulk-acct-on bulk-acct-budget)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 6; k++)); do
+		case ${v11[$(((k + r) % 6))]} in
+		acct-off4) ATTEMPT_EGRET=$BASE_EGRET attempt acct-off4 "$r" "$V4" 0 \
+			--allow "$V4:$PORT" ;;
+		acct-on4) attempt acct-on4 "$r" "$V4" 0 --allow "$V4:$PORT" ;;
+		acct-budget4) attempt acct-budget4 "$r" "$V4" 0 --allow "$V4:$PORT" \
+			--upload-limit 1T ;;
+		bulk-acct-off) bulkacct bulk-acct-off "$r" "$BASE_EGRET" ;;
+		bulk-acct-on) bulkacct bulk-acct-on "$r" "$EGRET" ;;
+		bulk-acct-budget) bulkacct bulk-acct-budget "$r" "$EGRET" --upload-limit 1T ;;
+		esac || exit 1
+	done
+done
+echo "bench: 11b. accounting, the egress program per packet of the upload (stats on)" >&2
+stats 1
+for ((r = 1; r <= 5; r++)); do
+	upload_cost "acctbpf off $r" "$BASE_EGRET" || exit 1
+	upload_cost "acctbpf on $r" "$EGRET" || exit 1
+	upload_cost "acctbpf budget $r" "$EGRET" --upload-limit 1T || exit 1
+done
+echo "bench: 11c. accounting, every BPF program per connect+close (6 rounds, stats on)" >&2
+for ((r = 1; r <= 6; r++)); do
+	ATTEMPT_EGRET=$BASE_EGRET attempt bpf-acct-off4 "$r" "$V4" 0 --allow "$V4:$PORT" || exit 1
+	attempt bpf-acct-on4 "$r" "$V4" 0 --allow "$V4:$PORT" || exit 1
+done
+stats 0
+git -C "$ROOT" worktree remove --force "$TMP/base" >/dev/null 2>&1
+fi
 
 leftover=$(find "$CGROOT" -path '*egret/*' -type d 2>/dev/null | wc -l)
 echo "meta leftover_cgroups $leftover" >>"$RAW"

@@ -21,6 +21,7 @@ egretd_burst = defaultdict(list)    # burst -> [(ms, rc)]
 egretd_bursts = []                  # (burst, n, ok, all_running_ms, done_ms, rss_kb, keeper_kb)
 floods = []                         # (round, n, accounted, lines, lost)
 bulkbpf = []                        # (egress ns, egress runs, MiB, sender cpu µs)
+acctbpf = defaultdict(list)         # off|on|budget -> [(egress ns, runs, MiB)]
 dnsr = defaultdict(list)            # variant-kind-mode -> [{qps, p50_us, ...}]
 meta = {}
 phases = []                         # (set-up ms, BPF load ms) from egret -v
@@ -53,6 +54,8 @@ for line in open(raw):
         egretd_bursts.append(tuple(int(x) for x in f[1:8]))
     elif f[0] == "bulkbpf":
         bulkbpf.append((int(f[2]), int(f[3]), int(f[4]), float(f[5])))
+    elif f[0] == "acctbpf":
+        acctbpf[f[1]].append((int(f[3]), int(f[4]), int(f[5])))
     elif f[0] == "flood":
         floods.append(tuple(int(x) for x in f[2:7]))
     elif f[0] == "launch":
@@ -77,12 +80,12 @@ def pct(xs, p):
 res = {"connect_us": {}, "bpf_prog_ns_per_run": {}, "launch": {}, "meta": meta}
 print("| measurement | variant | median | min | max | rounds | ratio to unrestricted (of medians; median of per-round paired ratios) |")
 print("|---|---|---|---|---|---|---|")
-for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret", "pin-off4", "pin-on4", "http-off4", "http-on4"]:
+for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unrestricted6", "e10", "e10000", "e65536", "lo-unrestricted", "lo-egret", "pin-off4", "pin-on4", "http-off4", "http-on4", "acct-off4", "acct-on4", "acct-budget4"]:
     if v not in conn:
         continue
     s = summ(conn[v])
     b = "lo-unrestricted" if v.startswith("lo-") else "pin-off4" if v.startswith("pin-") else \
-        "http-off4" if v.startswith("http-") else \
+        "http-off4" if v.startswith("http-") else "acct-off4" if v.startswith("acct-") else \
         "unrestricted4" if v.endswith("4") else "unrestricted6"
     s["ratio"] = s["median"] / st.median(conn[b])
     pr = [byround[v][r] / byround[b][r] for r in byround[v] if r in byround[b]]
@@ -97,7 +100,10 @@ for v in ["unrestricted4", "cgroup4", "egret4", "egretdns4", "iptables4", "unres
              "pin-off4": "connect+ClientHello+close µs, learned entry, pinning off (ratio: to itself)",
              "pin-on4": "connect+ClientHello+close µs, learned entry, SNI pinning on (ratio: to pinning off)",
              "http-off4": "connect+GET+close µs, learned entry, pinning off (ratio: to itself)",
-             "http-on4": "connect+GET+close µs, learned entry, Host pinning on (ratio: to pinning off)"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
+             "http-on4": "connect+GET+close µs, learned entry, Host pinning on (ratio: to pinning off)",
+             "acct-off4": "connect+close µs, static entry, egret before accounting (ratio: to itself)",
+             "acct-on4": "connect+close µs, static entry, accounting (ratio: to before)",
+             "acct-budget4": "connect+close µs, static entry, accounting and a budget (ratio: to before)"}.get(v, "connect+close µs, IPv6, %s map entries" % v[1:])
     print(f"| {label} | {v} | {s['median']:.2f} | {s['min']:.2f} | {s['max']:.2f} | {s['n']} | {s['ratio']:.3f}; {s['paired_ratio_median']:.3f} ({s['paired_ratio_min']:.2f}–{s['paired_ratio_max']:.2f}) |")
 for (v, name, at), (cnt, ns) in sorted(prog.items()):
     if not cnt:
@@ -128,11 +134,11 @@ def paired(a, b, i):
     return [bulkr[a][r][i] / bulkr[b][r][i] for r in bulkr[a] if r in bulkr[b] and bulkr[b][r][i]]
 
 
-for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy", "bulk-pin-off", "bulk-pin-on", "fetch-pin-off", "fetch-pin-on"]:
+for v in ["bulk-unrestricted", "bulk-egret", "bulk-tinyproxy", "bulk-pin-off", "bulk-pin-on", "fetch-pin-off", "fetch-pin-on", "bulk-acct-off", "bulk-acct-on", "bulk-acct-budget"]:
     if v not in bulk:
         continue
     b = "bulk-pin-off" if v.startswith("bulk-pin") else "fetch-pin-off" if v.startswith("fetch-") else \
-        "bulk-unrestricted"
+        "bulk-acct-off" if v.startswith("bulk-acct") else "bulk-unrestricted"
     s = summ(bulk[v])
     s["ratio"] = s["median"] / st.median(bulk[b])
     pr = paired(v, b, 0)
@@ -322,6 +328,39 @@ if HP:
     print("| Host pinning, on vs off in this run | figure |")
     print("|---|---|")
     for w, v in HP:
+        print(f"| {w} | {v} |")
+# Accounting (issue 28): before it against this build, in the same run.
+A = []
+for v, what in [("acct-on4", "connect + close, static entry, accounting"),
+                ("acct-budget4", "connect + close, static entry, accounting and a budget")]:
+    if v in res["connect_us"]:
+        c = res["connect_us"][v]
+        d = c["median"] - res["connect_us"]["acct-off4"]["median"]
+        A.append((what, f"{c['paired_ratio_median']:.3f} paired ({c['paired_ratio_min']:.2f}–{c['paired_ratio_max']:.2f}); {d:+.2f} µs of medians"))
+for v, what in [("bulk-acct-on", "bulk upload, accounting"), ("bulk-acct-budget", "bulk upload, accounting and a budget")]:
+    if v in res["bulk_mib_s"]:
+        b = res["bulk_mib_s"][v]
+        A.append((f"{what} ({MIB_DEFAULT} MiB)", f"{b['paired_ratio_median']:.3f} paired throughput ({b['paired_ratio_min']:.2f}–{b['paired_ratio_max']:.2f}); sender CPU per byte {b['cpu_paired_ratio_median']:.3f} paired"))
+res["accounting_bpf"] = {}
+for v in ["off", "on", "budget"]:
+    if acctbpf.get(v):
+        per_pkt = [ns / cnt for ns, cnt, _ in acctbpf[v] if cnt]
+        pkts_mib = [cnt / mib for _, cnt, mib in acctbpf[v]]
+        res["accounting_bpf"][v] = {"egress_ns_per_packet": summ(per_pkt), "packets_per_mib": summ(pkts_mib)}
+        A.append((f"upload: egress program ns per packet ({'before accounting' if v == 'off' else 'accounting' if v == 'on' else 'accounting and a budget'}, stats on)",
+                  f"{st.median(per_pkt):.0f} ns ({min(per_pkt):.0f}–{max(per_pkt):.0f}), {st.median(pkts_mib):.0f} packets per MiB"))
+on, off = bpf_per_conn("bpf-acct-on4"), bpf_per_conn("bpf-acct-off4")
+if on is not None and off is not None:
+    eg = res["bpf_prog_ns_per_run"].get("bpf-acct-on4", {}).get("egret_egress/cgroup_inet_egress", {})
+    eg0 = res["bpf_prog_ns_per_run"].get("bpf-acct-off4", {}).get("egret_egress/cgroup_inet_egress", {})
+    A.append(("BPF per connect + close (every program, stats on)",
+              f"{on:.0f} ns with accounting, {off:.0f} ns before: {on - off:+.0f} ns; egret_egress {eg.get('ns_per_run_median_round', 0):.0f} ns/run against {eg0.get('ns_per_run_median_round', 0):.0f}"))
+res["accounting"] = [{"what": w, "value": v} for w, v in A]
+if A:
+    print()
+    print(f"| accounting, against egret before it ({meta.get('acct_base', '?')}), in this run | figure |")
+    print("|---|---|")
+    for w, v in A:
         print(f"| {w} | {v} |")
 res["targets"] = [{"what": w, "value": v, "met": ok, "target": g} for w, v, ok, g in T]
 print()
