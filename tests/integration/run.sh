@@ -263,7 +263,7 @@ TESTS=(
 	# test_budgets.sh
 	t_budget_upload t_budget_parallel t_budget_download t_budget_per_destination
 	t_budget_accounting_only t_budget_policy t_egretd_upload_limit
-	t_budget_pinned_attribution t_budget_request
+	t_budget_pinned_attribution t_budget_request t_budget_wildcard
 )
 
 # === main ====================================================================

@@ -341,3 +341,28 @@ EOF
 		fail "acme/app's server got $(received "$log" "$tok-app") bytes, over 256 KiB"
 	assert_eq 512000 "$(received "$log" "$tok-big")" "acme/big's upload at the server"
 }
+
+# 10. Every name a wildcard allows counts against the wildcard: a COMMAND
+# that makes up names below it (a.tunnel.test, b.tunnel.test: the world's
+# DNS answers any) gets one budget for all of them, not one per name.
+t_budget_wildcard() {
+	local tok script log=$TDIR/srv.log total
+	tok=$(token bwc)
+	budget_serve 198.51.100.7 9009 "$log"
+	script=$(write_script cmd.sh <<'EOF'
+echo "a: $("$1" send a.tunnel.test 9009 "$2-a" 614400)"
+echo "b: $("$1" send b.tunnel.test 9009 "$2-b" 614400)"
+EOF
+)
+	attempt --user "$TEST_USER" --dns-upstream "$WORLD_DNS" --allow '*.tunnel.test:9009' \
+		--upload-limit 1M --log "$TDIR/events.json" -- sh "$script" "$(U)" "$tok"
+	budget_servers_stop
+	assert_eq 0 "$RC" "egret exit status $(said)"
+	assert_eq "ok sent=614400" "$(sed -n 's/^a: //p' <<<"$OUT")" "600 KiB to a.tunnel.test $(said)"
+	[[ $(sed -n 's/^b: //p' <<<"$OUT") == err\ * ]] ||
+		fail "600 KiB more to b.tunnel.test, past the wildcard's 1 MiB, did not fail $(said)"
+	total=$(received "$log" "$tok-")
+	[ "$total" -le "$MIB" ] || fail "the server received $total bytes under *.tunnel.test, over 1 MiB"
+	read -r s _ c _ <<<"$(dest_record "$TDIR/events.json" '*.tunnel.test')"
+	[ "${c:-0}" -eq 2 ] || fail "want one destination *.tunnel.test with both connections: $(grep destination "$TDIR/events.json")"
+}

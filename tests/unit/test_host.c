@@ -129,9 +129,38 @@ static void union_of_ports(void **state)
 	assert_true(any);
 }
 
+/* Which destination a name's bytes count against: its own when an exact
+ * rule allows it, else the narrowest wildcard's, which every name below
+ * it shares; and the smallest budget of the rules that match. */
+static void destinations_and_budgets(void **state)
+{
+	struct host_rule rules[4] = {
+		rule_ok("*.example.com"), rule_ok("*.cdn.example.com"),
+		rule_ok("api.example.com"), rule_ok("other.test"),
+	};
+	char d[300];
+
+	(void)state;
+	rules[0].upload_limit = 4096;
+	rules[2].upload_limit = 1024;
+	host_rules_dest_name(rules, 4, "api.example.com", d, sizeof(d));
+	assert_string_equal(d, "api.example.com");
+	host_rules_dest_name(rules, 4, "made-up-1.example.com", d, sizeof(d));
+	assert_string_equal(d, "*.example.com");
+	host_rules_dest_name(rules, 4, "x.cdn.example.com", d, sizeof(d));
+	assert_string_equal(d, "*.cdn.example.com");
+	host_rules_dest_name(rules, 4, "other.test", d, sizeof(d));
+	assert_string_equal(d, "other.test");
+	assert_int_equal(host_rules_upload_limit(rules, 4, "api.example.com"), 1024);
+	assert_int_equal(host_rules_upload_limit(rules, 4, "x.example.com"), 4096);
+	assert_int_equal(host_rules_upload_limit(rules, 4, "x.cdn.example.com"), 4096);
+	assert_int_equal(host_rules_upload_limit(rules, 4, "other.test"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(destinations_and_budgets),
 		cmocka_unit_test(text_is_name),
 		cmocka_unit_test(parse_rules),
 		cmocka_unit_test(matching),

@@ -145,17 +145,21 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 	struct dns_proxy *p = qy->p;
 	__u64 now = allow_now_ns();
 	uint32_t min_seen = DNS_MAX_TTL;
+	__u32 dest = 0;
 	int n, i, r;
 
 	n = dns_collect_addrs(msg, len, &qy->q, addrs, DNS_MAX_ADDRS);
 	if (n < 0)
 		return n;
-	/* The name's destination, with its rules' budget, before any
-	 * entry counts against it (enforce/dests.h): none, no answer. */
+	/* The name's destination (its wildcard's, if only a wildcard
+	 * allows it), with its rules' budget, before any entry counts
+	 * against it (enforce/dests.h): none, no answer. */
 	if (!qy->audit_only && n > 0 && p->maps.dests) {
-		__u32 id;
+		char dname[DNS_NAME_MAX + 3];
 
-		r = dests_id(p->maps.dests, qy->q.name, qy->upload_limit, &id);
+		host_rules_dest_name(p->cfg.rules, p->cfg.nrules, qy->q.name, dname,
+				     sizeof(dname));
+		r = dests_id(p->maps.dests, dname, qy->upload_limit, &dest);
 		if (r == -E2BIG)
 			return -ENOSPC;
 		if (r < 0)
@@ -179,9 +183,9 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 			allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name);
 		if (qy->audit_only)
 			continue;
-		r = allow_learn_named(&p->maps, addrs[i].family, addrs[i].addr,
-				      qy->q.name, qy->pinned, qy->ports, qy->nports,
-				      qy->any_port, now + (__u64)ttl * 1000000000ULL);
+		r = allow_learn_for(&p->maps, addrs[i].family, addrs[i].addr,
+				    qy->q.name, dest, qy->pinned, qy->ports, qy->nports,
+				    qy->any_port, now + (__u64)ttl * 1000000000ULL);
 		/* The kernel says E2BIG for a full hash map: here that is the
 		 * map, not the answer, so the caller reports it as such. */
 		if (r == -E2BIG)

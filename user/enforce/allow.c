@@ -347,7 +347,7 @@ static void learned_note(struct allow_learned *l, int family, const __u32 addr[4
 /* Merge the learned rules into the address's entry; pinned, into the
  * (address, @name) pair too (bpf/lib/pin.h). */
 static int learn_write(const struct allow_maps *maps, int family, const void *addr,
-		       const char *name, bool pinned,
+		       const char *name, __u32 dest, bool pinned,
 		       const struct port_range *ports, unsigned int nports, bool any,
 		       __u64 expires_ns, __u64 now_ns)
 {
@@ -365,7 +365,8 @@ static int learn_write(const struct allow_maps *maps, int family, const void *ad
 	}
 	if (r < 0)
 		return r;
-	if (maps->dests) {
+	add.dest = dest;
+	if (!dest && maps->dests) {
 		/* Made with its budget by the DNS proxy before (dns/proxy.c). */
 		r = dests_id(maps->dests, name ? name : "(unnamed)", 0, &add.dest);
 		if (r < 0)
@@ -415,6 +416,15 @@ int allow_learn_named(const struct allow_maps *maps, int family, const void *add
 		      const struct port_range *ports, unsigned int nports, bool any,
 		      __u64 expires_ns)
 {
+	return allow_learn_for(maps, family, addr, name, 0, pinned, ports, nports, any,
+			       expires_ns);
+}
+
+int allow_learn_for(const struct allow_maps *maps, int family, const void *addr,
+		    const char *name, __u32 dest, bool pinned,
+		    const struct port_range *ports, unsigned int nports, bool any,
+		    __u64 expires_ns)
+{
 	__u64 now_ns = allow_now_ns(), ph = ports_hash(ports, nports, any);
 	__u32 words[4] = {};
 	int r;
@@ -427,7 +437,7 @@ int allow_learn_named(const struct allow_maps *maps, int family, const void *add
 	memcpy(words, addr, family == AF_INET ? 4 : 16);
 	if (learned_already(maps->learned, family, words, ph, expires_ns, now_ns))
 		return 0;
-	r = learn_write(maps, family, addr, name, pinned, ports, nports, any,
+	r = learn_write(maps, family, addr, name, dest, pinned, ports, nports, any,
 			expires_ns, now_ns);
 	if (r == 0)
 		learned_note(maps->learned, family, words, ph, expires_ns);

@@ -107,6 +107,13 @@ int allow_learn_named(const struct allow_maps *maps, int family, const void *add
 		      const struct port_range *ports, unsigned int nports, bool any,
 		      __u64 expires_ns);
 
+/* The same, its bytes counted against destination @dest (dests.h: a
+ * wildcard's, which its names share); 0: @name's own. */
+int allow_learn_for(const struct allow_maps *maps, int family, const void *addr,
+		    const char *name, __u32 dest, bool pinned,
+		    const struct port_range *ports, unsigned int nports, bool any,
+		    __u64 expires_ns);
+
 /*
  * Drop expired rules from the exact-address maps, deleting entries left
  * with none. BPF already denies expired rules; this only frees the space.

@@ -150,6 +150,24 @@ bool host_rule_equal(const struct host_rule *x, const struct host_rule *y)
 		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
 }
 
+void host_rules_dest_name(const struct host_rule *rules, size_t n, const char *name,
+			  char *out, size_t len)
+{
+	const struct host_rule *wild = NULL;
+
+	snprintf(out, len, "%s", name);
+	for (size_t i = 0; i < n; i++) {
+		if (!host_rule_matches(&rules[i], name))
+			continue;
+		if (!rules[i].wildcard)
+			return;
+		if (!wild || strlen(rules[i].name) > strlen(wild->name))
+			wild = &rules[i];
+	}
+	if (wild)
+		snprintf(out, len, "*.%s", wild->name);
+}
+
 __u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const char *name)
 {
 	__u64 min = 0;

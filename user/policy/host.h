@@ -58,6 +58,16 @@ int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 		     bool *ret_any);
 
 /* Does a rule matching @name say `pin: false`? */
+/*
+ * The destination @name counts against (docs/POLICY.md, "Upload budgets"),
+ * into @out: @name itself when an exact rule allows it, else the
+ * wildcard that does ("*.example.com", the narrowest) - every name below
+ * it shares one count and one budget, or a COMMAND that can make up names
+ * would get a budget per name.
+ */
+void host_rules_dest_name(const struct host_rule *rules, size_t n, const char *name,
+			  char *out, size_t len);
+
 /* The smallest upload_limit of the rules matching @name; 0: none. */
 __u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const char *name);
 
