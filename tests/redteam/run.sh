@@ -249,6 +249,8 @@ check_control() {	# TOKEN
 . "$HERE/vectors.sh"
 # shellcheck source=tests/redteam/pinning.sh
 . "$HERE/pinning.sh"
+# shellcheck source=tests/redteam/budgets.sh
+. "$HERE/budgets.sh"
 
 TESTS=(
 	t_rt_tcp t_rt_tcp_fastopen t_rt_udp t_rt_udp_connected_cmsg
@@ -270,6 +272,7 @@ TESTS=(
 	t_rt_sni_pinning_teardown t_rt_sni_pinning_static_pinned t_rt_http_pinning
 	t_rt_http_pinning_exempt
 	t_rt_legit_traffic
+	t_rt_upload_budget
 )
 
 # === main ====================================================================
