@@ -643,7 +643,7 @@ SH
 # port: an allowed name resolves again), the client reconnects by the
 # attempt's id and gets COMMAND's status, and nothing is left after.
 t_egretd_readopt() {
-	local script cpid before ok deny down up id
+	local script cpid before ok deny down up id n
 	ok=$(token ok) deny=$(token deny) down=$(token down) up=$(token up)
 	egretd_start
 	script=$(write_script ra.sh <<'SH'
@@ -695,6 +695,13 @@ SH
 	reap "$cpid" 60
 	assert_eq 3 "$REAPED" "the caller's status through a re-adopting egretd $(cat "$TDIR/ra.out" "$TDIR/egretd.log")"
 	assert_contains "reconnecting" "$(cat "$TDIR/ra.out")" "the client's word that it reconnected"
+	# One figure: what the client says it waits is what DEPLOYMENT.md
+	# says both sides wait.
+	n=$(sed -n 's/.*reconnecting (for up to \([0-9]*\) s).*/\1/p' "$TDIR/ra.out" | head -n 1)
+	grep -qF "reconnect for up to $n s, and a re-adopted attempt waits up to $n s" \
+		"$HERE/../../docs/DEPLOYMENT.md" ||
+		fail "the client waits $n s; docs/DEPLOYMENT.md says otherwise"
+
 	assert_eq "up-name: ok" "$(sed -n 1p "$TDIR/ra.up.out")" "an allowed name after re-adoption"
 	assert_eq "up-denied: $REFUSED" "$(sed -n 2p "$TDIR/ra.up.out")" "a denied address after re-adoption"
 	world_sink_wait "$up" "$WORLD_LOG" || fail "the allowed flow after re-adoption never reached the world"

@@ -252,7 +252,7 @@ static int send_signal(int fd, int sig)
 
 /* How long a client whose egretd went away mid-attempt tries to reach
  * the one that re-adopts it (systemd restarts egretd within seconds). */
-#define REATTACH_S	60
+#define REATTACH_S	WIRE_REATTACH_S
 
 /* The connection to egretd dropped after STARTED: connect again and ask
  * for attempt @id (ATTACH). The new fd, or -errno. */

@@ -22,9 +22,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "daemon/wire.h"
 #include "lib/paths.h"
 
-#define ADOPT_CLIENT_GRACE_S	30
+#define ADOPT_CLIENT_GRACE_S	WIRE_REATTACH_S
 /* How long a re-adopter keeps an ended attempt's status for its client. */
 #define ADOPT_STATUS_GRACE_S	10
 

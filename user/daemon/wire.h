@@ -25,6 +25,10 @@
 #define WIRE_HEADER_LEN		12	/* magic, u16 version, u16 type, u32 body length */
 #define WIRE_FIELD_HEADER_LEN	4	/* u16 tag, u16 length */
 #define WIRE_MAX		65536	/* a whole message, header included */
+/* After egretd went away mid-attempt, how long each side waits for the
+ * other: the client keeps trying to reconnect (ATTACH), a re-adopted
+ * attempt waits for its client. One figure (docs/DEPLOYMENT.md). */
+#define WIRE_REATTACH_S		60
 
 #define WIRE_ARGV_MAX		1024	/* ARGV items */
 #define WIRE_ARG_LEN_MAX	4096	/* bytes of one ARGV item */
