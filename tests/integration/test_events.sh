@@ -575,7 +575,7 @@ EOF
 # that taught it in egret_names, and the per-CPU counters at their
 # documented indexes (connect deny = 0, connect allow = 1, dropped = 24).
 t_events_bpftool() {
-	local tok script id=$ID_PREFIX-evb out key cg
+	local tok script id=$ID_PREFIX-evb out key cg line other
 	command -v bpftool >/dev/null || fail "bpftool missing (package bpftool)"
 	tok=$(token evb)
 	script=$(dns_script cmd.sh <<'EOF'
@@ -603,6 +603,23 @@ EOF
 		fail "bpftool egret_allow4: want attempt $cg, github.com's address ($key) with a rule expires_ns/port_lo 80/port_hi 80: $out"
 	[[ $out == *'"flags":'* ]] || fail "bpftool egret_allow4: no named field flags: $out"
 
+	# The key `egret status` prints is the maps' .key.attempt, and the
+	# one-liner it prints (README) keeps this attempt's entries only.
+	assert_eq "$cg" "$("$EGRET" status "$id" --json | jq '.attempts[0].key')" \
+		"egret status --json: the attempt's key"
+	# Another attempt's entries are in the same map meanwhile.
+	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id-other" \
+		--user "$(own_uid 950)" --allow 203.0.113.12:443 -- sleep 5 >/dev/null 2>&1 &
+	other=$!
+	wait_until 5 test -e "$PIN_ROOT/$id-other/egret_allow4" || fail "the other attempt did not start"
+	wait_until 5 sh -c 'bpftool map dump pinned "$1" | jq -e "map(select(.key.attempt != $2)) | length > 0" >/dev/null' \
+		sh "$PIN_ROOT/$id/egret_allow4" "$cg" || fail "the other attempt's entry never showed in the map"
+	line=$("$EGRET" status "$id" | sed -n "s/^  key $cg (the maps' .key.attempt: \(.*\))$/\1/p")
+	[ -n "$line" ] || fail "egret status: no 'key $cg (...)' line: $("$EGRET" status "$id")"
+	out=$(sh -c "$line" | jq -sc 'map(.key.attempt) | unique') ||
+		fail "the printed one-liner failed: $line"
+	assert_eq "[$cg]" "$out" "the one-liner's entries: this attempt's only"
+	wait "$other"
 	out=$(bpftool map dump pinned "$PIN_ROOT/$id/egret_names" 2>&1) ||
 		fail "bpftool map dump egret_names: $out"
 	note "egret_names: $(tr -d ' \n' <<<"$out")"

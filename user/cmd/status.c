@@ -245,6 +245,10 @@ static void print_attempt(struct out *o, const struct attempt_state *st,
 
 	localtime_r(&st->started, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%d %H:%M:%S", &tm);
+	/* The attempt's key, its cgroup's id; none once the cgroup is gone
+	 * (and then no entry is shown: none is the attempt's any more). */
+	if (cg < 0 || loader_cgroup_key(cg, &key) < 0)
+		key = 0;
 	if (o->json) {
 		printf("%s{\"id\":\"%s\",\"live\":%s,\"egret_pid\":%d,\"cgroup\":\"%s\","
 		       "\"pids\":%d,\"started\":%lld,\"repo\":", first ? "" : ",",
@@ -254,16 +258,17 @@ static void print_attempt(struct out *o, const struct attempt_state *st,
 			printf("\"%s\"", st->repo);
 		else
 			printf("null");
+		/* Every shared map's key begins with it (bpftool: .key.attempt). */
+		printf(key ? ",\"key\":%llu" : ",\"key\":null", (unsigned long long)key);
 	} else {
 		printf("%s  %s%s  pids %d  started %s  repo %s\n  cgroup %s\n",
 		       st->id, live ? "" : "(stale) ", live ? "live" : "",
 		       count_pids(st->cgroup), started,
 		       st->repo[0] ? st->repo : "-", st->cgroup);
+		if (key)
+			printf("  key %llu (the maps' .key.attempt: bpftool map dump pinned %s/egret_allow4 | jq '.[] | select(.key.attempt == %llu)')\n",
+			       (unsigned long long)key, st->pins, (unsigned long long)key);
 	}
-	/* The attempt's key, its cgroup's id; none once the cgroup is gone
-	 * (and then no entry is shown: none is the attempt's any more). */
-	if (cg < 0 || loader_cgroup_key(cg, &key) < 0)
-		key = 0;
 	print_counters(key ? counters : -1, key, o);
 	if (o->json)
 		printf(",\"entries\":[");
