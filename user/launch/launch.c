@@ -44,7 +44,7 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_GROUPS] = "set supplementary groups",
 		[LAUNCH_STEP_GID] = "set group id",
 		[LAUNCH_STEP_UID] = "set user id",
-		[LAUNCH_STEP_CHDIR] = "change to the --chdir directory",
+		[LAUNCH_STEP_CHDIR] = "enter its start directory (the directory egret run was started in, or its --chdir)",
 		[LAUNCH_STEP_CAPS] = "drop capabilities",
 		[LAUNCH_STEP_NNP] = "set no_new_privs",
 		[LAUNCH_STEP_LANDLOCK] = "enter its Landlock domain",
