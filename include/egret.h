@@ -264,6 +264,10 @@ struct egret_repeat_key {
 	__u8 sock_type;
 	__s32 level;
 	__s32 optname;
+	/* The command that was refused (its task's comm; "" without a task):
+	 * each distinct command's first refusal is an event of its own, so
+	 * a request names every command that asked, not only the first. */
+	char comm[16];
 };
 
 /*
@@ -399,7 +403,7 @@ _Static_assert(sizeof(struct egret_dest_key) == 16, "egret_dest_key layout");
 _Static_assert(sizeof(struct egret_dest_count) == 296, "egret_dest_count layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
 _Static_assert(sizeof(struct egret_name_key) == 32, "egret_name_key layout");
-_Static_assert(sizeof(struct egret_repeat_key) == 32, "egret_repeat_key layout");
+_Static_assert(sizeof(struct egret_repeat_key) == 48, "egret_repeat_key layout");
 _Static_assert(sizeof(struct egret_unix_key) == 120, "egret_unix_key layout");
 
 #endif /* EGRET_H */

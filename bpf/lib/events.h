@@ -61,6 +61,8 @@ static __always_inline void repeat_key_of(const struct event_info *in,
 	key->sock_type = in->sock_type;
 	key->level = in->level;
 	key->optname = in->optname;
+	if (!in->no_task)
+		bpf_get_current_comm(key->comm, sizeof(key->comm));
 }
 
 /* An event's fields from its repeat key (the inverse of repeat_key_of():
@@ -83,6 +85,7 @@ static __always_inline void event_of_key(struct egret_event *e,
 	e->sock_type = key->sock_type;
 	e->level = key->level;
 	e->optname = key->optname;
+	__builtin_memcpy(e->comm, key->comm, sizeof(e->comm));
 }
 
 /* Count one more of a denial egret already knows of; 0 if it knows none. */

@@ -58,6 +58,7 @@ echo "name: $(dstatus registry.evil.test)"
 echo "tcpname: $(dstatus +tcp denied.test)"
 echo "addr1: $("$P" tcp 203.0.113.25 443 "$T-1")"
 echo "addr2: $("$P" tcp 203.0.113.25 443 "$T-2")"
+echo "curl: $(curl -s -m 2 -o /dev/null "http://203.0.113.25:443/$T-3"; echo $?)"
 EOF
 )
 	req_attempt owner/a "$script" "$P" "$tok" "$TDIR"
@@ -76,9 +77,12 @@ EOF
 	assert_eq "name pending dig" "$(jq -r \
 		'.requests[] | select(.target == "denied.test") | "\(.kind) \(.status) \(.process.comm)"' \
 		<<<"$json")" "lookup request over TCP (kind, status, process)"
-	assert_eq "2 1 tcp probe" "$(jq -r --argjson id "$id2" \
+	assert_eq "3 1 tcp probe" "$(jq -r --argjson id "$id2" \
 		'.requests[] | select(.id == $id) | "\(.count) \(.attempts) \(.proto) \(.process.comm)"' \
 		<<<"$json")" "address request: count, attempts, proto, process"
+	# Each distinct command that was refused it, not only the first.
+	assert_eq '["probe","curl"]' "$(jq -c --argjson id "$id2" \
+		'.requests[] | select(.id == $id) | .commands' <<<"$json")" "address request: its commands"
 	n=$(jq -r --argjson id "$id2" '.requests[] | select(.id == $id) | .process.pid' <<<"$json")
 	[ "$n" -gt 1 ] || fail "address request: example pid '$n'"
 	assert_eq "$a1" "$(jq -r --argjson id "$id2" '.requests[] | select(.id == $id) | .recent_attempts[0]' \
@@ -92,7 +96,7 @@ EOF
 	[ "$RC" = 0 ] || fail "second attempt $(said)"
 	json=$(req_json)
 	assert_eq 3 "$(jq '.requests | length' <<<"$json")" "requests after a second attempt"
-	assert_eq "4 2" "$(jq -r --argjson id "$id2" \
+	assert_eq "6 2" "$(jq -r --argjson id "$id2" \
 		'.requests[] | select(.id == $id) | "\(.count) \(.attempts)"' <<<"$json")" \
 		"address request after two attempts: count, attempts"
 	a2=$REQ_ID
@@ -114,7 +118,7 @@ EOF
 	# The text listing: most frequent first, one line per request.
 	"$EGRET" requests list --state-dir "$TDIR/state" >"$TDIR/list" || fail "requests list"
 	assert_eq 7 "$(wc -l <"$TDIR/list")" "lines of the text listing (header + 3 per repo)"
-	grep -q "^$id2 .*owner/a .*203.0.113.25:443 .*tcp .* 4 .* 2 .*probe\[" "$TDIR/list" ||
+	grep -q "^$id2 .*owner/a .*203.0.113.25:443 .*tcp .* 6 .* 2 .*probe\[[0-9]*\] +curl$" "$TDIR/list" ||
 		fail "text listing lacks owner/a's address request: $(cat "$TDIR/list")"
 	note "$(cat "$TDIR/list")"
 	[ "$(sed -n 2p "$TDIR/list" | awk '{ print $1 }')" = "$id2" ] ||

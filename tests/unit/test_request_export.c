@@ -21,6 +21,8 @@ static struct request sample(void)
 	strcpy(r.target, "files.example.net");
 	strcpy(r.proto, "tcp");
 	strcpy(r.comm, "cu\"rl\\\x01\xff");	/* bytes json_append escapes */
+	request_add_command(&r, r.comm);
+	request_add_command(&r, "npm");
 	return r;
 }
 
@@ -45,6 +47,10 @@ static void round_trip(void **state)
 	assert_int_equal(l.r.last, 1764547201);
 	assert_int_equal(l.r.pid, 412);
 	assert_string_equal(l.r.comm, r.comm);
+	/* Every distinct command, not only the example's. */
+	assert_int_equal(l.r.ncommands, 2);
+	assert_string_equal(l.r.commands[0], r.comm);
+	assert_string_equal(l.r.commands[1], "npm");
 	assert_true(l.new_attempt);
 	/* A log pipeline's prefix before it is fine. */
 	snprintf(prefixed, sizeof(prefixed), "2026-12-01T00:00:00Z stdout F %s", line);

@@ -96,6 +96,36 @@ static void test_record_round_trip(void **state)
 	assert_string_equal(back.decided_by, "");
 }
 
+/* Each distinct command is kept, up to REQUEST_COMMANDS, whatever it is
+ * called (a comma, a tab, a lone "-"); a line of the older format (15
+ * fields) reads with its one example as its command. */
+static void test_record_commands(void **state)
+{
+	struct request r = seen(REQUEST_NAME, "registry.npmjs.org", 443, 12, 100), back;
+	char line[4096];
+
+	(void)state;
+	r.id = 7;
+	request_add_command(&r, "curl");
+	request_add_command(&r, "npm");
+	request_add_command(&r, "curl");
+	request_add_command(&r, "a,b\tc");
+	request_add_command(&r, "-");
+	request_add_command(&r, "node");	/* the fifth: not kept */
+	assert_int_equal(r.ncommands, 4);
+	assert_int_equal(request_format(&r, line, sizeof(line)), 0);
+	assert_int_equal(request_parse(line, &back), 0);
+	assert_int_equal(back.ncommands, 4);
+	assert_string_equal(back.commands[0], "curl");
+	assert_string_equal(back.commands[1], "npm");
+	assert_string_equal(back.commands[2], "a,b\tc");
+	assert_string_equal(back.commands[3], "-");
+	assert_int_equal(request_parse("1\tpending\tname\tx\t0\ttcp\t1\t1\t1\t1\t-\t9\tcurl\t-\t0",
+				       &back), 0);
+	assert_int_equal(back.ncommands, 1);
+	assert_string_equal(back.commands[0], "curl");
+}
+
 static void test_record_corrupt(void **state)
 {
 	struct request r;
@@ -337,6 +367,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_round_trip),
+		cmocka_unit_test(test_record_commands),
 		cmocka_unit_test(test_record_corrupt),
 		cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),

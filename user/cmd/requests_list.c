@@ -60,6 +60,12 @@ static void print_row_json(const struct row *row, bool first)
 	} else {
 		printf("null");
 	}
+	printf(",\"commands\":[");
+	for (unsigned int i = 0; i < r->ncommands; i++) {
+		printf("%s", i ? "," : "");
+		json_fputs(stdout, r->commands[i]);
+	}
+	printf("]");
 	printf(",\"decided_by\":");
 	if (r->decided_by[0]) {
 		json_fputs(stdout, r->decided_by);
@@ -74,13 +80,24 @@ static void print_row_text(const struct row *row, bool all)
 {
 	const struct request *r = row->r;
 	char target[DNS_NAME_MAX + 32], last[32], comm[REQUEST_COMM_MAX + 1];
-	char proc[64] = "-";
+	char proc[160] = "-";
+	size_t o;
 
 	request_target_text(r, target, sizeof(target));
 	iso_utc(r->last, last, sizeof(last));
 	safe_text(r->comm, comm, sizeof(comm));
 	if (r->pid)
 		snprintf(proc, sizeof(proc), "%s[%u]", comm, r->pid);
+	/* The other commands that were refused it: "curl[19933] +npm". */
+	for (unsigned int i = 0; i < r->ncommands; i++) {
+		if (!strcmp(r->commands[i], r->comm))
+			continue;
+		safe_text(r->commands[i], comm, sizeof(comm));
+		o = strlen(proc);
+		if (!strcmp(proc, "-"))
+			o = 0;
+		snprintf(proc + o, sizeof(proc) - o, "%s+%s", o ? " " : "", comm);
+	}
 	printf("%-6lu ", r->id);
 	if (all)
 		printf("%-9s ", request_status_name(r->status));

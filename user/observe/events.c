@@ -166,6 +166,10 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 			",\"pid\":%u,\"tid\":%u,\"uid\":%u,\"comm\":", e->tgid,
 			e->pid, e->uid);
 		off = json_append(line, off, sizeof(line) - 1, comm);
+	} else if (comm[0]) {
+		/* A repeat line: the command its repeats were counted for. */
+		off += (size_t)snprintf(line + off, sizeof(line) - off, ",\"comm\":");
+		off = json_append(line, off, sizeof(line) - 1, comm);
 	}
 	if (proto)
 		off += (size_t)snprintf(line + off, sizeof(line) - off,
@@ -279,6 +283,7 @@ static void sni_key(const struct egret_event *e, struct egret_repeat_key *k)
 	k->sock_type = e->sock_type;
 	k->level = e->level;
 	k->optname = e->optname;
+	memcpy(k->comm, e->comm, sizeof(k->comm));
 }
 
 static void sni_note(struct events *ev, const struct egret_event *e, const char *sni)
@@ -328,6 +333,7 @@ static void on_repeat(void *ctx, const struct egret_repeat_key *k, uint64_t more
 	};
 
 	memcpy(e.addr, k->addr, sizeof(e.addr));
+	memcpy(e.comm, k->comm, sizeof(e.comm));
 	on_decision(ev, &e, event_has_name(k->hook, k->reason) ? sni_find(ev, k) : NULL,
 		    more, true);
 }

@@ -45,6 +45,15 @@ int request_export_format(const char *repo, const char *attempt,
 	    d->count, new_attempt ? "true" : "false", d->first, d->last);
 	PUT(",\"pid\":%u", (unsigned int)d->pid);
 	STR("comm", d->comm);
+	PUT(",\"commands\":[");
+	for (unsigned int i = 0; i < d->ncommands; i++) {
+		if (i)
+			PUT(",");
+		at = json_append(buf, at, len, d->commands[i]);
+		if (at >= len - 1)
+			return -ENOSPC;
+	}
+	PUT("]");
 	STR("node", node);
 	PUT("}\n");
 #undef STR
@@ -128,11 +137,39 @@ static int parse_number(struct cursor *c, int64_t min, int64_t max, int64_t *ret
 }
 
 enum { K_EGRET, K_REPO, K_ATTEMPT, K_KIND, K_TARGET, K_PORT, K_PROTO, K_COUNT,
-       K_NEW, K_FIRST, K_LAST, K_PID, K_COMM, K_NODE, K_N };
+       K_NEW, K_FIRST, K_LAST, K_PID, K_COMM, K_NODE, K_COMMANDS, K_N };
 static const char *const keys[K_N] = {
 	"egret", "repo", "attempt", "kind", "target", "port", "proto", "count",
-	"new_attempt", "first", "last", "pid", "comm", "node",
+	"new_attempt", "first", "last", "pid", "comm", "node", "commands",
 };
+
+/* `["curl","npm"]`: the distinct commands, at most REQUEST_COMMANDS. */
+static int parse_commands(struct cursor *c, struct request *r)
+{
+	char one[REQUEST_COMM_MAX + 1];
+	int e;
+
+	if (*c->p++ != '[')
+		return fail(c, "want a list of commands");
+	if (*c->p == ']') {
+		c->p++;
+		return 0;
+	}
+	for (;;) {
+		e = parse_string(c, one, sizeof(one));
+		if (e < 0)
+			return e;
+		if (r->ncommands == REQUEST_COMMANDS)
+			return fail(c, "too many commands");
+		request_add_command(r, one);
+		if (*c->p == ']') {
+			c->p++;
+			return 0;
+		}
+		if (*c->p++ != ',')
+			return fail(c, "want ',' or ']'");
+	}
+}
 
 static int parse_value(struct cursor *c, int k, struct request_line *l)
 {
@@ -165,6 +202,8 @@ static int parse_value(struct cursor *c, int k, struct request_line *l)
 		return parse_string(c, l->r.comm, sizeof(l->r.comm));
 	case K_NODE:
 		return parse_string(c, text, sizeof(text));
+	case K_COMMANDS:
+		return parse_commands(c, &l->r);
 	case K_NEW:
 		if (!strncmp(c->p, "true", 4) || !strncmp(c->p, "false", 5)) {
 			l->new_attempt = c->p[0] == 't';
@@ -238,7 +277,8 @@ int request_export_parse(const char *text, struct request_line *ret,
 	if (*c.p && *c.p != '\n' && *c.p != '\r')
 		return fail(&c, "bytes after the request");
 	for (int k = 0; k < K_N; k++)
-		if (!(seen & (1u << k)) && k != K_PID && k != K_COMM && k != K_NODE) {
+		if (!(seen & (1u << k)) && k != K_PID && k != K_COMM && k != K_NODE &&
+		    k != K_COMMANDS) {
 			snprintf(err, errlen, "no '%s' in a request line", keys[k]);
 			return -EBADMSG;
 		}

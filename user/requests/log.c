@@ -75,6 +75,7 @@ void request_log_attribute(struct request_log *l, const char *name,
 	if (sock_owner_find(l->cgroup, client, tcp, &pid, comm, sizeof(comm)) == 0) {
 		s->r.pid = pid;
 		memcpy(s->r.comm, comm, sizeof(comm));
+		request_add_command(&s->r, comm);
 	}
 }
 
@@ -104,6 +105,7 @@ static void note(struct request_log *l, enum request_kind kind,
 		s->r.pid = pid;
 		snprintf(s->r.comm, sizeof(s->r.comm), "%s", comm ? comm : "");
 	}
+	request_add_command(&s->r, comm);
 	s->unflushed += count;
 	if (!l->armed && l->timer.fd >= 0 &&
 	    timerfd_arm_ms(l->timer.fd, REQUEST_LOG_FLUSH_MS, false) == 0)

@@ -18,7 +18,7 @@
 #include "requests/store.h"
 
 #define HEADER		"# egret requests v1 repo="
-#define NFIELDS		15
+#define NFIELDS		16	/* 15 in files written before the commands */
 #define LINE_MAX_LEN	4096
 
 static const char *const status_names[] = { "pending", "approved", "denied" };
@@ -184,6 +184,17 @@ static int unescape(const char *in, char *out, size_t len)
 	return 0;
 }
 
+void request_add_command(struct request *r, const char *comm)
+{
+	if (!comm || !comm[0])
+		return;
+	for (unsigned int i = 0; i < r->ncommands; i++)
+		if (!strcmp(r->commands[i], comm))
+			return;
+	if (r->ncommands < REQUEST_COMMANDS)
+		snprintf(r->commands[r->ncommands++], sizeof(r->commands[0]), "%s", comm);
+}
+
 int request_format(const struct request *r, char *buf, size_t len)
 {
 	struct line l = { .buf = buf, .len = len };
@@ -206,7 +217,23 @@ int request_format(const struct request *r, char *buf, size_t len)
 	put_escaped(&l, r->comm);
 	put(&l, "\t");
 	put_escaped(&l, r->decided_by);
-	put(&l, "\t%" PRId64, r->decided_at);
+	put(&l, "\t%" PRId64 "\t", r->decided_at);
+	/* The commands, comma-separated: a comma in one is escaped too. */
+	for (unsigned int i = 0; i < r->ncommands; i++) {
+		if (i)
+			put(&l, ",");
+		for (const char *c = r->commands[i]; *c; c++) {
+			if (*c == ',')
+				put(&l, "\\x2c");
+			else {
+				char one[2] = { *c, 0 };
+
+				put_escaped(&l, one);
+			}
+		}
+	}
+	if (!r->ncommands)
+		put(&l, "-");
 	return l.truncated ? -ENOSPC : 0;
 }
 
@@ -242,7 +269,7 @@ int request_parse(const char *line, struct request *r)
 	for (tok = strtok_r(copy, "\t", &save); tok && n < NFIELDS;
 	     tok = strtok_r(NULL, "\t", &save))
 		f[n++] = tok;
-	if (n != NFIELDS || tok)
+	if ((n != NFIELDS && n != NFIELDS - 1) || tok)
 		return -EBADMSG;
 	st = parse_enum(f[1], status_names, ARRAY_SIZE(status_names));
 	kind = parse_enum(f[2], kind_names, ARRAY_SIZE(kind_names));
@@ -275,6 +302,22 @@ int request_parse(const char *line, struct request *r)
 			if (r->nrecent == REQUEST_ATTEMPTS || !attempt_id_valid(tok))
 				return -EBADMSG;
 			strcpy(r->attempts[r->nrecent++], tok);
+		}
+	}
+	if (n == NFIELDS - 1) {		/* an older line: its one example */
+		request_add_command(r, r->comm);
+		return 0;
+	}
+	if (strcmp(f[15], "-")) {
+		save = NULL;
+		for (tok = strtok_r(f[15], ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			char one[REQUEST_COMM_MAX + 1];
+
+			if (r->ncommands == REQUEST_COMMANDS ||
+			    unescape(tok, one, sizeof(one)) < 0)
+				return -EBADMSG;
+			request_add_command(r, one);
 		}
 	}
 	return 0;
@@ -545,5 +588,7 @@ int request_file_merge(struct request_store *s, struct request_file *f,
 		r->pid = seen->pid;
 		snprintf(r->comm, sizeof(r->comm), "%s", seen->comm);
 	}
+	for (unsigned int i = 0; i < seen->ncommands; i++)
+		request_add_command(r, seen->commands[i]);
 	return 0;
 }

@@ -30,6 +30,7 @@
 #define REQUESTS_LOCK_WAIT_MS	10000	/* the CLI and an attempt's last flush */
 #define REQUEST_ATTEMPTS	8	/* most recent attempt ids kept */
 #define REQUEST_COMM_MAX	16
+#define REQUEST_COMMANDS	4	/* distinct commands kept per request */
 
 enum request_kind { REQUEST_NAME, REQUEST_ADDR };
 enum request_status { REQUEST_PENDING, REQUEST_APPROVED, REQUEST_DENIED };
@@ -49,6 +50,11 @@ struct request {
 	unsigned int nrecent;
 	uint32_t pid;			/* an example process; 0: unknown */
 	char comm[REQUEST_COMM_MAX + 1];
+	/* Every distinct command that was refused it, the first
+	 * REQUEST_COMMANDS (12 retries of npm are npm's, not the first
+	 * curl's). */
+	char commands[REQUEST_COMMANDS][REQUEST_COMM_MAX + 1];
+	unsigned int ncommands;
 	char decided_by[64];		/* "alice (uid 0)" */
 	int64_t decided_at;
 };
@@ -117,5 +123,8 @@ const char *request_status_name(enum request_status st);
 /* "files.example.net:443", "203.0.113.9:5432", "[2001:db8::1]:443",
  * "evil.example (lookup)" */
 void request_target_text(const struct request *r, char *buf, size_t len);
+
+/* Add @comm to @r's distinct commands (none beyond REQUEST_COMMANDS). */
+void request_add_command(struct request *r, const char *comm);
 
 #endif
