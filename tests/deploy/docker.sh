@@ -287,6 +287,16 @@ grep -q "data=$t_extra" "$D/world/a.log" && ok "the extra host's flow reached wo
 grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world-b (the barrier)" || bad "the miner's own flow reached world-b"
 ! grep -q "data=$t_deny" "$D/world/b.log" && ok "nothing of the denied flow reached world-b" || bad "the denied flow reached world-b"
 ! grep -q "data=$t_norepo" "$D/world/a.log" && ok "nothing of the other repository's flow reached world-a" || bad "the other repository's flow reached world-a"
+# The denied flow's request line names the host (egretd shares its PID
+# namespace), not egretd's container, whose hostname changes with each
+# recreate.
+wait_line=""
+for _ in $(seq 50); do
+	wait_line=$("${DOCKER[@]}" logs "$EGRETD_C" 2>/dev/null | grep -m1 '"egret":"request"')
+	[ -n "$wait_line" ] && break
+	sleep 0.1
+done
+check_has "egretd's request lines name the host as their node" "\"node\":\"$(uname -n)\"" "$wait_line"
 
 # The worktree, as the miner makes it on /work (the compose file's tmpfs):
 # a clone and a `git worktree add`. The agent does its whole job there

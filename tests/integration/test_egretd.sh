@@ -881,6 +881,8 @@ t_egretd_requests_json() {
 	assert_contains '"repo":"octo/app"' "$line" "the request line's repository"
 	assert_contains '"port":80' "$line" "the request line's port"
 	assert_contains '"new_attempt":true' "$line" "the attempt's first line for it"
+	# No node: configured: the host's name (here egretd's own UTS is the host's).
+	assert_contains "\"node\":\"$(uname -n)\"" "$line" "the request line's node"
 	out=$("$EGRET" requests import --state-dir "$fleet" "$TDIR/egretd.out" 2>&1)
 	assert_contains "1 request lines taken" "$out" "import's count"
 	out=$("$EGRET" requests list --state-dir "$fleet" --json 2>&1)
@@ -890,6 +892,17 @@ t_egretd_requests_json() {
 	RC=$?
 	assert_eq 1 "$RC" "import of a broken request line"
 	assert_contains "broken.log:1: unknown key 'prt'" "$out" "import's one line"
+	egretd_stop
+
+	# A node: of its own: every line names it, whatever the hostname.
+	egretd_config "" "node: fleet-node-7"
+	"${WORLD_IN_CLIENT[@]}" "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
+		>"$TDIR/egretd2.out" 2>"$TDIR/egretd2.log" &
+	EGRETD_PID=$!
+	wait_for_file "$EGRETD_SOCK" 10
+	via --repo octo/app -- "$P" tcp 203.0.113.11 80 "$tok-2"
+	wait_until 5 grep -q '"node":"fleet-node-7"' "$TDIR/egretd2.out" ||
+		fail "no request line naming node fleet-node-7: $(cat "$TDIR/egretd2.out" "$TDIR/egretd2.log")"
 	egretd_stop
 }
 

@@ -5,6 +5,8 @@
  * name egretd.
  */
 #include <errno.h>
+#include <sys/wait.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
@@ -23,6 +25,7 @@
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/util.h"
+#include "requests/export.h"
 
 static void daemon_usage(FILE *out)
 {
@@ -80,6 +83,46 @@ static int warm_programs(unsigned int max)
 	return lock;
 }
 
+/*
+ * The host's name, for the request lines' `node` when the configuration
+ * names none: egretd shares the host's PID namespace (docs/DEPLOYMENT.md),
+ * so the UTS namespace of pid 1 is the host's even when egretd's own is a
+ * container's (whose hostname changes with every recreate). Read in a
+ * child that enters it; this process's own name if that fails.
+ */
+static void host_name(char *buf, size_t len)
+{
+	int p[2], fd, status;
+	ssize_t n = -1;
+	pid_t pid;
+
+	buf[0] = '\0';
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		pid = fork();
+		if (pid == 0) {
+			char name[HOST_NAME_MAX + 1] = "";
+
+			close(p[0]);
+			fd = open("/proc/1/ns/uts", O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || setns(fd, CLONE_NEWUTS) < 0 ||
+			    gethostname(name, sizeof(name) - 1) < 0)
+				_exit(1);
+			_exit(write(p[1], name, strlen(name)) < 0);
+		}
+		close(p[1]);
+		if (pid > 0) {
+			n = read(p[0], buf, len - 1);
+			waitpid(pid, &status, 0);
+		}
+		close(p[0]);
+	}
+	if (n > 0)
+		buf[n] = '\0';
+	else if (gethostname(buf, len - 1) < 0)
+		buf[0] = '\0';
+	buf[len - 1] = '\0';
+}
+
 int cmd_daemon(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -135,6 +178,15 @@ int cmd_daemon(int argc, char **argv)
 		else
 			log_error_errno(r, "egretd: configuration %s", path);
 		return EXIT_POLICY;
+	}
+	if (!check) {
+		char node[REQUEST_NODE_MAX + 1];
+
+		if (cfg.node[0])
+			snprintf(node, sizeof(node), "%s", cfg.node);
+		else
+			host_name(node, sizeof(node));
+		request_export_set_node(node);
 	}
 	if (check) {
 		printf("%s: valid; socket %s, %zu caller(s), attempts as uids %u-%u, at most %u at once\n",

@@ -204,6 +204,23 @@ static int parse_version(struct parser *ps, yaml_node_t *v)
 	return 0;
 }
 
+/* `node: NAME`: letters, digits, '.', '-', '_', at most 63. */
+static int parse_node(struct parser *ps, yaml_node_t *v)
+{
+	const char *t = yaml_scalar(v);
+	size_t n = t ? strlen(t) : 0;
+
+	for (size_t i = 0; t && i < n; i++)
+		if (!isalnum((unsigned char)t[i]) && !strchr(".-_", t[i]))
+			n = 0;
+	if (!t || n == 0 || n >= sizeof(ps->out->node)) {
+		diag_add(ps->d, v, "node: want a name of letters, digits, '.', '-' or '_' (at most 63)");
+		return -EINVAL;
+	}
+	memcpy(ps->out->node, t, n + 1);
+	return 0;
+}
+
 /* bind() takes the path as it is: relative would mean egretd's cwd. */
 static int socket_path(struct parser *ps, yaml_node_t *v)
 {
@@ -632,12 +649,14 @@ static int parse_root(struct parser *ps, yaml_node_t *root)
 	static const struct key_rule rules[] = {
 		{ "version", parse_version }, { "socket", parse_socket },
 		{ "attempts", parse_attempts }, { "callers", parse_callers },
+		{ "node", parse_node },
 	};
 	static const char *const missing[] = {
 		"missing 'version: 1'",
 		"missing 'socket:' (socket.group, the group that may connect, is required)",
 		NULL,
 		"missing 'callers:' (who may launch attempts)",
+		NULL,
 	};
 	unsigned int seen;
 	int r;

@@ -73,6 +73,9 @@ struct daemon_config {
 	uid_t uid_first, uid_last;	/* attempts' uids, 0 never among them */
 	unsigned int max;	/* attempts at once, over all callers */
 	char state_dir[PATH_MAX];	/* attempts.state_dir: the request store */
+	/* `node:` the name its request lines carry, stable across
+	 * container recreates; "": the host's name (daemon_host_name()). */
+	char node[64];
 	struct daemon_caller *callers;	/* one entry per uid */
 	size_t ncallers;
 };

@@ -13,6 +13,13 @@
 
 #define MARK	"{\"egret\":\"request\""
 
+static char export_node[REQUEST_NODE_MAX + 1];
+
+void request_export_set_node(const char *node)
+{
+	snprintf(export_node, sizeof(export_node), "%s", node ? node : "");
+}
+
 int request_export_format(const char *repo, const char *attempt,
 			  const struct request *d, bool new_attempt,
 			  char *buf, size_t len)
@@ -21,7 +28,10 @@ int request_export_format(const char *repo, const char *attempt,
 	size_t at = 0;
 	int n;
 
-	gethostname(node, sizeof(node) - 1);
+	if (export_node[0])
+		snprintf(node, sizeof(node), "%s", export_node);
+	else
+		gethostname(node, sizeof(node) - 1);
 #define PUT(...) do { \
 		n = snprintf(buf + at, len - at, __VA_ARGS__); \
 		if (n < 0 || (size_t)n >= len - at) \

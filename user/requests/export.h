@@ -48,4 +48,9 @@ struct request_line {
 int request_export_parse(const char *text, struct request_line *ret,
 			 char *err, size_t errlen);
 
+/* The `node` every line names from now on (egretd: its configured
+ * node, else the host's name); unset or "": this process's hostname. */
+#define REQUEST_NODE_MAX	63
+void request_export_set_node(const char *node);
+
 #endif
