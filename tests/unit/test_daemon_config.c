@@ -84,6 +84,7 @@ static void test_full(void **state)
 	assert_int_equal(c.uid_last, 300099);
 	assert_int_equal(c.max, 8);
 	assert_int_equal(c.ncallers, 3);
+	assert_string_equal(c.node, "");	/* none: the host's name, at start */
 
 	k = &c.callers[0];
 	assert_int_equal(k->uid, 1000);
@@ -207,7 +208,7 @@ static void test_refused_types(void **state)
 		{ HEAD "attempts:\n  max: 1025\n" ONE_CALLER,
 		  "e.yaml:5:8: attempts.max: want a number from 1 to 1024" },
 		{ "- version: 1\n",
-		  "e.yaml:1:1: the configuration: want a mapping (version, socket, attempts, callers)" },
+		  "e.yaml:1:1: the configuration: want a mapping (version, socket, attempts, callers, node)" },
 		{ "", "e.yaml: empty (want version, socket and callers: docs/EGRETD.md)" },
 		{ "version: 1\nsocket: {group: root\n",
 		  "e.yaml:3:1: did not find expected ',' or '}'" },
@@ -378,6 +379,8 @@ static void test_refused_cgroup_repos(void **state)
 		"e.yaml:6:12: cache: want an absolute path of a directory",
 		"e.yaml:8:12: cache: want an absolute path of a directory",
 		"e.yaml:10:12: cache: want an absolute path of a directory");
+	refused("version: 1\nnode: \"a b\"\nsocket: {group: root}\ncallers: [{uid: 1000}]\n", 1,
+		"e.yaml:2:7: node: want a name of letters, digits, '.', '-' or '_' (at most 63)");
 	refused(HEAD "callers:\n  - uid: 1000\n    upload_limit: 1.5M\n", 1,
 		"e.yaml:6:19: upload_limit: want a size: bytes, or a number with K, M or G (1M, 512K)");
 	refused(HEAD "callers:\n  - uid: 1000\n    cgroup: system.slice/docker-*\n", 1,
