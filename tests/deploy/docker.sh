@@ -243,7 +243,8 @@ networks:
 YAML
 COMPOSE=(docker-compose -p "egt$$" -f "$ROOT/tools/deploy/docker/compose.yaml" -f "$D/compose.test.yaml")
 egretd_run() {
-	"${COMPOSE[@]}" up -d egretd >"$D/compose.log" 2>&1 || say "compose up egretd: $(cat "$D/compose.log")"
+	# As docs/DEPLOYMENT.md says: the node the request lines name.
+	EGRET_NODE=$(uname -n) "${COMPOSE[@]}" up -d egretd >"$D/compose.log" 2>&1 || say "compose up egretd: $(cat "$D/compose.log")"
 	for _ in $(seq 100); do [ -S "$D/sock/egret.sock" ] && break; sleep 0.1; done
 }
 echo "nameserver 203.0.113.10" >"$D/resolv.conf"
@@ -287,8 +288,8 @@ grep -q "data=$t_extra" "$D/world/a.log" && ok "the extra host's flow reached wo
 grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world-b (the barrier)" || bad "the miner's own flow reached world-b"
 ! grep -q "data=$t_deny" "$D/world/b.log" && ok "nothing of the denied flow reached world-b" || bad "the denied flow reached world-b"
 ! grep -q "data=$t_norepo" "$D/world/a.log" && ok "nothing of the other repository's flow reached world-a" || bad "the other repository's flow reached world-a"
-# The denied flow's request line names the host (egretd shares its PID
-# namespace), not egretd's container, whose hostname changes with each
+# The denied flow's request line names the host (EGRET_NODE, as the docs
+# say to export), not egretd's container, whose hostname changes with each
 # recreate.
 wait_line=""
 for _ in $(seq 50); do

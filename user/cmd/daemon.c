@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -182,8 +183,12 @@ int cmd_daemon(int argc, char **argv)
 	if (!check) {
 		char node[REQUEST_NODE_MAX + 1];
 
+		/* egretd.yaml's, the deployment's (a DaemonSet's node name),
+		 * else the host's name where egretd can read it. */
 		if (cfg.node[0])
 			snprintf(node, sizeof(node), "%s", cfg.node);
+		else if (getenv("EGRET_NODE") && getenv("EGRET_NODE")[0])
+			snprintf(node, sizeof(node), "%s", getenv("EGRET_NODE"));
 		else
 			host_name(node, sizeof(node));
 		request_export_set_node(node);
