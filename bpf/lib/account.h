@@ -184,22 +184,23 @@ __noinline int acct_refuse(struct __sk_buff *skb, const struct acct_packet *p,
  */
 #define ACCT_REFUSE	0x100
 
-/* @n new bytes of @p to @dest: SKB_PASS once reserved. */
-static __always_inline int acct_send(const struct acct_packet *p, __u32 dest,
-				     __u64 n, struct egret_acct_sock *as)
+/* @n new bytes to the destination counted in @c (NULL: it has no counts
+ * entry): SKB_PASS once reserved. */
+static __always_inline int acct_send(struct egret_dest_count *c, __u64 n,
+				     struct egret_acct_sock *as)
 {
-	struct egret_dest_count *c;
+	int audit;
 
 	if (!n)
 		return SKB_PASS;
-	c = acct_dest(dest);
 	if (!c)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	audit = attempt_cfg()->audit;
 	/* Once refused, the destination takes no more: every connection
 	 * to it is ended, not only the one that crossed the budget. */
-	if (!(c->over && !attempt_cfg()->audit) && acct_reserve(c, n) == 0)
+	if ((!c->over || audit) && acct_reserve(c, n) == 0)
 		return SKB_PASS;
-	if (as && !attempt_cfg()->audit)
+	if (as && !audit)
 		as->over = 1;
 	return ACCT_REFUSE + EGRET_REASON_BUDGET;
 }
@@ -215,13 +216,12 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	struct egret_dest_count *c;
 	struct egret_acct_sock *as;
 	struct bpf_sock *sk;
-
 	int r;
 
 	if (!skb || !p)
 		return SKB_DROP;
 	if (p->proto != IPPROTO_TCP_)
-		return acct_send(p, p->dest, p->payload, NULL);
+		return acct_send(acct_dest(p->dest), p->payload, NULL);
 	if (p->ack)
 		return SKB_PASS;
 	sk = skb->sk;
@@ -245,7 +245,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	}
 	/* Data in the SYN (TCP Fast Open) is sent too. */
 	if (p->payload && (__s32)(p->seq + 1 + p->payload - as->sent_hi) > 0) {
-		r = acct_send(p, p->dest, p->payload, as);
+		r = acct_send(c, p->payload, as);
 		if (r != SKB_PASS)
 			return r;
 		as->sent_hi = p->seq + 1 + p->payload;
@@ -263,7 +263,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 __noinline int acct_segment(struct __sk_buff *skb, struct acct_packet *p)
 {
 	struct egret_acct_sock *as = NULL;
-	struct egret_dest_count *c;
+	struct egret_dest_count *c = NULL;
 	struct bpf_tcp_sock *tp;
 	struct bpf_sock *sk;
 	__s32 fresh;
@@ -289,19 +289,21 @@ __noinline int acct_segment(struct __sk_buff *skb, struct acct_packet *p)
 	if (as->over && p->payload)
 		return SKB_DROP;
 	p->dest = as->dest;		/* for the refusal's event */
+	/* The destination's counts, looked up once, and only when there is
+	 * something to count: received bytes or new payload. */
 	tp = bpf_tcp_sock(sk);
-	if (tp && tp->bytes_received > as->received) {
+	fresh = p->payload ? (__s32)(p->seq + p->payload - as->sent_hi) : 0;
+	if ((tp && tp->bytes_received > as->received) || fresh > 0)
 		c = acct_dest(as->dest);
+	if (tp && tp->bytes_received > as->received) {
 		if (c)
 			__sync_fetch_and_add(&c->received, tp->bytes_received - as->received);
 		as->received = tp->bytes_received;
 	}
-	if (!p->payload)
-		return SKB_PASS;	/* an ACK, a FIN (its number is no byte) */
-	fresh = (__s32)(p->seq + p->payload - as->sent_hi);
+	/* An ACK, a FIN (its number is no byte), a retransmission. */
 	if (fresh <= 0)
-		return SKB_PASS;	/* a retransmission */
-	r = acct_send(p, as->dest, (__u32)fresh, as);
+		return SKB_PASS;
+	r = acct_send(c, (__u32)fresh, as);
 	if (r != SKB_PASS)
 		return r;
 	as->sent_hi = p->seq + p->payload;

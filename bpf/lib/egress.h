@@ -51,12 +51,6 @@
 
 #define IPV6_EXT_MAX	6	/* extension headers walked before giving up */
 
-/* An address for a global function: a pointer argument must point to a
- * sized type (a bare __u32 * would be 4 bytes). */
-struct egress_addr {
-	__u32 a[4];		/* network order; IPv4 in a[0] */
-};
-
 /*
  * A packet the backstop refuses: counted, logged (no task context: this
  * may run in softirq), dropped - or, in audit mode, let through. Global,
@@ -64,7 +58,7 @@ struct egress_addr {
  * call chains down to Host pinning's must fit the verifier's 512 bytes.
  * @dst: NULL when the packet has no address egret could read.
  */
-__noinline int egress_refuse_at(int family, const struct egress_addr *dst,
+__noinline int egress_refuse_at(int family, const struct addr_words *dst,
 				__u32 dport_be, __u32 proto, __u32 reason)
 {
 	struct event_info in = {
@@ -80,7 +74,7 @@ static __always_inline int egress_refuse(int family, const __u32 dst[4],
 					 __u16 dport_be, __u8 proto,
 					 enum egret_reason reason)
 {
-	int verdict = egress_refuse_at(family, (const struct egress_addr *)dst,
+	int verdict = egress_refuse_at(family, (const struct addr_words *)dst,
 				       dport_be, proto, reason);
 
 	return verdict == SKB_PASS ? SKB_PASS : SKB_DROP;
@@ -249,7 +243,7 @@ __noinline int egress4(struct __sk_buff *skb)
 }
 
 /* allow6_judge(), its keys in a frame of their own. */
-__noinline int egress_allow6(const struct egress_addr *dst, __u32 port,
+__noinline int egress_allow6(const struct addr_words *dst, __u32 port,
 			     struct allow_hit *hit)
 {
 	if (!dst || !hit)
@@ -264,7 +258,7 @@ __noinline int egress_allow6(const struct egress_addr *dst, __u32 port,
  * Host pinning's - holds none of the lookups' keys.
  */
 __noinline int egress6_dest(struct __sk_buff *skb, struct acct_packet *p,
-			    const struct egress_addr *src)
+			    const struct addr_words *src)
 {
 	struct allow_hit hit = {};
 	enum egret_reason reason;
@@ -287,7 +281,7 @@ __noinline int egress6_dest(struct __sk_buff *skb, struct acct_packet *p,
 		return SKB_PASS;
 	if (dport && next == NEXTHDR_UDP && conn_matches(skb, 6, dst, dport, &dest))
 		return egress_count(skb, p, dest);
-	reason = egress_allow6((const struct egress_addr *)dst,
+	reason = egress_allow6((const struct addr_words *)dst,
 			       dport ? bpf_ntohs(dport) : EGRET_PORT_ANY, &hit);
 	if (dport && next == NEXTHDR_UDP)
 		reason = pin_quic6(reason, dst, bpf_ntohs(dport));
@@ -349,7 +343,7 @@ __noinline int egress6(struct __sk_buff *skb)
 		if (next == NEXTHDR_TCP && !ap.syn)
 			return acct_verdict(skb, &ap, acct_segment(skb, &ap));
 	}
-	return egress6_dest(skb, &ap, (const struct egress_addr *)&ip6.saddr);
+	return egress6_dest(skb, &ap, (const struct addr_words *)&ip6.saddr);
 }
 
 #endif /* EGRET_BPF_EGRESS_H */

@@ -84,12 +84,7 @@ __noinline int judge4_at(__u32 hook, __u32 addr, __u32 port, __u32 proto,
 	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
 }
 
-/* An address for a global function: a sized type (egress.h has its own). */
-struct judge_addr {
-	__u32 a[4];
-};
-
-__noinline int judge6_at(__u32 hook, const struct judge_addr *addr, __u32 port,
+__noinline int judge6_at(__u32 hook, const struct addr_words *addr, __u32 port,
 			 __u32 proto, struct allow_hit *hit)
 {
 	struct event_info in = {
@@ -132,7 +127,7 @@ static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
 static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
 				  __u16 port, __u8 proto, struct allow_hit *hit)
 {
-	return judge_verdict(hook, judge6_at(hook, (const struct judge_addr *)addr, port,
+	return judge_verdict(hook, judge6_at(hook, (const struct addr_words *)addr, port,
 				       proto, hit));
 }
 

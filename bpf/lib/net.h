@@ -37,6 +37,12 @@
 #define NEXTHDR_FRAGMENT 44
 #define NEXTHDR_DEST	60
 
+/* An address for a global function: a pointer argument must point to a
+ * sized type (a bare __u32 * would be 4 bytes). */
+struct addr_words {
+	__u32 a[4];		/* network order; IPv4 in a[0] */
+};
+
 /* 127.0.0.1 as the kernel hands it over (ctx->user_ip4). */
 #define LOOPBACK4_BE	bpf_htonl(0x7f000001)
 

@@ -355,7 +355,7 @@ static int option_upload_limit(struct run_parse *p, const struct run_option *opt
 	uint64_t v;
 
 	if (size_parse(arg, &v) < 0)
-		return option_refuse(opt, arg, "want a size: bytes, or a number with K, M or G (1M, 512K)");
+		return option_refuse(opt, arg, SIZE_WANT);
 	/* Given twice (egretd's ceiling, then the caller's), the smaller. */
 	if (!p->o->upload_limit || v < p->o->upload_limit)
 		p->o->upload_limit = v;

@@ -501,7 +501,7 @@ static int caller_upload_limit(struct parser *ps, yaml_node_t *v)
 	uint64_t n;
 
 	if (size_parse(yaml_scalar(v), &n) < 0) {
-		diag_add(ps->d, v, "upload_limit: want a size: bytes, or a number with K, M or G (1M, 512K)");
+		diag_add(ps->d, v, "upload_limit: " SIZE_WANT);
 		return -EINVAL;
 	}
 	caller_cur(ps)->upload_limit = n;

@@ -22,6 +22,10 @@ int csv_append(char *csv, size_t size, const char *item);
  */
 int size_parse(const char *text, uint64_t *ret);
 
+/* What a refusal of a size says it wants (--upload-limit, upload_limit:). */
+#define SIZE_WANT	"want a size: bytes, or a number with K, M or G (1M, 512K)"
+
+
 /* "2026-11-30T08:31:02Z" */
 void iso_utc(int64_t t, char *buf, size_t len);
 

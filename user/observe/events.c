@@ -551,14 +551,24 @@ static void dest_line(FILE *out, const struct dest_figures *f, bool audit)
 	fprintf(out, "\n");
 }
 
+/* The attempt's destinations as they ended, read from the shared map
+ * once for the log's records and the summary (a walk of every attempt's
+ * entries). NULL when none could be read. */
+static const struct dest_figures *final_dests(struct events *ev, size_t *n)
+{
+	if (!ev->dests_read && dests_read(ev->dests_fd, ev->counters_key, &ev->dests,
+					  &ev->ndests) == 0)
+		ev->dests_read = true;
+	*n = ev->ndests;
+	return ev->dests;
+}
+
 /* The top destinations by bytes sent, then received. */
 static void summary_destinations(struct events *ev, FILE *out)
 {
-	struct dest_figures *all = NULL;
-	size_t n = 0, shown = 0;
+	size_t n, shown = 0;
+	const struct dest_figures *all = final_dests(ev, &n);
 
-	if (dests_read(ev->dests_fd, ev->counters_key, &all, &n) < 0)
-		return;
 	for (size_t i = 0; i < n && shown < 10; i++) {
 		if (!all[i].c.sent && !all[i].c.received && !all[i].c.conns && !all[i].c.over)
 			continue;
@@ -567,17 +577,17 @@ static void summary_destinations(struct events *ev, FILE *out)
 	}
 	if (n > shown && shown == 10)
 		fprintf(out, "egret:   ... and more destinations (the log has each)\n");
-	free(all);
 }
 
 void events_log_destinations(struct events *ev)
 {
-	struct dest_figures *all = NULL;
+	const struct dest_figures *all;
 	char line[1024], when[64];
-	size_t n = 0, off;
+	size_t n, off;
 
-	if (ev->log_fd < 0 || dests_read(ev->dests_fd, ev->counters_key, &all, &n) < 0)
+	if (ev->log_fd < 0)
 		return;
+	all = final_dests(ev, &n);
 	iso_time(ev, (uint64_t)clock_ns(CLOCK_BOOTTIME), when, sizeof(when));
 	for (size_t i = 0; i < n; i++) {
 		const struct egret_dest_count *c = &all[i].c;
@@ -600,7 +610,6 @@ void events_log_destinations(struct events *ev)
 			off = sizeof(line) - 2;
 		write_line(ev, line, off);
 	}
-	free(all);
 }
 
 void events_summary(struct events *ev, FILE *out)
@@ -689,6 +698,8 @@ void events_close(struct events *ev)
 		close(ev->repeats_timer.fd);
 	ev->repeats_timer.fd = -1;
 	repeats_free(&ev->repeats);
+	free(ev->dests);
+	ev->dests = NULL;
 	if (ev->log_fd >= 0)
 		close(ev->log_fd);
 	ev->log_fd = -1;

@@ -22,6 +22,7 @@
 #define EVENTS_REPEATS_MS	1000	/* how often BPF's repeat counts are read */
 
 struct ring_buffer;
+struct dest_figures;
 
 #define EVENTS_SNIS	32
 
@@ -73,6 +74,9 @@ struct events {
 	/* egret_dest_counts and the attempt's key, for the summary and the
 	 * log's per-destination records; -1: none. */
 	int dests_fd;
+	struct dest_figures *dests;	/* read once, at the end */
+	size_t ndests;
+	bool dests_read;
 	struct ring_buffer *rb;
 	struct loop_source src;
 	struct repeats repeats;

@@ -20,7 +20,6 @@ const char *catalog_section_key(enum catalog_section s)
 	return section_keys[s];
 }
 
-/* A list of exact hostnames into @out (at most @max). */
 const char *const upload_category_keys[UPLOAD_CATEGORIES] = {
 	[UPLOAD_OS] = "os_registries", [UPLOAD_ECOSYSTEMS] = "ecosystems",
 	[UPLOAD_GIT_REMOTE] = "git_remote",
@@ -53,6 +52,7 @@ static int parse_upload_limits(yaml_document_t *doc, yaml_node_t *map,
 	return 0;
 }
 
+/* A list of exact hostnames into @out (at most @max). */
 static int parse_hosts(yaml_document_t *doc, yaml_node_t *list,
 		       char (*out)[DNS_NAME_MAX + 1], size_t max, size_t *ret_n,
 		       struct diag *d)

@@ -90,7 +90,7 @@ static int parse_size(struct parser *ps, yaml_node_t *node, __u64 *ret)
 	uint64_t v;
 
 	if (size_parse(yaml_scalar(node), &v) < 0) {
-		diag_add(ps->d, node, "want a size: bytes, or a number with K, M or G (1M, 512K)");
+		diag_add(ps->d, node, SIZE_WANT);
 		return -EINVAL;
 	}
 	*ret = v;
