@@ -69,6 +69,13 @@ run_test() {
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] || [ "$VERBOSE" = 1 ]; then
 		sed 's/^/      /' "$out"
 	fi
+	# KEEP_FAILED=DIR: a failed test's files (egretd.log, outputs) kept
+	# in DIR/NAME.XXXXXX for a post-mortem.
+	if [ -n "${KEEP_FAILED:-}" ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+		mkdir -p "$KEEP_FAILED" && cp "$out" "$TDIR/test.out" &&
+			mv "$TDIR" "$(mktemp -d "$KEEP_FAILED/$name.XXXXXX")/" &&
+			echo "      (its files: $KEEP_FAILED/$name.*)"
+	fi
 	rm -rf "$out" "$TDIR"
 }
 

@@ -253,7 +253,7 @@ TESTS=(
 	t_egretd_uids_per_caller t_egretd_worktree t_egretd_private_places
 	t_egretd_worktree_refused t_egretd_cache t_egretd_stdio_rights
 	t_egretd_kill9 t_egretd_concurrent t_egretd_container t_egretd_readopt
-	t_egretd_signals_stdio t_egretd_readopt_port_taken t_egretd_node_miner
+	t_egretd_signals_stdio t_egretd_readopt_port_held t_egretd_node_miner
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
 	# test_faults.sh
 	t_fault_fast_commands t_fault_unit_killed_30 t_fault_setup_killed_50

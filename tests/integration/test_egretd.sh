@@ -762,12 +762,15 @@ t_egretd_signals_stdio() {
 	egretd_stop
 }
 
-# While egretd is down, COMMAND takes the DNS proxy's port on loopback
-# (its redirected queries would reach its own server). The re-adopting
-# egretd must not move DNS elsewhere or run without it: it tears the
-# attempt down, and the client, back, gets 125.
-t_egretd_readopt_port_taken() {
-	local script cpid beat
+# While egretd is down the attempt's keeper holds the DNS proxy's
+# listeners: nobody can take the port the programs send DNS to (COMMAND,
+# to answer its own redirected queries; an ephemeral bind of anyone in
+# the namespace, such as another re-adopting egret's upstream probe,
+# which tore attempts down at random after a restart). A query sent
+# while egretd is down is answered by the egretd that re-adopts it, and
+# the caller gets COMMAND's status.
+t_egretd_readopt_port_held() {
+	local script cpid port range
 	egretd_start
 	script=$(write_script rp.sh <<'SH'
 d=$1
@@ -776,14 +779,30 @@ i=0; while [ ! -e "$d/rp.down" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); 
 # The port the programs redirect DNS to (an attempt can read it from
 # /proc/net/udp while the proxy runs; the test hands it over).
 exec python3 -c '
-import socket, sys, time
-port = int(open(sys.argv[1] + "/rp.down").read())
-t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-t.bind(("127.0.0.1", port))
-open(sys.argv[1] + "/rp.port", "w").write("%d\n" % port)
-while True:
-    open(sys.argv[1] + "/rp.beat", "w").write(str(time.time()))
-    time.sleep(0.1)
+import socket, struct, sys
+d = sys.argv[1]
+port = int(open(d + "/rp.down").read())
+said = []
+for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+    t = socket.socket(socket.AF_INET, kind)
+    try:
+        t.bind(("127.0.0.1", port))
+        said.append("bound")
+    except OSError as e:
+        said.append("errno %d" % e.errno)
+open(d + "/rp.bind", "w").write(" ".join(said) + "\n")
+# A query while egretd is down (any port-53 address: the programs send
+# it to the proxy), for a name no policy allows: the proxy itself says
+# NXDOMAIN, once someone serves its socket again.
+q = struct.pack(">HHHHHH", 0x5151, 0x0100, 1, 0, 0, 0) + b"\x06denied\x07example\x00\x00\x01\x00\x01"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(60)
+s.sendto(q, ("10.255.255.53", 53))
+open(d + "/rp.asked", "w").write("1\n")
+a = s.recv(512)
+rcode = a[3] & 15 if a[:2] == b"\x51\x51" else -1
+open(d + "/rp.answer", "w").write("rcode %d\n" % rcode)
+sys.exit(7)
 ' "$d"
 SH
 )
@@ -791,19 +810,30 @@ SH
 	cpid=$CPID
 	wait_for_file "$TDIR/rp.started" 20 || fail "COMMAND never started: $(cat "$TDIR/rp.out")"
 	egretd_kill_all
-	sed -n 's/^dns_port=//p' $(our_records) >"$TDIR/rp.down.new"
+	port=$(sed -n 's/^dns_port=//p' $(our_records))
+	[ -n "$port" ] || fail "control: no DNS port in the record: $(cat $(our_records))"
+	echo "$port" >"$TDIR/rp.down.new"
 	mv "$TDIR/rp.down.new" "$TDIR/rp.down"
-	wait_for_file "$TDIR/rp.port" 20 ||
-		fail "control: COMMAND could not take the proxy's port: $(cat "$TDIR/rp.out")"
+	wait_for_file "$TDIR/rp.asked" 20 || fail "COMMAND never asked: $(cat "$TDIR/rp.out")"
+	assert_eq "errno 98 errno 98" "$(cat "$TDIR/rp.bind")" \
+		"COMMAND's binds of the proxy's port (UDP, TCP) while egretd is down"
+	# Anyone's ephemeral bind, with the port the only one left to take.
+	range=$("${WORLD_IN_CLIENT[@]}" cat /proc/sys/net/ipv4/ip_local_port_range)
+	"${WORLD_IN_CLIENT[@]}" sh -c 'echo "$1 $1" >/proc/sys/net/ipv4/ip_local_port_range' sh "$port"
+	got=$("${WORLD_IN_CLIENT[@]}" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.connect(("127.0.0.1", 53)); print("took %d" % s.getsockname()[1])
+except OSError as e:
+    print("errno %d" % e.errno)' 2>&1)
+	"${WORLD_IN_CLIENT[@]}" sh -c 'echo "$1" >/proc/sys/net/ipv4/ip_local_port_range' sh "$range"
+	assert_eq "errno 11" "$got" "an ephemeral bind with only the proxy's port free, while egretd is down"
 	egretd_start
 	reap "$cpid" 60
-	assert_eq 125 "$REAPED" "the caller's status when the proxy's port was taken $(cat "$TDIR/rp.out")"
-	assert_contains "was taken while egretd was down" "$(cat "$TDIR/egretd.log")" \
-		"egretd's word on the taken port"
-	wait_until 10 no_records || fail "records left: $(our_records)"
-	beat=$(cat "$TDIR/rp.beat")
-	sleep 0.5
-	assert_eq "$beat" "$(cat "$TDIR/rp.beat")" "COMMAND's heartbeat after the attempt was torn down"
+	assert_eq 7 "$REAPED" "the caller's status after the re-adoption $(cat "$TDIR/rp.out")"
+	assert_eq "rcode 3" "$(cat "$TDIR/rp.answer" 2>/dev/null)" \
+		"the answer to the query sent while egretd was down"
 	egretd_stop
 }
 

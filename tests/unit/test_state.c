@@ -117,7 +117,7 @@ static void daemon_fields_round_trip(void **state)
 				    .started = 1700000000, .daemon = 1, .caller = 1000,
 				    .keeper = 4100, .command = 4101, .dns_port = 40053,
 				    .instance = "/run/egretd/egret.sock", .unserved = 1700000300,
-				    .uid = 200001 };
+				    .uid = 200001, .held_dns = { 5, 0, 6, 0 }, .held_pty = 9 };
 	struct attempt_state got;
 	int fd = memfd_create("record", 0);
 
@@ -132,6 +132,8 @@ static void daemon_fields_round_trip(void **state)
 	assert_string_equal(got.instance, "/run/egretd/egret.sock");
 	assert_int_equal(got.unserved, 1700000300);
 	assert_int_equal(got.uid, 200001);
+	assert_memory_equal(got.held_dns, st.held_dns, sizeof(st.held_dns));
+	assert_int_equal(got.held_pty, 9);
 	st.daemon = 0;
 	assert_int_equal(state_update(fd, &st), 0);
 	assert_int_equal(state_read_fd(fd, &got), 0);
@@ -160,6 +162,29 @@ static void uid_field(void **state)
 	assert_int_equal(st.uid, -1);
 }
 
+/* The fds a keeper holds: numbers a re-adopting egretd takes from it by
+ * pidfd_getfd(), so never 0-2 (its stdio, not ours to take) nor a word
+ * that is not five numbers. */
+static void held_field(void **state)
+{
+	static const char *const bad[] = { "1,0,0,0,0", "3,4,5,6", "3,4,5,6,7,8",
+					   "3,x,5,6,7", "3,4,5,6,-1", "3,4,5,6,99999999" };
+	const char *base = "id=run1\ncgroup=/x\npins=/sys/fs/bpf/egret/run1\nheld=";
+	struct attempt_state st;
+	char text[256];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s3,0,4,0,12\n", base);
+	assert_int_equal(state_parse(text, &st), 0);
+	assert_int_equal(st.held_dns[0], 3);
+	assert_int_equal(st.held_dns[2], 4);
+	assert_int_equal(st.held_pty, 12);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s\n", base, bad[i]);
+		assert_int_equal(state_parse(text, &st), -EINVAL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +195,7 @@ int main(void)
 		cmocka_unit_test(rejects_overlong_fields),
 		cmocka_unit_test(daemon_fields_round_trip),
 		cmocka_unit_test(uid_field),
+		cmocka_unit_test(held_field),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

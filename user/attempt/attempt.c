@@ -297,13 +297,14 @@ static int attempt_open_logs(struct attempt *a, const struct run_opts *o)
 }
 
 /* The DNS proxy, on @port or (0) any free one. */
-static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_t port)
+static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_t port,
+			    int *adopt_fds)
 {
 	const char *step = NULL;
 	int r = dns_proxy_open(&a->dns, &(struct dns_proxy_config){
 		.rules = o->policy.hosts, .nrules = o->policy.nhosts,
 		.upstreams_csv = o->upstreams_csv[0] ? o->upstreams_csv : NULL,
-		.resolv_conf = o->resolv_conf, .port = port,
+		.resolv_conf = o->resolv_conf, .port = port, .adopt_fds = adopt_fds,
 		.min_ttl = (uint32_t)o->dns_min_ttl, .audit = o->audit,
 		.pinning = !o->no_pinning &&
 			   (o->policy.npin_ports > 0 || o->policy.nhttp_ports > 0),
@@ -330,7 +331,7 @@ static int attempt_enforce(struct attempt *a, const struct run_opts *o,
 	int r, deny_errno;
 
 	/* The proxy's port goes into the attempt's settings: bind it first. */
-	r = attempt_open_dns(a, o, 0);
+	r = attempt_open_dns(a, o, 0, NULL);
 	if (r < 0)
 		return r;
 
@@ -432,7 +433,7 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 }
 
 int attempt_reopen(struct attempt *a, const struct run_opts *o,
-		   const struct attempt_state *st, int state_fd)
+		   const struct attempt_state *st, int state_fd, int *dns_fds)
 {
 	__u64 key;
 	int r;
@@ -446,7 +447,7 @@ int attempt_reopen(struct attempt *a, const struct run_opts *o,
 		return log_error_errno(-errno, "open cgroup %s", st->cgroup);
 	r = attempt_open_logs(a, o);
 	if (r == 0)
-		r = attempt_open_dns(a, o, (uint16_t)st->dns_port);
+		r = attempt_open_dns(a, o, (uint16_t)st->dns_port, dns_fds);
 	if (r < 0)
 		return r;
 	r = loader_cgroup_key(a->cgroup_fd, &key);

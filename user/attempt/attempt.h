@@ -55,12 +55,13 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 /*
  * Take over the attempt of record @st (its lock held in @state_fd, which
  * @a takes), whose egret died while COMMAND runs on: its cgroup and pins
- * as they are, the DNS proxy on the port the programs send DNS to, the
+ * as they are, the DNS proxy on the port the programs send DNS to (its
+ * listeners @dns_fds as the keeper held them, taken; or bound anew), the
  * pinned maps for learning and events. Logs its one-line failure; the
  * caller calls attempt_close() either way, which tears it down.
  */
 int attempt_reopen(struct attempt *a, const struct run_opts *o,
-		   const struct attempt_state *st, int state_fd);
+		   const struct attempt_state *st, int state_fd, int *dns_fds);
 
 /* Undo attempt_open(), whatever it reached. <0 if something stays (the
  * record is then kept, so gc retries). */

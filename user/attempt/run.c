@@ -34,6 +34,9 @@
 #include "lib/util.h"
 #include "policy/policy.h"
 
+_Static_assert(STATE_HELD_DNS == DNS_PROXY_LISTENERS, "one record entry per listener");
+_Static_assert(LAUNCH_MAX_HOLD_FDS >= DNS_PROXY_LISTENERS + 1, "the listeners and the pty");
+
 /* Block the signals egret handles and take them from a signalfd instead:
  * blocked before spawning, so none slips between fork and wait. */
 static int signals_take(sigset_t *ret_old)
@@ -81,6 +84,10 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 				  .world = o->world, .exit_fd = a->exit_fd > 2 ? a->exit_fd : 0,
 				  .view = o->view_plan, .umask = o->umask };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
+	/* Under a keeper, the DNS proxy's port stays taken while egretd is
+	 * down (state.h: held_dns). */
+	if (a->dns)
+		dns_proxy_listen_fds(a->dns, launch.hold_fds);
 	/* Mounted over, the start directory is another one: COMMAND goes
 	 * there by its path, into the view. */
 	if (o->view)
@@ -149,6 +156,10 @@ static int record_daemon(struct attempt *a, const struct launch_child *child)
 	a->st.keeper = child->keeper_pid;
 	a->st.command = child->pid;
 	a->st.dns_port = dns_proxy_port(a->dns);
+	dns_proxy_listen_fds(a->dns, a->st.held_dns);
+	for (int i = 0; i < STATE_HELD_DNS; i++)
+		if (a->st.held_dns[i] < 3)
+			a->st.held_dns[i] = 0;
 	r = state_update(a->state_fd, &a->st);
 	if (r < 0)
 		return log_error_errno(r, "update record of attempt %s", a->st.id);
@@ -275,7 +286,7 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 		status = r < 0 ? EXIT_SETUP : r;
 		goto out;
 	}
-	if (attempt_reopen(&a, o, &who->st, TAKE_FD(who->state_fd)) < 0)
+	if (attempt_reopen(&a, o, &who->st, TAKE_FD(who->state_fd), who->dns_fds) < 0)
 		goto out;
 	status = supervise(&a, o, who->st.command, who->command_pidfd, sigfd, &term,
 			   control);

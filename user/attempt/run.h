@@ -30,6 +30,8 @@ struct attempt_adoptee {
 	int keeper_pidfd;		/* its keeper, or -1 if it has ended */
 	int command_pidfd;		/* COMMAND, or -1 */
 	int exit_fd;			/* the keeper's status file; taken */
+	int dns_fds[STATE_HELD_DNS];	/* the DNS listeners the keeper held,
+					 * or -1; taken */
 };
 
 int attempt_readopt(const struct run_opts *o, const struct launch_user *user,

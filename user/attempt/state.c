@@ -67,6 +67,10 @@ int state_update(int fd, const struct attempt_state *st)
 			      "daemon=1\ninstance=%s\ncaller=%u\nkeeper=%d\ncommand=%d\ndns_port=%u\nunserved=%lld\n",
 			      st->instance, (unsigned int)st->caller, (int)st->keeper,
 			      (int)st->command, st->dns_port, (long long)st->unserved);
+	if (st->daemon)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "held=%d,%d,%d,%d,%d\n",
+			      st->held_dns[0], st->held_dns[1], st->held_dns[2],
+			      st->held_dns[3], st->held_pty);
 	/* Written over, then cut: a reader never sees it empty. */
 	if (pwrite(fd, text, (size_t)n, 0) != n || ftruncate(fd, n) < 0)
 		return errno ? -errno : -EIO;
@@ -127,6 +131,24 @@ static long uid_field(const char *val)
 	return end != val && !*end && v >= 0 && v < (long)UINT32_MAX ? v : -1;
 }
 
+/* "U4,U6,T4,T6,PTY": fd numbers in the keeper, each 0 or 3..HELD_FD_MAX. */
+#define HELD_FD_MAX	65535
+
+static int held_field(struct attempt_state *st, const char *val)
+{
+	int v[STATE_HELD_DNS + 1], end = 0;
+
+	if (sscanf(val, "%d,%d,%d,%d,%d%n", &v[0], &v[1], &v[2], &v[3], &v[4], &end) != 5 ||
+	    val[end])
+		return -EINVAL;
+	for (int i = 0; i <= STATE_HELD_DNS; i++)
+		if (v[i] != 0 && (v[i] < 3 || v[i] > HELD_FD_MAX))
+			return -EINVAL;
+	memcpy(st->held_dns, v, sizeof(st->held_dns));
+	st->held_pty = v[STATE_HELD_DNS];
+	return 0;
+}
+
 int state_parse(const char *text, struct attempt_state *ret)
 {
 	struct attempt_state st = { .uid = -1 };
@@ -175,6 +197,8 @@ int state_parse(const char *text, struct attempt_state *ret)
 			st.command = (pid_t)strtol(eq, NULL, 10);
 		else if (!strcmp(buf, "dns_port"))
 			st.dns_port = (unsigned int)strtoul(eq, NULL, 10);
+		else if (!strcmp(buf, "held"))
+			r = held_field(&st, eq);
 	}
 	if (r < 0)
 		return r;

@@ -15,6 +15,8 @@
 
 #include "lib/paths.h"
 
+#define STATE_HELD_DNS	4
+
 struct attempt_state {
 	char id[EGRET_ID_MAX + 1];
 	char cgroup[PATH_MAX];	/* absolute cgroupfs path */
@@ -33,6 +35,12 @@ struct attempt_state {
 	pid_t keeper;		/* COMMAND's keeper (keeper.h), host pid; 0 before */
 	pid_t command;		/* COMMAND, host pid; 0 before */
 	unsigned int dns_port;	/* the DNS proxy's loopback port */
+	/* What the keeper holds for a re-adopting egretd, by the fd numbers
+	 * it has them under (> 2), 0 for none: the DNS proxy's listeners
+	 * (udp4, udp6, tcp4, tcp6), so that nobody takes the port the
+	 * programs send DNS to while egretd is down, and COMMAND's pty. */
+	int held_dns[STATE_HELD_DNS];
+	int held_pty;
 	/* When a gc first found it served by nobody, its egretd not running
 	 * (wall clock, seconds), or 0: gc removes it a grace period later
 	 * (attempt/gc.h). */

@@ -356,6 +356,12 @@ static int take_attempt(const char *instance, const char *id,
 	}
 	who->keeper_pidfd = member_pidfd(who->st.keeper, who->st.cgroup);
 	who->command_pidfd = member_pidfd(who->st.command, who->st.cgroup);
+	/* The DNS listeners the keeper held while nobody served the attempt
+	 * (state.h); one it no longer has is bound anew (dns/proxy.h). */
+	for (int i = 0; i < STATE_HELD_DNS && who->keeper_pidfd >= 0; i++)
+		if (who->st.held_dns[i] > 2)
+			who->dns_fds[i] = (int)syscall(SYS_pidfd_getfd, who->keeper_pidfd,
+						       who->st.held_dns[i], 0);
 	if (state_file_path(id, "exit", path, sizeof(path)) == 0)
 		who->exit_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	return 1;
@@ -384,12 +390,16 @@ static void remove_attempt(struct attempt_adoptee *who, const char *id)
 		close(TAKE_FD(who->keeper_pidfd));
 	if (who->exit_fd >= 0)
 		close(TAKE_FD(who->exit_fd));
+	for (int i = 0; i < STATE_HELD_DNS; i++)
+		if (who->dns_fds[i] >= 0)
+			close(TAKE_FD(who->dns_fds[i]));
 }
 
 int daemon_adopt(const char *instance, const char *id)
 {
 	struct attempt_adoptee who = { .state_fd = -1, .keeper_pidfd = -1,
-				       .command_pidfd = -1, .exit_fd = -1 };
+				       .command_pidfd = -1, .exit_fd = -1,
+				       .dns_fds = { -1, -1, -1, -1 } };
 	struct adopter a = { .client = { .fd = -1 }, .timer = { .fd = -1 } };
 	struct attempt_world world = WORLD_NONE;
 	_cleanup_free_ char **argv = NULL;
@@ -454,5 +464,8 @@ int daemon_adopt(const char *instance, const char *id)
 	/* The keeper's pidfd (world.pidfd) went with the attempt. */
 	if (who.command_pidfd >= 0)
 		close(who.command_pidfd);
+	for (int i = 0; i < STATE_HELD_DNS; i++)
+		if (who.dns_fds[i] >= 0)
+			close(who.dns_fds[i]);
 	return status;
 }

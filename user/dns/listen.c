@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -83,6 +85,64 @@ void listen_close(struct dns_proxy *p)
 			close(all[i]->src.fd);
 		all[i]->src.fd = -1;
 	}
+}
+
+/* Is @fd a socket of @family and @type bound to loopback port @port (a
+ * listening one, for TCP)? */
+static bool listener_of(int fd, int family, int type, uint16_t port)
+{
+	struct sockaddr_storage ss = {};
+	socklen_t len = sizeof(ss);
+	int v, listening = 0;
+	socklen_t vlen = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &vlen) < 0 || v != family ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &vlen) < 0 || v != type ||
+	    (type == SOCK_STREAM &&
+	     (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &vlen) < 0 || !listening)) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return false;
+	if (family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&ss;
+
+		return sin->sin_addr.s_addr == htonl(INADDR_LOOPBACK) && ntohs(sin->sin_port) == port;
+	}
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&ss;
+
+	return IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) && ntohs(sin6->sin6_port) == port;
+}
+
+/*
+ * The listeners an attempt's keeper held while egretd was down (launch.h),
+ * taken over: the port never was free, so nothing else (COMMAND, another
+ * attempt's egret binding a port of its own) could take it meanwhile.
+ * All four or the two IPv4 ones, each what it should be; else none is
+ * kept (-ENOENT), and the caller binds the port anew.
+ */
+int listen_adopt(struct dns_proxy *p, int *fds)
+{
+	static const struct { int family, type; } want[DNS_PROXY_LISTENERS] = {
+		{ AF_INET, SOCK_DGRAM }, { AF_INET6, SOCK_DGRAM },
+		{ AF_INET, SOCK_STREAM }, { AF_INET6, SOCK_STREAM },
+	};
+	struct proxy_source *to[DNS_PROXY_LISTENERS] = { &p->udp4, &p->udp6, &p->tcp4, &p->tcp6 };
+	bool ok = fds[0] >= 0 && fds[2] >= 0 && (fds[1] >= 0) == (fds[3] >= 0);
+
+	for (int i = 0; i < DNS_PROXY_LISTENERS && ok; i++)
+		ok = fds[i] < 0 || (listener_of(fds[i], want[i].family, want[i].type, p->cfg.port) &&
+				    fcntl(fds[i], F_SETFL, O_NONBLOCK) == 0);
+	for (int i = 0; i < DNS_PROXY_LISTENERS; i++) {
+		if (ok)
+			to[i]->src.fd = fds[i];
+		else if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+	if (!ok)
+		return -ENOENT;
+	p->port = p->cfg.port;
+	p->ip6_loopback = p->udp6.src.fd >= 0;
+	return 0;
 }
 
 /* One port for UDP and TCP on 127.0.0.1 and ::1: BPF then needs one. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dns/proxy_impl.h"
+#include "lib/util.h"
 #include "enforce/dests.h"
 #include "egret_match.h"
 #include "lib/log.h"
@@ -402,15 +403,19 @@ int dns_proxy_open(struct dns_proxy **ret, const struct dns_proxy_config *cfg,
 
 	*ret = NULL;
 	*ret_step = "allocate the DNS proxy";
-	if (!p)
+	if (!p) {
+		for (int i = 0; cfg->adopt_fds && i < DNS_PROXY_LISTENERS; i++)
+			if (cfg->adopt_fds[i] >= 0)
+				close(TAKE_FD(cfg->adopt_fds[i]));
 		return -ENOMEM;
+	}
 	p->cfg = *cfg;
 	p->udp4.src.fd = p->udp6.src.fd = p->tcp4.src.fd = p->tcp6.src.fd = -1;
 	p->names = calloc(1, sizeof(*p->names));
 	r = p->names ? 0 : -ENOMEM;
 	if (r == 0) {
 		*ret_step = "bind the DNS proxy on loopback";
-		r = listen_bind(p);
+		r = cfg->adopt_fds && listen_adopt(p, cfg->adopt_fds) == 0 ? 0 : listen_bind(p);
 	}
 	if (r == 0) {
 		r = dns_upstreams_open(&p->ups, cfg->upstreams_csv, cfg->resolv_conf);
@@ -428,6 +433,14 @@ int dns_proxy_open(struct dns_proxy **ret, const struct dns_proxy_config *cfg,
 		dns_upstreams_check(p->ups);
 	*ret = p;
 	return 0;
+}
+
+void dns_proxy_listen_fds(const struct dns_proxy *p, int fds[DNS_PROXY_LISTENERS])
+{
+	fds[0] = p->udp4.src.fd;
+	fds[1] = p->udp6.src.fd;
+	fds[2] = p->tcp4.src.fd;
+	fds[3] = p->tcp6.src.fd;
 }
 
 uint16_t dns_proxy_port(const struct dns_proxy *p)

@@ -24,12 +24,19 @@
 
 struct dns_proxy;
 
+#define DNS_PROXY_LISTENERS	4
+
 struct dns_proxy_config {
 	const struct host_rule *rules;
 	size_t nrules;
 	const char *upstreams_csv;	/* "ADDR:PORT,[V6]:PORT" or NULL: resolv.conf */
 	const char *resolv_conf;	/* which resolv.conf; NULL: /etc/resolv.conf */
 	uint16_t port;			/* this port only (re-adoption), or 0: any free one */
+	/* Re-adoption: the listeners as the attempt's keeper held them
+	 * (udp4, udp6, tcp4, tcp6; -1 for none), taken over if each is a
+	 * listener of @port on loopback, else closed and @port bound anew.
+	 * Always consumed. NULL: bind. */
+	int *adopt_fds;
 	bool pinning;			/* SNI pinning: the attempt pins ports */
 	uint32_t min_ttl;		/* seconds */
 	/* --audit: names not allowed are answered too (and logged as
@@ -45,6 +52,10 @@ struct dns_proxy_config {
  */
 int dns_proxy_open(struct dns_proxy **ret, const struct dns_proxy_config *cfg,
 		   const char **ret_step);
+
+/* The listeners' fds (udp4, udp6, tcp4, tcp6; -1 for none): a keeper
+ * holds them while egretd may be down (launch.h: hold_fds). */
+void dns_proxy_listen_fds(const struct dns_proxy *p, int fds[DNS_PROXY_LISTENERS]);
 
 /* The port of all four listeners (host order), and whether ::1 is one of
  * them (else IPv6 queries go to ::ffff:127.0.0.1). */

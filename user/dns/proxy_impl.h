@@ -103,6 +103,7 @@ void tcp_close(struct tcp_conn *c);
 
 /* dns/listen.c: the four listeners on one free loopback port. */
 int listen_bind(struct dns_proxy *p);
+int listen_adopt(struct dns_proxy *p, int *fds);
 void listen_on_udp(struct loop_source *src, uint32_t events);
 void listen_close(struct dns_proxy *p);
 

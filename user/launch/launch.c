@@ -270,16 +270,27 @@ static _Noreturn void keeper_fail(int pipe_fd, int step, int err)
 	child_fail(pipe_fd, step, err, 125);
 }
 
-/* Close every fd from 3 but @a and @b. */
-static void close_all_but(int a, int b)
+/* Close every fd from 3 but the @n in @keep (any order; < 0 skipped). */
+static void close_all_but(int *keep, int n)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	unsigned int from = 3;
 
-	if (lo > 3)
-		close_range(3, (unsigned int)lo - 1, 0);
-	if (hi > lo + 1)
-		close_range((unsigned int)lo + 1, (unsigned int)hi - 1, 0);
-	close_range((unsigned int)hi + 1, ~0U, 0);
+	/* Insertion sort: a handful. */
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && keep[k - 1] > keep[k]; k--) {
+			int t = keep[k];
+
+			keep[k] = keep[k - 1];
+			keep[k - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned int)keep[i] > from)
+			close_range(from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	close_range(from, ~0U, 0);
 }
 
 /*
@@ -294,6 +305,7 @@ static _Noreturn void keeper_run(const struct launch *l, int pipe_fd, int sock)
 	siginfo_t info = {};
 	char text[KEEPER_STATUS_LEN + 1], ack;
 	ssize_t written __attribute__((unused));
+	int keep[2 + LAUNCH_MAX_HOLD_FDS], nkeep = 0;
 	int pidfd = -1, r;
 	sigset_t all;
 	pid_t pid;
@@ -325,7 +337,13 @@ static _Noreturn void keeper_run(const struct launch *l, int pipe_fd, int sock)
 	while (r == 0 && read(sock, &ack, 1) < 0 && errno == EINTR)
 		;
 	close(sock);
-	close_all_but(l->exit_fd, pidfd);
+	/* Held for a re-adopting egretd (launch.h): the rest goes. */
+	keep[nkeep++] = l->exit_fd;
+	keep[nkeep++] = pidfd;
+	for (int i = 0; i < LAUNCH_MAX_HOLD_FDS; i++)
+		if (l->hold_fds[i] > 2)
+			keep[nkeep++] = l->hold_fds[i];
+	close_all_but(keep, nkeep);
 	while (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) < 0 && errno == EINTR)
 		;
 	r = launch_exit_code(info.si_code, info.si_status);

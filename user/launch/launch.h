@@ -19,6 +19,7 @@
 #include "launch/world.h"
 
 #define LAUNCH_MAX_KEEP_FDS 16
+#define LAUNCH_MAX_HOLD_FDS 6
 
 struct terminal;
 
@@ -37,6 +38,10 @@ struct launch {
 	int umask;				/* -1: ours */
 	int exit_fd;		/* > 2: COMMAND under a keeper that writes its
 				 * status here (keeper.h); 0: none */
+	/* With a keeper: fds (> 2) it holds open for as long as COMMAND
+	 * runs, under the same numbers, for an egretd that re-adopts the
+	 * attempt (daemon/adopt.h); entries below 3 are none. */
+	int hold_fds[LAUNCH_MAX_HOLD_FDS];
 };
 
 /* What stopped the child before exec, reported through a pipe. */
