@@ -209,6 +209,8 @@ policy_path() {
 . "$HERE/test_terminal.sh"
 # shellcheck source=tests/integration/test_egretd.sh
 . "$HERE/test_egretd.sh"
+# shellcheck source=tests/integration/test_egretd_terminal.sh
+. "$HERE/test_egretd_terminal.sh"
 # shellcheck source=tests/integration/test_faults.sh
 . "$HERE/test_faults.sh"
 # shellcheck source=tests/integration/test_budgets.sh
@@ -255,6 +257,9 @@ TESTS=(
 	t_egretd_kill9 t_egretd_concurrent t_egretd_container t_egretd_readopt
 	t_egretd_signals_stdio t_egretd_readopt_port_held t_egretd_node_miner
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
+	# test_egretd_terminal.sh
+	t_egretd_terminal_resize t_egretd_terminal_job_control t_egretd_kill_stopped
+	t_egretd_forced_pty
 	# test_faults.sh
 	t_fault_fast_commands t_fault_unit_killed_30 t_fault_setup_killed_50
 	t_fault_run_full t_fault_second_egretd t_fault_second_build

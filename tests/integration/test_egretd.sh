@@ -58,7 +58,7 @@ egretd_start() {
 	# namespace: the client's, or EGRETD_NS's.
 	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" sh -c \
 		'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$EGRETD_UNIT" \
-		env EGRETD_T_OWN=egretd-own "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
+		env EGRETD_T_OWN=egretd-own "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" ${EGRETD_VERBOSE:+-v} \
 		>>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
 	egretd_wait_ready

@@ -85,7 +85,7 @@ t_fault_fast_commands() {
 # is re-adopted by the next egretd, each caller gets its own COMMAND's
 # status, and then nothing is left.
 t_fault_unit_killed_30() {
-	local i pids=() ids
+	local i pids=() ids EGRETD_VERBOSE=1
 	egretd_start "  - user: $TEST_USER
     max: 40" "  max: 40"
 	for ((i = 1; i <= 30; i++)); do
@@ -104,6 +104,7 @@ t_fault_unit_killed_30() {
 	touch "$TDIR/u30.go"
 	for ((i = 1; i <= 30; i++)); do
 		reap "${pids[$((i - 1))]}" 90
+		[ "$REAPED" = "$i" ] || note "egretd's log: $(cat "$TDIR/egretd.log")"
 		assert_eq "$i" "$REAPED" "caller $i's status after the unit was killed $(cat "$TDIR/u30.$i.out")"
 	done
 	egretd_stop

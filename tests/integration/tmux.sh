@@ -4,7 +4,8 @@
 # the operator's shell. Tests type into it and read its screen, so what
 # they check is what the operator's terminal showed and ran.
 #
-#   tmux_up COLS ROWS          start it (bash, prompt "$ ")
+#   tmux_up COLS ROWS          start it (bash, prompt "$ "; TMUX_AS: a
+#                              command prefix for bash, such as setpriv)
 #   tmux_line TEXT             type TEXT and Enter
 #   tmux_keys KEY...           tmux key names: C-c, C-z, Enter
 #   tmux_screen                the pane's text, with history
@@ -15,11 +16,12 @@
 #   tmux_down                  kill the server
 
 TMUX_SOCK=""
+TMUX_AS=()
 
 tmux_up() {
 	TMUX_SOCK="$TDIR/tmux.sock"
 	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -s t -x "$1" -y "$2" \
-		env -i PATH="$PATH" TERM=xterm HOME="$TDIR" PS1='$ ' \
+		"${TMUX_AS[@]}" env -i PATH="$PATH" TERM=xterm HOME="$TDIR" PS1='$ ' \
 		bash --norc --noprofile || return 1
 	tmux_sync
 }

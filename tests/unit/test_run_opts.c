@@ -53,6 +53,23 @@ static void umask_and_view(void **state)
 	assert_int_equal(PARSE_RC("--umask", "u=rwx", "--", "true"), -EINVAL);
 }
 
+/* --pty-size is COLSxROWS, each 1..4096, and asks for a pty. */
+static void pty_size(void **state)
+{
+	static char *const bad[] = { "0x50", "80x0", "80x", "x24", "80x24x", "+80x24",
+				     "80x-24", "80 x24", "4097x24", "80X24", "" };
+	struct run_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--pty-size", "132x50", "--", "true"), 0);
+	assert_int_equal(o.pty_cols, 132);
+	assert_int_equal(o.pty_rows, 50);
+	assert_true(o.pty);
+	run_opts_free(&o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(PARSE_RC("--pty-size", bad[i], "--", "true"), -EINVAL);
+}
+
 static void allows_and_command(void **state)
 {
 	struct run_opts o;
@@ -306,6 +323,7 @@ int main(void)
 		cmocka_unit_test(max_entries_bounds),
 		cmocka_unit_test(upload_limit_smallest),
 		cmocka_unit_test(umask_and_view),
+		cmocka_unit_test(pty_size),
 		cmocka_unit_test(command_required),
 		cmocka_unit_test(unknown_option),
 		cmocka_unit_test(command_options_not_parsed),

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
@@ -65,6 +66,8 @@ void run_usage(FILE *out)
 		"                        none of egret's stdin, stdout and stderr is a terminal\n"
 		"                        (it gets one whenever one of them is; it never gets\n"
 		"                        egret's terminal)\n"
+		"  --pty-size COLSxROWS  that pty's size (default: egret's terminal's, else\n"
+		"                        80x24); implies --pty\n"
 		"  --id ID               attempt id (default: random); names cgroup and pins\n"
 		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
 		"                        (default: egret/ under egret's own cgroup)\n"
@@ -375,6 +378,25 @@ static int option_umask(struct run_parse *p, const struct run_option *opt,
 	return 0;
 }
 
+/* COLSxROWS, as terminals are named (80x24); a pty, then, always. */
+static int option_pty_size(struct run_parse *p, const struct run_option *opt,
+			   const char *arg)
+{
+	unsigned long cols = 0, rows = 0;
+	char *x = NULL, *end = NULL;
+
+	if (isdigit((unsigned char)arg[0]))
+		cols = strtoul(arg, &x, 10);
+	if (x && *x == 'x' && isdigit((unsigned char)x[1]))
+		rows = strtoul(x + 1, &end, 10);
+	if (!end || *end || cols < 1 || rows < 1 || cols > 4096 || rows > 4096)
+		return option_refuse(opt, arg, "want COLUMNSxROWS, such as 120x40 (1 to 4096 each)");
+	p->o->pty_cols = (unsigned short)cols;
+	p->o->pty_rows = (unsigned short)rows;
+	p->o->pty = true;
+	return 0;
+}
+
 static int option_verbose(struct run_parse *p, const struct run_option *opt,
 			  const char *arg)
 {
@@ -442,6 +464,7 @@ static const struct run_option run_options[] = {
 	OPT_FLAG("no-shared", no_shared),
 	OPT_FLAG("no-pinning", no_pinning),
 	OPT_FLAG("pty", pty),
+	OPT_CALL("pty-size", required_argument, option_pty_size),
 	OPT_FLAG("allow-shared-uid", allow_shared_uid),
 	OPT_FLAG("allow-unconfined-unix", allow_unconfined_unix),
 	OPT_CALL("allow-unix", required_argument, option_allow_unix),

@@ -44,6 +44,7 @@ struct run_opts {
 	bool no_pinning;		/* --no-pinning: no SNI pinning */
 	int deny_errno;			/* --deny-errno; 0 until set (run.c picks the default) */
 	bool pty;			/* --pty: a pty even without a terminal */
+	unsigned short pty_cols, pty_rows;	/* --pty-size; 0: egret's terminal's */
 	struct environ_opts env;	/* --home, --clean-env, --pass-env, --setenv */
 	const char *chdir;		/* --chdir DIR */
 	int umask;			/* --umask; -1: egret's own */

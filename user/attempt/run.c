@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include "attempt/attempt.h"
 #include "attempt/cgroup.h"
@@ -65,9 +66,11 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 	struct launch launch;
 	char self[PATH_MAX];
 	char **envp = NULL;
+	struct winsize size = { .ws_col = o->pty_cols, .ws_row = o->pty_rows };
 	int r;
 
-	r = terminal_open(term, o->pty, user->set ? user->uid : (uid_t)-1);
+	r = terminal_open(term, o->pty, user->set ? user->uid : (uid_t)-1,
+			  o->pty_cols ? &size : NULL);
 	if (r < 0) {
 		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
 		return EXIT_SETUP;

@@ -80,6 +80,52 @@ static void signal_group(struct supervisor *sv, int sig)
 	kill(-terminal_signal_group(sv->term), sig);
 }
 
+/* @sig for COMMAND (@pidfd), then SIGCONT for it and its terminal's
+ * group, which a stopped COMMAND needs to act on it. */
+static void signal_command(struct terminal *t, int pidfd, int sig)
+{
+	syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	if (sig == SIGCONT || sig == SIGKILL)
+		return;
+	syscall(SYS_pidfd_send_signal, pidfd, SIGCONT, NULL, 0);
+	if (t && t->leader > 0)
+		kill(-terminal_signal_group(t), SIGCONT);
+}
+
+void attempt_control_signal(struct attempt_control *ctl, int sig)
+{
+	struct terminal *t = ctl->term;
+
+	switch (sig) {
+	case SIGWINCH:
+		if (t)
+			terminal_resize(t);
+		break;
+	case SIGCONT:
+		if (t) {
+			terminal_hold(t, false);
+			terminal_resume(t);
+			if (t->leader > 0)
+				kill(-terminal_signal_group(t), SIGCONT);
+		}
+		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, SIGCONT, NULL, 0);
+		break;
+	default:
+		signal_command(t, ctl->child_pidfd, sig);
+	}
+}
+
+/* The suspend key stopped COMMAND (terminal.h: suspended): the caller's
+ * terminal as it was, and its client told. */
+static void on_suspended(void *ctx)
+{
+	struct attempt_control *ctl = ctx;
+
+	terminal_suspend(ctl->term);
+	terminal_hold(ctl->term, true);
+	ctl->suspended(ctl);
+}
+
 /* Stop until SIGCONT, as a shell's job: SIGTSTP is blocked (signalfd), so
  * raise it with its default action and let it through once. */
 static void suspend_self(void)
@@ -149,8 +195,7 @@ static void on_signal(struct loop_source *src, uint32_t events)
 			if (si.ssi_code == SI_KERNEL)
 				signal_group(sv, sig);
 			else
-				syscall(SYS_pidfd_send_signal, sv->command_pidfd, sig,
-					NULL, 0);
+				signal_command(sv->term, sv->command_pidfd, sig);
 		}
 	}
 }
@@ -204,6 +249,11 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	if (control) {
 		control->child_pidfd = pidfd;
 		control->loop = &sv.loop;
+		control->term = term->pty ? term : NULL;
+		if (control->suspended && term->pty) {
+			term->suspended = on_suspended;
+			term->suspended_ctx = control;
+		}
 	}
 	if (sweep_fd < 0 || (r = timerfd_arm_ms(sweep_fd, sweep_ms, true)) < 0 ||
 	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
@@ -249,5 +299,8 @@ out:
 	request_log_detach(&a->requests);
 	loop_close(&sv.loop);
 	allow_learned_free(learned);
+	if (control)
+		control->term = NULL;
+	term->suspended = NULL;
 	return r;
 }

@@ -54,7 +54,24 @@ struct attempt_control {
 	 * then leaves is egretd's to log and retry, not the caller's status.
 	 * May be NULL. */
 	void (*finished)(struct attempt_control *control, int status);
+	/* Called when the suspend key stopped COMMAND in its pty, the
+	 * caller's terminal already given back its settings: egretd tells
+	 * its client, which stops as a job would and continues COMMAND
+	 * (SIGCONT) when it is continued, or at once if it cannot stop.
+	 * May be NULL. */
+	void (*suspended)(struct attempt_control *control);
+	/* COMMAND's terminal (filled by supervise()), or NULL. */
+	struct terminal *term;
 };
+
+/*
+ * A signal the caller sent on (egretd's client): SIGWINCH resizes
+ * COMMAND's pty from the caller's terminal, SIGCONT continues COMMAND and
+ * gives its pty the terminal again, SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * go to COMMAND, followed by SIGCONT (as a shell's kill does for a
+ * stopped job: stopped, COMMAND would keep them pending).
+ */
+void attempt_control_signal(struct attempt_control *control, int sig);
 
 /* Serve DNS, events, requests and approvals for @a, relay @term and the
  * signals of @sigfd, and @control if not NULL, until COMMAND (@pid,

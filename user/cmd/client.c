@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -87,6 +88,7 @@ static int request_options(const char *socket, int argc, char **argv,
 		{ "clean-env", no_argument, NULL, OPT_PASS_ON },
 		{ "umask", required_argument, NULL, OPT_PASS_ON },
 		{ "upload-limit", required_argument, NULL, OPT_PASS_ON },
+		{ "pty-size", required_argument, NULL, OPT_PASS_ON },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool umask_given = false;
@@ -281,6 +283,22 @@ static int reattach(const char *socket, const char *id)
 	return fd < 0 ? fd : -ETIMEDOUT;
 }
 
+/*
+ * COMMAND stopped at its pty's suspend key (egretd's SIGTSTP): as a job
+ * in the foreground of our terminal we stop too, so that the shell has
+ * the terminal back, and continued (fg) we continue COMMAND. Not such a
+ * job (a miner's pipes, a script), nobody could continue us: COMMAND
+ * goes on at once.
+ */
+static void suspend_as_job(int fd)
+{
+	_cleanup_close_ int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (tty >= 0 && tcgetpgrp(tty) == getpgrp())
+		raise(SIGTSTP);		/* its default action: stopped here */
+	send_signal(fd, SIGCONT);
+}
+
 /* Until EXIT: egretd's messages, and our signals forwarded; a connection
  * lost after STARTED is made again (ATTACH). */
 static int wait_exit(const char *socket, int fd, int sigfd)
@@ -327,6 +345,8 @@ static int wait_exit(const char *socket, int fd, int sigfd)
 		}
 		if (m->type == WIRE_ERROR)
 			log_error("%s", m->error.text);
+		else if (m->type == WIRE_SIGNAL && m->signal.signo == SIGTSTP)
+			suspend_as_job(p[0].fd);
 		else if (m->type == WIRE_STARTED)
 			snprintf(id, sizeof(id), "%s", m->started.id);
 		else if (m->type == WIRE_EXIT)
@@ -379,6 +399,10 @@ int client_run(const char *socket, int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGQUIT);
+	/* A terminal's: COMMAND's pty follows its size, and a job continued
+	 * (fg) continues COMMAND. */
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGCONT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sigfd < 0) {

@@ -319,6 +319,17 @@ static void on_finished(struct attempt_control *ctl, int status)
 	daemon_linger_close(TAKE_FD(a->client.fd));
 }
 
+/* COMMAND stopped at its pty's suspend key: a caller back is told. */
+static void on_suspended(struct attempt_control *ctl)
+{
+	struct adopter *a = container_of(ctl, struct adopter, ctl);
+
+	if (a->client.fd >= 0)
+		daemon_send_signal(a->client.fd, SIGTSTP);
+	else
+		attempt_control_signal(ctl, SIGCONT);	/* nobody to stop instead */
+}
+
 /* The attempt's parts from what is left of it: the record's lock taken
  * in *@who. 1 when there is one to re-adopt, 0 when another egretd has
  * it, or -errno. */
@@ -433,6 +444,7 @@ int daemon_adopt(const char *instance, const char *id)
 		.uid_lock_fd = -1, .world = &world, .caller = who.st.caller,
 		.instance = instance,
 		.extra = &a.timer, .ended = on_ended, .finished = on_finished,
+		.suspended = on_suspended,
 		.json_fd = STDOUT_FILENO };
 	a.ctl.src.fd = hub_listen(id);
 	a.timer = (struct loop_source){ .fn = on_no_client,

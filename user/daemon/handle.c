@@ -243,6 +243,12 @@ static void on_finished(struct attempt_control *ctl, int status)
 /* COMMAND runs: the caller hears the attempt's id (for an ATTACH, should
  * this process die), and the options go where a re-adopting egretd finds
  * them. A failure to write them costs only the re-adoption. */
+/* COMMAND stopped at its pty's suspend key: the client stops too. */
+static void on_suspended(struct attempt_control *ctl)
+{
+	daemon_send_signal(ctl->src.fd, SIGTSTP);
+}
+
 static void on_started(struct attempt_control *ctl, const char *id)
 {
 	struct handler *h = container_of(ctl, struct handler, ctl);
@@ -392,7 +398,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
 			 .world = &peer.world, .caller = peer.uid, .instance = instance,
 			 .started = on_started, .finished = on_finished,
-			 .json_fd = json_fd } };
+			 .suspended = on_suspended, .json_fd = json_fd } };
 	status = attempt_command(argc, argv, &h.ctl);
 	/* Not taken over (refused before the attempt began): ours to drop. */
 	preflight_uid_unlock(uid, h.ctl.uid_lock_fd);

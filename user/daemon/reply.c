@@ -94,11 +94,22 @@ int daemon_refuse(int conn, const char *text)
 	return daemon_refusef(conn, "%s", text);
 }
 
-/* The signals a caller may send on: those egret run itself forwards.
- * Others (SIGSTOP above all) could leave the attempt stopped for good. */
+/* The signals a caller may send on: those egret run itself forwards,
+ * and its terminal's (a resize, a continued job). Others (SIGSTOP above
+ * all) could leave the attempt stopped for good. */
 static bool signal_forwarded(uint32_t sig)
 {
-	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT ||
+	       sig == SIGWINCH || sig == SIGCONT;
+}
+
+int daemon_send_signal(int conn, int sig)
+{
+	static struct wire_msg m;
+
+	m.type = WIRE_SIGNAL;
+	m.signal.signo = (uint32_t)sig;
+	return daemon_send_msg(conn, &m);
 }
 
 void daemon_client_event(struct attempt_control *ctl, struct loop_source *src,
@@ -119,8 +130,7 @@ void daemon_client_event(struct attempt_control *ctl, struct loop_source *src,
 	}
 	if (wire_decode(buf, (size_t)n, &m, err, sizeof(err)) == 0 &&
 	    m.type == WIRE_SIGNAL && signal_forwarded(m.signal.signo))
-		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, (int)m.signal.signo,
-			NULL, 0);
+		attempt_control_signal(ctl, (int)m.signal.signo);
 	else
 		log_warn("the caller sent something other than a SIGNAL egret run forwards: ignored");
 }

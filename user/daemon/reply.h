@@ -15,6 +15,10 @@
  * the caller first, within a second), for a connection's process and a re-adopter. */
 int daemon_send_msg(int conn, struct wire_msg *m);
 int daemon_send_exit(int conn, int status);
+
+/* SIGNAL @sig to the caller: egretd sends only SIGTSTP, "COMMAND stopped
+ * at its terminal's suspend key" (docs/WIRE.md). */
+int daemon_send_signal(int conn, int sig);
 void daemon_linger_close(int conn);
 
 /* @src, the caller's connection, is readable: a SIGNAL goes to COMMAND

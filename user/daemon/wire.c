@@ -78,7 +78,7 @@ static const char *allow_check(const char *v, size_t len, size_t i)
 bool wire_option_valid(const char *v, size_t len)
 {
 	static const char *const with_value[] = {
-		"home", "setenv", "pass-env", "umask", "upload-limit",
+		"home", "setenv", "pass-env", "umask", "upload-limit", "pty-size",
 	};
 	const char *eq = memchr(v, '=', len);
 	size_t n = eq ? (size_t)(eq - v) : len;
@@ -96,7 +96,7 @@ bool wire_option_valid(const char *v, size_t len)
 static const char *option_check(const char *v, size_t len, size_t i)
 {
 	return wire_option_valid(v, len) ? NULL :
-	       "not an option egretd passes on (home=, setenv=, pass-env=, umask=, upload-limit=, clean-env)";
+	       "not an option egretd passes on (home=, setenv=, pass-env=, umask=, upload-limit=, pty-size=, clean-env)";
 }
 
 static const char *id_check(const char *v, size_t len, size_t i)

@@ -45,12 +45,13 @@
 #define WIRE_OPTION_MAX		128	/* OPTION items */
 #define WIRE_OPTION_LEN_MAX	4096	/* bytes of one OPTION item */
 
-/* Message types. RUN, ATTACH, SIGNAL go to egretd; the others come back. */
+/* Message types. RUN, ATTACH go to egretd; SIGNAL both ways; the others come back. */
 enum wire_type {
 	WIRE_NONE = 0,			/* never on the wire: a failed decode */
 	WIRE_RUN = 1,			/* start an attempt */
 	WIRE_ATTACH = 2,		/* reconnect to attempt ID (egretd restarted) */
-	WIRE_SIGNAL = 3,		/* forward SIGNO to COMMAND */
+	WIRE_SIGNAL = 3,		/* forward SIGNO to COMMAND; from egretd,
+					 * SIGTSTP: COMMAND stopped (Ctrl-Z) */
 	WIRE_STARTED = 4,		/* the attempt is ID */
 	WIRE_EXIT = 5,			/* the attempt ended: STATUS */
 	WIRE_ERROR = 6,			/* egret's one-line error (then EXIT 125) */
@@ -100,8 +101,9 @@ struct wire_run {
 /*
  * May a RUN carry option @v (NAME or NAME=VALUE)? The options of egret run
  * that only shape COMMAND's own process, which egretd passes on as
- * "--NAME=VALUE" for egret run to judge: home, setenv, pass-env and umask
- * with a value, clean-env without. Everything else is egretd's to decide.
+ * "--NAME=VALUE" for egret run to judge: home, setenv, pass-env, umask,
+ * upload-limit (which only lowers a budget) and pty-size with a value,
+ * clean-env without. Everything else is egretd's to decide.
  */
 bool wire_option_valid(const char *v, size_t len);
 

@@ -70,7 +70,7 @@ static bool is_pollable(int fd)
 	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || isatty(fd));
 }
 
-int terminal_open(struct terminal *t, bool force, uid_t uid)
+int terminal_open(struct terminal *t, bool force, uid_t uid, const struct winsize *size)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	bool is_tty[3], any = false, owned;
@@ -106,6 +106,8 @@ int terminal_open(struct terminal *t, bool force, uid_t uid)
 		if (ioctl(t->tty, TIOCGWINSZ, &ws) < 0 || !ws.ws_row || !ws.ws_col)
 			ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
 	}
+	if (size)
+		ws = *size;
 	if (ioctl(t->slave, TIOCSWINSZ, &ws) < 0)
 		return -errno;
 	for (i = 0; i < 3; i++)
@@ -162,6 +164,14 @@ static void rewatch(struct terminal *t)
 {
 	bool pump = t->in >= 0 && !t->in_pollable && !t->in_eof;
 
+	if (t->held) {
+		watch(t, &t->master_src, 0);
+		if (t->in >= 0 && t->in_pollable)
+			watch(t, &t->in_src, 0);
+		if (t->out >= 0 && t->out_pollable)
+			watch(t, &t->out_src, 0);
+		return;
+	}
 	watch(t, &t->master_src, t->master_hup ? 0 :
 	      (t->to_out_len ? 0 : EPOLLIN) |
 	      (t->to_pty_len || pump ? EPOLLOUT : 0));
@@ -228,8 +238,11 @@ static void check_suspend_key(struct terminal *t, const uint8_t *p, size_t n)
 	if (tcgetattr(t->master, &tio) < 0 || !(tio.c_lflag & ISIG) ||
 	    tio.c_cc[VSUSP] == _POSIX_VDISABLE || !memchr(p, tio.c_cc[VSUSP], n))
 		return;
-	if (tcgetpgrp(t->master) == t->leader)
-		terminal_stop_group(t);
+	if (tcgetpgrp(t->master) != t->leader)
+		return;
+	terminal_stop_group(t);
+	if (t->suspended)
+		t->suspended(t->suspended_ctx);
 }
 
 static void read_input(struct terminal *t)
@@ -370,6 +383,13 @@ void terminal_stop_group(const struct terminal *t)
 bool terminal_job_control(const struct terminal *t)
 {
 	return t->ctty >= 0 && tcgetpgrp(t->ctty) == getpgrp();
+}
+
+void terminal_hold(struct terminal *t, bool hold)
+{
+	t->held = hold;
+	if (t->pty && t->loop)
+		rewatch(t);
 }
 
 void terminal_suspend(struct terminal *t)

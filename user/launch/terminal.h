@@ -38,6 +38,7 @@ struct terminal {
 	bool out_pollable, out_owned, out_sock;
 	bool master_hup;		/* nobody holds COMMAND's end any more */
 	bool raw;			/* @tty is in raw mode now */
+	bool held;			/* relaying nothing (terminal_hold) */
 	bool own_output;		/* all of COMMAND's output goes via the pty */
 	struct termios saved;		/* @tty as we found it */
 	uint8_t to_pty[TERMINAL_BUF];
@@ -47,6 +48,11 @@ struct terminal {
 	struct loop *loop;
 	struct loop_source master_src, in_src, out_src;
 	pid_t leader;			/* COMMAND, leader of its session */
+	/* Called after the suspend key stopped COMMAND's own group, when
+	 * nobody is told by SIGCHLD (egretd: COMMAND is its keeper's child,
+	 * and the caller's client is the job to stop). NULL: nobody. */
+	void (*suspended)(void *ctx);
+	void *suspended_ctx;
 };
 
 /* Every fd -1: terminal_close() is then safe whatever happened. */
@@ -55,9 +61,11 @@ void terminal_init(struct terminal *t);
 /*
  * Before COMMAND is spawned: decide whether it gets a pty (@force, or one
  * of fds 0-2 is a terminal), and if so open it, owned by @uid (-1: keep),
- * sized and set up like egret's terminal. Returns 0 or -errno.
+ * set up like egret's terminal and sized as @size if not NULL, else as
+ * egret's terminal, else 80x24. Returns 0 or -errno.
  */
-int terminal_open(struct terminal *t, bool force, uid_t uid);
+struct winsize;
+int terminal_open(struct terminal *t, bool force, uid_t uid, const struct winsize *size);
 
 /*
  * In the child, between clone and exec (async-signal-safe): a session of
@@ -94,6 +102,11 @@ bool terminal_job_control(const struct terminal *t);
 /* Around egret stopping itself: give the terminal back as it was, then
  * take it again (raw, and the size it may have got meanwhile). */
 void terminal_suspend(struct terminal *t);
+
+/* Relay nothing while @hold (COMMAND stopped and its caller's shell has
+ * the terminal: egretd's process would read the keys typed there), then
+ * again. */
+void terminal_hold(struct terminal *t, bool hold);
 void terminal_resume(struct terminal *t);
 
 /* COMMAND exited: pass on what it left in the pty, then leave the loop. */
