@@ -137,3 +137,32 @@ t_egretd_forced_pty() {
 	assert_contains "want COLUMNSxROWS" "$ERR" "why --pty-size 0x50 was refused"
 	egretd_stop
 }
+
+# egretd restarted (its unit killed, as a config roll-out's restart does)
+# under an interactive agent: COMMAND's pty lives on (its keeper holds
+# the master), the re-adopting egretd relays it to the caller's terminal
+# again once the client is back, and the caller gets COMMAND's status.
+# Before, the pty died with egretd's process: COMMAND got a hangup, 129.
+t_egretd_terminal_restart() {
+	egretd_start
+	egretd_tmux_up 100 30
+	trap tmux_down EXIT
+	tmux_line "$(via_line -- sh); echo egret-rc=\$?"
+	wait_until 20 attempt_proc_state sh S || fail "COMMAND never started: $(tmux_tail)"
+	tmux_line 'echo "before=$((6 * 7))"'
+	tmux_wait "before=42" || fail "COMMAND's shell does not answer: $(tmux_tail 3)"
+	egretd_kill_all
+	egretd_start
+	tmux_line 'echo "after=$((6 * 7)) uid=$(id -u)"'
+	tmux_wait "after=42 uid=" 30 || fail "COMMAND's shell after egretd's restart: $(tmux_tail 5)"
+	# COMMAND's shell answered, not the caller's after COMMAND's end.
+	! tmux_screen | grep -q "^egret-rc=[0-9]" || fail "egret ended with egretd's restart: $(tmux_tail 5)"
+	[[ $(tmux_screen | grep '^after=42 uid=' | tail -n 1) != "after=42 uid=$TEST_UID" ]] ||
+		fail "the caller's shell answered: COMMAND is gone ($(tmux_tail 5))"
+	tmux -S "$TMUX_SOCK" resize-window -t t -x 120 -y 40
+	tmux_line "$(size_wait "40 120") echo \"resized=\$(stty size)\""
+	tmux_wait "resized=40 120" || fail "a resize after egretd's restart: $(tmux_tail 3)"
+	tmux_line 'exit 5'
+	tmux_wait "egret-rc=5" || fail "the caller's status after egretd's restart: $(tmux_tail 5)"
+	egretd_stop
+}

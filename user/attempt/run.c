@@ -91,6 +91,9 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 	 * down (state.h: held_dns). */
 	if (a->dns)
 		dns_proxy_listen_fds(a->dns, launch.hold_fds);
+	/* And COMMAND's pty: egretd's restart is no hangup. */
+	if (term->pty)
+		launch.hold_fds[DNS_PROXY_LISTENERS] = term->master;
 	/* Mounted over, the start directory is another one: COMMAND goes
 	 * there by its path, into the view. */
 	if (o->view)
@@ -152,7 +155,8 @@ static int open_exit_file(struct attempt *a)
 
 /* For egretd: what a re-adopting egretd needs, in the record, once
  * COMMAND runs (state.h). */
-static int record_daemon(struct attempt *a, const struct launch_child *child)
+static int record_daemon(struct attempt *a, const struct launch_child *child,
+			 const struct terminal *term)
 {
 	int r;
 
@@ -163,6 +167,7 @@ static int record_daemon(struct attempt *a, const struct launch_child *child)
 	for (int i = 0; i < STATE_HELD_DNS; i++)
 		if (a->st.held_dns[i] < 3)
 			a->st.held_dns[i] = 0;
+	a->st.held_pty = term->pty && term->master > 2 ? term->master : 0;
 	r = state_update(a->state_fd, &a->st);
 	if (r < 0)
 		return log_error_errno(r, "update record of attempt %s", a->st.id);
@@ -227,7 +232,7 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 			       &child);
 	if (status != 0)
 		goto out;
-	if (control && record_daemon(&a, &child) < 0) {
+	if (control && record_daemon(&a, &child, &term) < 0) {
 		status = EXIT_SETUP;
 		goto out;
 	}
@@ -291,6 +296,9 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 	}
 	if (attempt_reopen(&a, o, &who->st, TAKE_FD(who->state_fd), who->dns_fds) < 0)
 		goto out;
+	/* Its pty, as the keeper held it: relayed once its caller is back. */
+	if (who->pty_fd >= 0)
+		terminal_adopt(&term, TAKE_FD(who->pty_fd));
 	status = supervise(&a, o, who->st.command, who->command_pidfd, sigfd, &term,
 			   control);
 	if (status < 0) {
@@ -298,6 +306,7 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 		status = EXIT_SETUP;
 	}
 out:
+	terminal_close(&term);
 	if (control->ended)
 		control->ended(control);
 	if (control->finished)

@@ -32,6 +32,7 @@ struct attempt_adoptee {
 	int exit_fd;			/* the keeper's status file; taken */
 	int dns_fds[STATE_HELD_DNS];	/* the DNS listeners the keeper held,
 					 * or -1; taken */
+	int pty_fd;			/* COMMAND's pty's master, or -1; taken */
 };
 
 int attempt_readopt(const struct run_opts *o, const struct launch_user *user,

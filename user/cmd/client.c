@@ -274,7 +274,9 @@ static int reattach(const char *socket, const char *id)
 		 id, REATTACH_S);
 	for (int i = 0; i < REATTACH_S * 5; i++) {
 		fd = connect_to(socket);
-		if (fd >= 0 && send(fd, buf, (size_t)n, MSG_NOSIGNAL) == n)
+		/* Our stdio again: COMMAND's pty, if it has one, is relayed
+		 * to our terminal as before. */
+		if (fd >= 0 && send_request(fd, buf, (size_t)n) == 0)
 			return fd;
 		if (fd >= 0)
 			close(fd);

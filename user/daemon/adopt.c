@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -126,12 +127,13 @@ static int read_record(const char *id, struct attempt_state *st)
 	return state_read_fd(fd, st);
 }
 
-int daemon_adopt_hand_over(int conn, uid_t uid, const char *id)
+int daemon_adopt_hand_over(int conn, uid_t uid, const char *id, int stdio[3])
 {
 	struct attempt_state st;
 	struct sockaddr_un sun;
 	_cleanup_close_ int hub = -1;
 	char text[160];
+	int r;
 
 	/* Only the caller that started it: the record says whose it is. */
 	if (read_record(id, &st) < 0 || !st.daemon || st.caller != uid ||
@@ -149,7 +151,13 @@ int daemon_adopt_hand_over(int conn, uid_t uid, const char *id)
 		hub = -1;
 		poll(NULL, 0, 100);
 	}
-	if (hub < 0 || fd_send(hub, conn) < 0) {
+	int with[1 + 3] = { conn, stdio[0], stdio[1], stdio[2] };
+
+	r = hub < 0 ? -ECONNREFUSED : fds_send(hub, with, stdio[0] >= 0 ? 4 : 1);
+	for (int i = 0; i < 3; i++)
+		if (stdio[i] >= 0)
+			close(TAKE_FD(stdio[i]));
+	if (r < 0) {
 		snprintf(text, sizeof(text), "egretd: attempt %s is not being re-adopted (yet?)", st.id);
 		return daemon_refuse(conn, text);
 	}
@@ -223,9 +231,15 @@ static void on_adopted_client(struct loop_source *src, uint32_t events)
 }
 
 /* A caller back: its connection is the attempt's from now (the newest,
- * should it come twice). */
-static void take_client(struct adopter *a, int fd)
+ * should it come twice), and its @stdio (or NULL) the pty's terminal if
+ * COMMAND has one. */
+static void take_client(struct adopter *a, int fd, int *stdio)
 {
+	if (stdio && a->ctl.term)
+		terminal_attach(a->ctl.term, stdio);
+	for (int i = 0; stdio && i < 3; i++)
+		if (stdio[i] >= 0)
+			close(TAKE_FD(stdio[i]));
 	if (a->client.fd >= 0) {
 		if (a->ctl.loop)
 			loop_unwatch(a->ctl.loop, &a->client);
@@ -242,14 +256,18 @@ static void take_client(struct adopter *a, int fd)
 static void on_hub(struct loop_source *src, uint32_t events)
 {
 	struct adopter *a = container_of(src, struct adopter, ctl.src);
-	int conn, fd;
+	int conn;
 
 	(void)events;
 	while ((conn = accept4(src->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-		fd = fd_recv(conn);
+		int fds[FDS_MAX], n = fds_recv(conn, fds, 4);
+
 		close(conn);
-		if (fd >= 0)
-			take_client(a, fd);
+		if (n == 1 || n == 4)
+			take_client(a, fds[0], n == 4 ? fds + 1 : NULL);
+		else
+			for (int i = 0; i < n; i++)
+				close(fds[i]);
 	}
 }
 
@@ -330,6 +348,22 @@ static void on_suspended(struct attempt_control *ctl)
 		attempt_control_signal(ctl, SIGCONT);	/* nobody to stop instead */
 }
 
+/* The keeper's fd @fd if it is a pty's master (what the record says it
+ * holds), else -1. */
+static int pty_master_of(int keeper_pidfd, int fd)
+{
+	int r = (int)syscall(SYS_pidfd_getfd, keeper_pidfd, fd, 0);
+	struct stat st;
+	int n;
+
+	/* A master answers TIOCGPTN (its slave's number); a slave does not. */
+	if (r >= 0 && (fstat(r, &st) < 0 || !S_ISCHR(st.st_mode) || ioctl(r, TIOCGPTN, &n) < 0)) {
+		close(r);
+		r = -1;
+	}
+	return r;
+}
+
 /* The attempt's parts from what is left of it: the record's lock taken
  * in *@who. 1 when there is one to re-adopt, 0 when another egretd has
  * it, or -errno. */
@@ -373,6 +407,8 @@ static int take_attempt(const char *instance, const char *id,
 		if (who->st.held_dns[i] > 2)
 			who->dns_fds[i] = (int)syscall(SYS_pidfd_getfd, who->keeper_pidfd,
 						       who->st.held_dns[i], 0);
+	if (who->keeper_pidfd >= 0 && who->st.held_pty > 2)
+		who->pty_fd = pty_master_of(who->keeper_pidfd, who->st.held_pty);
 	if (state_file_path(id, "exit", path, sizeof(path)) == 0)
 		who->exit_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	return 1;
@@ -404,13 +440,15 @@ static void remove_attempt(struct attempt_adoptee *who, const char *id)
 	for (int i = 0; i < STATE_HELD_DNS; i++)
 		if (who->dns_fds[i] >= 0)
 			close(TAKE_FD(who->dns_fds[i]));
+	if (who->pty_fd >= 0)
+		close(TAKE_FD(who->pty_fd));
 }
 
 int daemon_adopt(const char *instance, const char *id)
 {
 	struct attempt_adoptee who = { .state_fd = -1, .keeper_pidfd = -1,
 				       .command_pidfd = -1, .exit_fd = -1,
-				       .dns_fds = { -1, -1, -1, -1 } };
+				       .dns_fds = { -1, -1, -1, -1 }, .pty_fd = -1 };
 	struct adopter a = { .client = { .fd = -1 }, .timer = { .fd = -1 } };
 	struct attempt_world world = WORLD_NONE;
 	_cleanup_free_ char **argv = NULL;
@@ -479,5 +517,7 @@ int daemon_adopt(const char *instance, const char *id)
 	for (int i = 0; i < STATE_HELD_DNS; i++)
 		if (who.dns_fds[i] >= 0)
 			close(who.dns_fds[i]);
+	if (who.pty_fd >= 0)
+		close(who.pty_fd);
 	return status;
 }

@@ -33,9 +33,10 @@
 int daemon_adopt_save_argv(const char *id, int argc, char *const *argv);
 
 /* In a connection's process: hand @conn, whose caller (uid @uid) asked
- * ATTACH @id, to the attempt's re-adopter; or refuse it. The status this
+ * ATTACH @id, with its @stdio (or -1s; taken) for COMMAND's pty, to the
+ * attempt's re-adopter; or refuse it. The status this
  * process exits with. */
-int daemon_adopt_hand_over(int conn, uid_t uid, const char *id);
+int daemon_adopt_hand_over(int conn, uid_t uid, const char *id, int stdio[3]);
 
 /* An attempt to re-adopt: its id and its caller. */
 struct adopt_candidate {

@@ -123,8 +123,9 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 			 wire_type_name(m->type));
 		r = -EBADMSG;
 	}
-	if (r == 0 && m->type == WIRE_ATTACH && nfds) {
-		snprintf(err, errlen, "an ATTACH comes without fds, got %d", nfds);
+	if (r == 0 && m->type == WIRE_ATTACH && nfds && nfds != 3) {
+		snprintf(err, errlen, "an ATTACH comes with stdin, stdout and stderr or none, got %d fds",
+			 nfds);
 		r = -EBADMSG;
 	}
 	if (r == 0 && m->type == WIRE_RUN && nfds != 3) {
@@ -132,7 +133,7 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 			 nfds);
 		r = -EBADMSG;
 	}
-	for (int i = 0; r == 0 && m->type == WIRE_RUN && i < 3; i++)
+	for (int i = 0; r == 0 && nfds == 3 && i < 3; i++)
 		r = stdio_fd_check(fds[i], i, err, errlen);
 	return r;
 }
@@ -351,7 +352,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	if (r < 0)
 		return daemon_refusef(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
 	if (m->type == WIRE_ATTACH)
-		return daemon_adopt_hand_over(conn, peer.uid, m->attach.id);
+		return daemon_adopt_hand_over(conn, peer.uid, m->attach.id, fds);
 	why = judge(k, &m->run);
 	if (why)
 		return daemon_refusef(conn, "egretd: refused: %s", why);

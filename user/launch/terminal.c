@@ -13,6 +13,7 @@
 
 #include "launch/terminal.h"
 #include "lib/log.h"
+#include "lib/util.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER	_IO('T', 0x41)
@@ -22,8 +23,10 @@ void terminal_init(struct terminal *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->master = t->slave = t->tty = t->ctty = t->in = t->out = -1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		t->child_fds[i] = i;
+		t->given[i] = -1;
+	}
 }
 
 /*
@@ -114,6 +117,7 @@ int terminal_open(struct terminal *t, bool force, uid_t uid, const struct winsiz
 		if (force || is_tty[i])
 			t->child_fds[i] = t->slave;
 	t->own_output = force || (is_tty[1] && is_tty[2]);
+	t->in_tty = is_tty[0];
 	if (force || is_tty[0]) {
 		t->in = reopen_nonblocking(0, O_RDONLY, &owned);
 		t->in_sock = is_socket(t->in);
@@ -317,7 +321,7 @@ static void on_output(struct loop_source *src, uint32_t events)
 static void make_raw(struct terminal *t)
 {
 	struct termios raw = t->saved;
-	bool reading = t->in >= 0 && isatty(0);
+	bool reading = t->in >= 0 && t->in_tty;
 
 	if (t->tty < 0 || t->raw || (!reading && !t->own_output))
 		return;
@@ -348,7 +352,52 @@ int terminal_start(struct terminal *t, struct loop *loop, pid_t leader)
 	t->out_src = (struct loop_source){ .fd = t->out, .fn = on_output };
 	make_raw(t);
 	rewatch(t);
-	return t->master_src.added ? 0 : -EIO;
+	return t->held || t->master_src.added ? 0 : -EIO;
+}
+
+void terminal_adopt(struct terminal *t, int master)
+{
+	t->master = master;
+	t->pty = true;
+	t->held = true;		/* until a caller is back (terminal_attach) */
+	fcntl(master, F_SETFL, O_NONBLOCK);
+}
+
+int terminal_attach(struct terminal *t, int fds[3])
+{
+	bool is_tty[3], owned;
+
+	if (!t->pty || t->given[0] >= 0) {
+		/* No pty to relay, or a caller's already: only the first
+		 * one back is the terminal's (a second is refused anyway). */
+		for (int i = 0; i < 3; i++)
+			close(TAKE_FD(fds[i]));
+		return -EBUSY;
+	}
+	for (int i = 0; i < 3; i++) {
+		t->given[i] = TAKE_FD(fds[i]);
+		is_tty[i] = isatty(t->given[i]);
+	}
+	t->tty = is_tty[1] ? t->given[1] : is_tty[2] ? t->given[2] : is_tty[0] ? t->given[0] : -1;
+	if (t->tty >= 0 && tcgetattr(t->tty, &t->saved) < 0)
+		t->tty = -1;
+	t->in_tty = is_tty[0];
+	t->in = reopen_nonblocking(t->given[0], O_RDONLY, &owned);
+	t->in_sock = is_socket(t->in);
+	t->in_pollable = owned || t->in_sock || is_pollable(t->in);
+	t->in_owned = owned;
+	t->out = reopen_nonblocking(t->given[1], O_WRONLY, &t->out_owned);
+	t->out_sock = is_socket(t->out);
+	t->out_pollable = t->out_owned || t->out_sock;
+	t->own_output = is_tty[1] && is_tty[2];
+	t->in_src = (struct loop_source){ .fd = t->in, .fn = on_input };
+	t->out_src = (struct loop_source){ .fd = t->out, .fn = on_output };
+	t->held = false;
+	make_raw(t);
+	terminal_resize(t);
+	if (t->loop)
+		rewatch(t);
+	return 0;
 }
 
 void terminal_resize(struct terminal *t)
@@ -454,5 +503,8 @@ void terminal_close(struct terminal *t)
 		close(t->in);
 	if (t->out_owned && t->out > 2)
 		close(t->out);
+	for (int i = 0; i < 3; i++)
+		if (t->given[i] >= 0)
+			close(t->given[i]);
 	terminal_init(t);
 }

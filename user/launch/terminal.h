@@ -39,6 +39,8 @@ struct terminal {
 	bool master_hup;		/* nobody holds COMMAND's end any more */
 	bool raw;			/* @tty is in raw mode now */
 	bool held;			/* relaying nothing (terminal_hold) */
+	bool in_tty;			/* @in is a terminal (keys, raw) */
+	int given[3];			/* the caller's fds terminal_attach took */
 	bool own_output;		/* all of COMMAND's output goes via the pty */
 	struct termios saved;		/* @tty as we found it */
 	uint8_t to_pty[TERMINAL_BUF];
@@ -107,6 +109,15 @@ void terminal_suspend(struct terminal *t);
  * the terminal: egretd's process would read the keys typed there), then
  * again. */
 void terminal_hold(struct terminal *t, bool hold);
+
+/* A re-adopted attempt's: COMMAND's pty by its @master (taken), relaying
+ * nothing until a caller is back (terminal_attach). */
+void terminal_adopt(struct terminal *t, int master);
+
+/* The caller back, its stdin, stdout and stderr @fds (taken, even on
+ * failure): relayed to and from the pty as at the start. 0, or -EBUSY if
+ * there is no pty or a caller is back already. */
+int terminal_attach(struct terminal *t, int fds[3]);
 void terminal_resume(struct terminal *t);
 
 /* COMMAND exited: pass on what it left in the pty, then leave the loop. */
