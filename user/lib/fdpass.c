@@ -6,55 +6,6 @@
 
 #include "lib/fdpass.h"
 
-union fd_cmsg {
-	char buf[CMSG_SPACE(sizeof(int))];
-	struct cmsghdr align;
-};
-
-int fd_send(int sock, int fd)
-{
-	union fd_cmsg u = {};
-	char one = 'f';
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
-}
-
-int fd_recv(int sock)
-{
-	union fd_cmsg u;
-	char one;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -EPIPE;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC)) {
-		/* Whatever came, closed: nothing unwanted stays open. */
-		for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-			if (c->cmsg_type == SCM_RIGHTS)
-				for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-					memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-					close(fd);
-				}
-		return -EPROTO;
-	}
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 union fds_cmsg {
 	char buf[CMSG_SPACE(FDS_MAX * sizeof(int))];
 	struct cmsghdr align;
@@ -108,4 +59,16 @@ int fds_recv(int sock, int *fds, int max)
 		return -EPROTO;
 	}
 	return n;
+}
+
+int fd_send(int sock, int fd)
+{
+	return fds_send(sock, &fd, 1);
+}
+
+int fd_recv(int sock)
+{
+	int fd, n = fds_recv(sock, &fd, 1);
+
+	return n < 0 ? n : fd;
 }
