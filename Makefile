@@ -43,7 +43,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -fdebug-c
 
 # user/ holds one folder per subsystem (docs/ARCHITECTURE.md, "Source map");
 # headers are included by their path under user/ ("dns/wire.h").
-USER_SRCS  := $(wildcard user/*.c user/*/*.c)
+USER_SRCS  := $(filter-out user/main_client.c,$(wildcard user/*.c user/*/*.c))
 USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/policy/embedded.o
 LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 BPF_HDRS   := $(wildcard bpf/lib/*.h) $(wildcard include/*.h)
@@ -61,7 +61,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
 
-all: $(OUT)/egret $(OUT)/egretd
+all: $(OUT)/egret $(OUT)/egretd $(OUT)/egret-client
 
 $(OUT) $(OUT)/tests $(OUT)/helpers:
 	$(Q)mkdir -p $@
@@ -116,6 +116,15 @@ $(OUT)/user/policy/embedded.o: user/policy/embedded.S user/policy/catalog.yaml \
 $(OUT)/egret: $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+
+# egretd's client alone, linked against libc only: what a caller's image
+# (a miner's container) needs (user/main_client.c).
+CLIENT_OBJS := $(addprefix $(OUT)/user/,main_client.o cmd/client.o daemon/wire.o \
+	daemon/wire_encode.o launch/environ.o lib/log.o lib/paths.o policy/repo.o)
+
+$(OUT)/egret-client: $(CLIENT_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@
 
 # egretd is egret started by that name (cmd/daemon.c).
 $(OUT)/egretd: $(OUT)/egret
@@ -273,15 +282,16 @@ DOCDIR = $(PREFIX)/share/doc/egret
 UNITDIR = $(PREFIX)/lib/systemd/system
 EXAMPLEDIR = $(DOCDIR)/examples
 DOCS = README.md BENCHMARKS.md $(wildcard docs/*.md)
-INSTALLED = $(BINDIR)/egret $(SBINDIR)/egretd \
+INSTALLED = $(BINDIR)/egret $(BINDIR)/egret-client $(SBINDIR)/egretd \
 	$(MANDIR)/man1/egret.1 $(MANDIR)/man8/egretd.8 $(MANDIR)/man5/egret-policy.5 \
 	$(UNITDIR)/egretd.socket $(UNITDIR)/egretd.service \
 	$(EXAMPLEDIR)/miner.service $(EXAMPLEDIR)/egretd.yaml $(EXAMPLEDIR)/policy.yaml \
 	$(SYSCONFDIR)/egret/egretd.yaml.example $(SYSCONFDIR)/egret/policy.yaml.example \
 	$(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
 
-install: $(OUT)/egret
+install: $(OUT)/egret $(OUT)/egret-client
 	install -D -m 0755 $(OUT)/egret $(DESTDIR)$(BINDIR)/egret
+	install -D -m 0755 $(OUT)/egret-client $(DESTDIR)$(BINDIR)/egret-client
 	install -d $(DESTDIR)$(SBINDIR)
 	ln -sfn $(shell realpath -m --relative-to=$(SBINDIR) $(BINDIR))/egret $(DESTDIR)$(SBINDIR)/egretd
 	install -D -m 0644 docs/man/egret.1 $(DESTDIR)$(MANDIR)/man1/egret.1
@@ -315,7 +325,7 @@ deploy-test: $(OUT)/egret helpers
 
 # The install into an empty directory is the tree the docs describe, and
 # every man page renders without a warning; uninstall leaves nothing.
-install-check: $(OUT)/egret
+install-check: $(OUT)/egret $(OUT)/egret-client
 	@tools/install-check.sh $(OUT)
 
 vmlinux:

@@ -15,6 +15,7 @@ rm -f "$D.log"
 want='etc/egret/egretd.yaml.example
 etc/egret/policy.yaml.example
 usr/bin/egret
+usr/bin/egret-client
 usr/lib/systemd/system/egretd.service
 usr/lib/systemd/system/egretd.socket
 usr/sbin/egretd
@@ -49,6 +50,14 @@ done
 "$D/usr/sbin/egretd" --help 2>&1 | grep -q '^Usage: egretd' ||
 	fail "the installed egretd does not run as egretd"
 [ "$(stat -c %a "$D/usr/bin/egret")" = 755 ] || fail "usr/bin/egret is not 0755"
+# egretd's client loads libc and nothing else: a caller's image needs no
+# library of egret's (docs/DEPLOYMENT.md).
+libs=$(ldd "$D/usr/bin/egret-client" | awk '{ print $1 }' | grep -v -e '^linux-vdso' -e '^libc\.so' -e 'ld-linux' | tr '\n' ' ')
+[ -z "$libs" ] || fail "usr/bin/egret-client loads more than libc: $libs"
+"$D/usr/bin/egret-client" run --via "$D/no.sock" -- true 2>"$D.err"
+[ $? = 125 ] && grep -q "connect to egretd at $D/no.sock" "$D.err" ||
+	fail "egret-client run without egretd: want 125 and one line, got: $(cat "$D.err")"
+rm -f "$D.err"
 grep -q '^ExecStart=/usr/sbin/egretd$' "$D/usr/lib/systemd/system/egretd.service" ||
 	fail "egretd.service does not start /usr/sbin/egretd"
 for m in "$D"/usr/share/man/man*/*; do

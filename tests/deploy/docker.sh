@@ -152,16 +152,26 @@ image world "$HELPERS/sink" /usr/sbin/dnsmasq "${tools[@]}"
 # egretd's and the miner's images from their recipes
 # (tools/deploy/docker/Dockerfile.*), offline: FROM a Debian rootfs that
 # mmdebstrap made of the packages they name, imported.
+# The miner's base has none of egret's libraries (libbpf, libelf, libyaml,
+# c-ares, zlib): its image gets egret-client, which needs libc alone.
 if ! mmdebstrap --quiet --variant=minbase \
-	--include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,nodejs,git,npm,python3-pip,golang-go \
+	--include=nodejs,git,npm,python3-pip,golang-go \
 	bookworm "$D/base.tar" >"$D/mmdebstrap.log" 2>&1; then
 	say "mmdebstrap: $(tail -3 "$D/mmdebstrap.log")"; exit 1
 fi
 "${DOCKER[@]}" import "$D/base.tar" "egt/base:$$" >/dev/null && rm -f "$D/base.tar"
+if ! mmdebstrap --quiet --variant=minbase --include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g \
+	bookworm "$D/base.tar" >"$D/mmdebstrap.log" 2>&1; then
+	say "mmdebstrap (egretd): $(tail -3 "$D/mmdebstrap.log")"; exit 1
+fi
+"${DOCKER[@]}" import "$D/base.tar" "egt/base-egretd:$$" >/dev/null && rm -f "$D/base.tar"
 mkdir "$D/ctx"
-cp "$EGRET" "$ROOT/tools/deploy/node/egret-spawn.js" "$ROOT/tools/deploy/docker/miner.js" "$D/ctx/"
+cp "$EGRET" "$(dirname "$EGRET")/egret-client" "$ROOT/tools/deploy/node/egret-spawn.js" \
+	"$ROOT/tools/deploy/docker/miner.js" "$D/ctx/"
 for name in egretd miner; do
-	"${DOCKER[@]}" build -q --network none --build-arg "BASE=egt/base:$$" --build-arg INSTALL=0 \
+	base=egt/base:$$
+	[ "$name" = egretd ] && base=egt/base-egretd:$$
+	"${DOCKER[@]}" build -q --network none --build-arg "BASE=$base" --build-arg INSTALL=0 \
 		-f "$ROOT/tools/deploy/docker/Dockerfile.$name" -t "egt/$name:$$" "$D/ctx" \
 		>"$D/build.log" 2>&1 || { say "docker build $name: $(tail -5 "$D/build.log")"; exit 1; }
 done
@@ -263,6 +273,11 @@ miner() { "${DOCKER[@]}" exec "$MINER_C" "$@" 2>&1; }
 check "the miner container adds no capability" "[]" \
 	"$("${DOCKER[@]}" inspect -f '{{json .HostConfig.CapAdd}}' "$MINER_C" | sed 's/null/[]/')"
 check "the miner runs as uid 1000" "1000" "$(miner id -u)"
+# egret-client is the one file of egret's in the miner's image, and its
+# base has none of egret's libraries (every attempt below runs through it).
+check "the miner's image has none of egret's libraries" "" \
+	"$(miner sh -c 'ls /usr/lib/*/libbpf.so* /usr/lib/*/libyaml* /usr/lib/*/libcares* /usr/lib/*/libelf* 2>/dev/null')"
+check "the miner's egret is egretd's client" "egret 0.1.0 (egretd's client)" "$(miner egret --version)"
 check "the miner's bounding set is Docker's default, nothing added" "00000000a80425fb" \
 	"$(miner grep CapBnd /proc/self/status | awk '{ print $2 }')"
 check "the miner holds no effective capability (uid 1000)" "0000000000000000" \
@@ -333,6 +348,28 @@ check_has "the example miner (Node) starts an attempt through egret run" "attemp
 check_has "its agent's stdout, inherited by Node" "ok" "$out"
 grep -q "data=$t_node" "$D/world/a.log" && ok "the Node-started attempt's flow reached world-a" ||
 	bad "the Node-started attempt's flow reached world-a"
+
+# ---- COMMAND's orphans, killed at the attempt's end -------------------------
+# COMMAND leaves a child behind; the teardown kills it, and it becomes a
+# zombie of whoever reaps orphans in the miner's PID namespace: its init.
+# compose.yaml gives the miner one that reaps (init: true, docker-init);
+# a miner container whose pid 1 does not reap keeps them (the control:
+# docs/DEPLOYMENT.md says why egret cannot reap them itself).
+zombies() {
+	"${DOCKER[@]}" exec "$1" sh -c 'cat /proc/[0-9]*/stat 2>/dev/null' |
+		awk '{ sub(/.*\) /, ""); if ($1 == "Z") n++ } END { print n + 0 }'
+}
+for _ in 1 2 3; do miner egret run -- sh -c 'sleep 300 & exit 0' >/dev/null; done
+check "the miner's pid 1 is docker-init (compose: init: true)" docker-init "$(miner cat /proc/1/comm)"
+check "zombies in the miner's container after attempts that left children" 0 "$(zombies "$MINER_C")"
+"${DOCKER[@]}" run -d --name egt-noinit --user 1000:1000 --network none -w /work \
+	--tmpfs /work:uid=1000,gid=1000,mode=0755,exec -v "$D/sock:/run/egretd:ro" \
+	"egt/miner:$$" sleep 100000 >/dev/null
+for _ in 1 2 3; do "${DOCKER[@]}" exec egt-noinit egret run -- sh -c 'sleep 300 & exit 0' >/dev/null 2>&1; done
+n=$(zombies egt-noinit)
+[ "$n" -ge 1 ] && ok "control: a miner whose pid 1 does not reap keeps them ($n)" ||
+	bad "control: a miner whose pid 1 does not reap keeps them" "$n"
+"${DOCKER[@]}" rm -f egt-noinit >/dev/null
 
 # ---- egretd's container killed mid-attempt -----------------------------------
 

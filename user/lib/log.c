@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/libbpf.h>
 
 #include "lib/log.h"
 
@@ -57,25 +56,4 @@ int log_errno(enum log_level level, int err, const char *fmt, ...)
 	log_va(level, err ? err : EIO, fmt, ap);
 	va_end(ap);
 	return -abs(err ? err : EIO);
-}
-
-/*
- * libbpf prints verifier logs and retries as warnings. By default egret's
- * own error line names the failed step; the libbpf detail only appears at
- * -v (warnings, info) and -vv (debug).
- */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	enum log_level want = level == LIBBPF_DEBUG ? LOG_DEBUG : LOG_INFO;
-
-	if (want > max_level)
-		return 0;
-	fputs("libbpf: ", stderr);
-	return vfprintf(stderr, fmt, ap);
-}
-
-void log_setup_libbpf(void)
-{
-	libbpf_set_print(libbpf_print);
 }

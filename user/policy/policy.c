@@ -106,22 +106,6 @@ void policy_free(struct policy *p)
 	policy_init(p);
 }
 
-bool policy_repo_name_valid(const char *name)
-{
-	const char *slash = strchr(name, '/'), *c;
-	size_t len = strlen(name);
-
-	if (!slash || slash == name || !slash[1] || strchr(slash + 1, '/') ||
-	    len >= POLICY_REPO_MAX)
-		return false;
-	for (c = name; *c; c++)
-		if (!(*c == '/' || *c == '.' || *c == '_' || *c == '-' ||
-		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9')))
-			return false;
-	return name[0] != '.' && slash[1] != '.';
-}
-
 int policy_repo_file_name(const char *repo, char *buf, size_t len)
 {
 	size_t o = 0;
