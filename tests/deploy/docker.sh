@@ -206,19 +206,8 @@ grep -q ready "$D/world/b.log" 2>/dev/null || { say "the world did not start"; e
 
 # ---- egretd's container ---------------------------------------------------
 
-cat >"$D/etc-egret/egretd.yaml" <<'CONF'
-version: 1
-socket:
-  path: /run/egretd/egret.sock
-  group: 1000
-attempts:
-  uids: 200000-200099
-  max: 8
-callers:
-  - uid: 1000
-    cgroup: /docker/*
-    repos: [octo/app]
-CONF
+# The shipped file, as it is; the policy is this test's.
+cp "$ROOT/tools/deploy/docker/egretd.yaml" "$D/etc-egret/egretd.yaml"
 cat >"$D/etc-egret/policy.yaml" <<'POLICY'
 version: 1
 os_registries: []
@@ -349,6 +338,42 @@ check_has "its agent's stdout, inherited by Node" "ok" "$out"
 grep -q "data=$t_node" "$D/world/a.log" && ok "the Node-started attempt's flow reached world-a" ||
 	bad "the Node-started attempt's flow reached world-a"
 
+# ---- review from where the operator stands ---------------------------------
+# One command each, in egretd's container as compose runs it: the
+# attempts (egret status), the requests (list), an approval (approve),
+# with egret's defaults; the next attempt of the repository has it.
+t_rev=$(tok review) t_rev2=$(tok review2)
+miner egret run --repo octo/app -- sh -c "sleep 30 & probe tcp-name denied.example.com 80 $t_rev 4; sleep 30" >/dev/null &
+rev_pid=$!
+for _ in $(seq 100); do
+	st=$("${COMPOSE[@]}" exec -T egretd egret status 2>&1)
+	case $st in *live*) break ;; esac
+	sleep 0.2
+done
+check_has "docker-compose exec egretd egret status: the live attempt" "live" "$st"
+check_has "... with its repository" "repo octo/app" "$st"
+kill "$rev_pid" 2>/dev/null
+wait "$rev_pid" 2>/dev/null
+for _ in $(seq 50); do
+	rid=$("${COMPOSE[@]}" exec -T egretd egret requests list --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["requests"]:
+    if r["repo"] == "octo/app" and r["target"] == "denied.example.com": print(r["id"])')
+	[ -n "$rid" ] && break
+	sleep 0.2
+done
+[ -n "$rid" ] && ok "docker-compose exec egretd egret requests list: the denied name's request" ||
+	bad "docker-compose exec egretd egret requests list: the denied name's request" \
+		"$("${COMPOSE[@]}" exec -T egretd egret requests list 2>&1)"
+out=$("${COMPOSE[@]}" exec -T egretd egret requests approve "$rid" --ports 80 2>&1)
+check_has "docker-compose exec egretd egret requests approve ID" "approved" "$out"
+out=$(miner egret run --repo octo/app -- sh -c "echo review: \$(probe tcp-name denied.example.com 80 $t_rev2 4 2>/dev/null)")
+check_has "the next attempt of octo/app reaches the approved name" "review: ok" "$out"
+grep -q "data=$t_rev2" "$D/world/b.log" && ok "the approved name's flow arrived" ||
+	bad "the approved name's flow arrived"
+! grep -q "data=$t_rev " "$D/world/b.log" && ok "nothing of the flow before the approval arrived" ||
+	bad "the flow before the approval arrived"
+
 # ---- COMMAND's orphans, killed at the attempt's end -------------------------
 # COMMAND leaves a child behind; the teardown kills it, and it becomes a
 # zombie of whoever reaps orphans in the miner's PID namespace: its init.
@@ -464,6 +489,32 @@ grep -q "data=$t_ds" "$D/world/a.log" && ok "the DaemonSet's egretd: the npm flo
 	bad "the DaemonSet's egretd: the npm flow arrived" "$("${DOCKER[@]}" logs egt-daemonset 2>&1 | tail -3)"
 ! grep -q "data=$t_dsdeny" "$D/world/b.log" && ok "the DaemonSet's egretd: nothing of the denied flow arrived" ||
 	bad "the DaemonSet's egretd: the denied flow arrived"
+# Review as docs/DEPLOYMENT.md ("Kubernetes") says: `kubectl exec` into
+# the node's egretd pod for status and requests (here docker exec into
+# the same container), and the approval made in a checkout of the
+# configuration repository, from the store's hostPath.
+miner egret run --repo octo/ds -- sh -c "probe tcp 203.0.113.11 80 $(tok dsrev) >/dev/null 2>&1; sleep 20" >/dev/null &
+rev_pid=$!
+for _ in $(seq 100); do
+	st=$("${DOCKER[@]}" exec egt-daemonset egret status 2>&1)
+	case $st in *"repo octo/ds"*) break ;; esac
+	sleep 0.2
+done
+check_has "kubectl exec ds/egretd -- egret status: the live attempt" "repo octo/ds" "$st"
+kill "$rev_pid" 2>/dev/null
+wait "$rev_pid" 2>/dev/null
+for _ in $(seq 50); do
+	out=$("${DOCKER[@]}" exec egt-daemonset egret requests list 2>&1)
+	case $out in *203.0.113.11*) break ;; esac
+	sleep 0.2
+done
+check_has "kubectl exec ds/egretd -- egret requests list: the refused address" "203.0.113.11" "$out"
+rid=$(awk '/octo\/ds/ && /203.0.113.11/ { print $1; exit }' <<<"$out")
+mkdir -m 755 "$D/checkout" && cp "$cm/$ts/policy.yaml" "$D/checkout/policy.yaml"
+out=$("$EGRET" requests approve "$rid" --state-dir "$D/state/lib" --policy "$D/checkout/policy.yaml" 2>&1)
+check_has "egret requests approve ID --policy CHECKOUT/policy.yaml" "approved request" "$out"
+check_has "the approval, in the checkout's approved.d for the ConfigMap" "203.0.113.11" \
+	"$(cat "$D/checkout/approved.d/"* 2>/dev/null)"
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

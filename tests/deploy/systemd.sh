@@ -66,18 +66,8 @@ install -m 755 "$ROOT/build/helpers/probe" "$R/usr/local/bin/probe"
 groupadd --root "$R" egret
 useradd --root "$R" -u 1000 -U -G egret -m -d /srv/miner -s /bin/sh miner
 install -d -m 755 "$R/etc/egret"
-cat >"$R/etc/egret/egretd.yaml" <<'CONF'
-version: 1
-socket:
-  path: /run/egretd/egret.sock
-  group: egret
-attempts:
-  uids: 200000-200099
-callers:
-  - user: miner
-    cgroup: /system.slice/miner.service
-    repos: [octo/app]
-CONF
+# The example as make install ships it, unchanged; the policy is this test's.
+cp "$R/etc/egret/egretd.yaml.example" "$R/etc/egret/egretd.yaml"
 cat >"$R/etc/egret/policy.yaml" <<'POLICY'
 version: 1
 os_registries: []
@@ -104,6 +94,16 @@ chown -R 1000:1000 "$R/srv/miner"
 # that the check below runs after it.
 sed -e 's|^ExecStart=.*|ExecStart=/srv/miner/miner.sh|' -e 's|^\[Service\]|[Service]\nType=oneshot|' \
 	"$R/usr/share/doc/egret/examples/miner.service" >"$R/etc/systemd/system/miner.service"
+# The review, as root on the host with egret's defaults: the store in
+# /var/lib/egret, the approvals next to /etc/egret/policy.yaml.
+cat >"$R/srv/review.sh" <<'SH'
+#!/bin/sh
+egret requests list >/srv/requests 2>&1
+id=$(egret requests list 2>/dev/null | awk 'NR == 2 { print $1 }')
+egret requests approve "$id" >>/srv/requests 2>&1
+cat /etc/egret/approved.d/* >>/srv/requests 2>&1
+SH
+chmod 755 "$R/srv/review.sh"
 cat >"$R/etc/systemd/system/egret-check.service" <<'UNIT'
 [Unit]
 Description=what systemd says of egretd and the miner, then power off
@@ -116,6 +116,7 @@ ExecStart=/bin/sh -c 'systemctl show egretd.service -p ActiveState -p TriggeredB
 	cat /proc/$(systemctl show egretd.service -p MainPID --value)/status | grep -E "^(Uid|CapEff)" >> /srv/check; \
 	echo "miner cgroups left: $(find /sys/fs/cgroup/system.slice/miner.service -mindepth 1 -type d | wc -l)" >> /srv/check; \
 	journalctl -u egretd.service -u egretd.socket --no-pager -q > /srv/journal 2>&1'
+ExecStart=/srv/review.sh
 ExecStartPost=/bin/systemctl --no-block poweroff
 UNIT
 mkdir -p "$R/etc/systemd/system/sockets.target.wants"
@@ -146,7 +147,7 @@ check_has "egretd.service was running" "ActiveState=active" "$check"
 check_has "egretd runs as root" "Uid:	0	0	0	0" "$check"
 check_has "the attempt's exit status reached the miner" "status: 3" "$result"
 uid=$(sed -n 's/^uid: //p' <<<"$result")
-if [ -n "$uid" ] && [ "$uid" -ge 200000 ] && [ "$uid" -le 200099 ]; then
+if [ -n "$uid" ] && [ "$uid" -ge 200000 ] && [ "$uid" -le 200999 ]; then
 	ok "COMMAND ran as a uid of attempts.uids ($uid)"
 else
 	bad "COMMAND ran as a uid of attempts.uids" "$result"
@@ -157,6 +158,10 @@ check_has "the policy's address got through the programs (allowed; no route here
 	"allowed: err ENETUNREACH" "$result"
 check_has "another address was refused" "denied: err ECONNREFUSED" "$result"
 check_has "nothing of the attempt left under miner.service" "miner cgroups left: 0" "$check"
+review=$(cat "$R/srv/requests" 2>/dev/null)
+check_has "egret requests list (root, defaults): the refused address" "203.0.113.11" "$review"
+check_has "egret requests approve ID (root, defaults)" "approved request" "$review"
+check_has "the approval is in /etc/egret/approved.d" "203.0.113.11" "$(cat "$R"/etc/egret/approved.d/* 2>/dev/null)"
 [ "$FAILED" = 0 ] || echo "        journal: $(tail -5 "$R/srv/journal" 2>/dev/null)"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

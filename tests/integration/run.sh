@@ -259,7 +259,7 @@ TESTS=(
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
 	# test_egretd_terminal.sh
 	t_egretd_terminal_resize t_egretd_terminal_job_control t_egretd_kill_stopped
-	t_egretd_forced_pty t_egretd_terminal_restart
+	t_egretd_forced_pty t_egretd_terminal_restart t_egretd_status_caller
 	# test_faults.sh
 	t_fault_fast_commands t_fault_unit_killed_30 t_fault_setup_killed_50
 	t_fault_run_full t_fault_second_egretd t_fault_second_build

@@ -11,6 +11,7 @@
 # The caller's shell in a tmux pane (tmux_up's, as TEST_USER, in the
 # client's network namespace), in TDIR, where its COMMANDs start.
 egretd_tmux_up() {
+	# shellcheck disable=SC2034 # tmux_up's
 	local TMUX_AS=("${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}")
 	tmux_up "$1" "$2" || fail "cannot start tmux"
 	tmux_line "cd $TDIR"
@@ -164,5 +165,54 @@ t_egretd_terminal_restart() {
 	tmux_wait "resized=40 120" || fail "a resize after egretd's restart: $(tmux_tail 3)"
 	tmux_line 'exit 5'
 	tmux_wait "egret-rc=5" || fail "the caller's status after egretd's restart: $(tmux_tail 5)"
+	egretd_stop
+}
+
+# `egret status` as the caller: egretd shows it its own live attempts of
+# that egretd, never another caller's; as root, every attempt. Before,
+# the caller's status read its own /run/egret (in a container: none) and
+# said "no attempts" while its attempts ran.
+t_egretd_status_caller() {
+	local ca cb ida idb out
+	egretd_start "  - user: $TEST_USER
+    max: 2
+  - uid: $CALLER_B_UID
+    max: 2"
+	via_bg sa -- sh -c 'touch "$1/sa.started"; sleep 60' sh "$TDIR"
+	ca=$CPID
+	mkdir -p "$TDIR/b" && chown "$CALLER_B_UID:$TEST_GID" "$TDIR/b"
+	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_CALLER_B[@]}" sh -c 'cd "$1" && shift && exec "$@"' \
+		sh "$TDIR/b" "$EGRET" run --via "$EGRETD_SOCK" -- sleep 60 >"$TDIR/sb.out" 2>&1 &
+	cb=$!
+	wait_for_file "$TDIR/sa.started" 20 || fail "caller A's COMMAND never started: $(cat "$TDIR/sa.out")"
+	wait_until 20 sh -c '[ "$(grep -lx "instance=$1" "$2"/* 2>/dev/null | xargs grep -l "^command=[1-9]" 2>/dev/null | wc -l)" = 2 ]' \
+		sh "$EGRETD_SOCK" "$STATE_ROOT" || fail "control: two running attempts: $(our_records)"
+	# shellcheck disable=SC2046 # one path a line, no spaces
+	ida=$(basename "$(grep -lx "caller=$TEST_UID" $(our_records))")
+	# shellcheck disable=SC2046
+	idb=$(basename "$(grep -lx "caller=$CALLER_B_UID" $(our_records))")
+	[ -n "$ida" ] && [ -n "$idb" ] || fail "control: the records of A ($ida) and B ($idb)"
+	# As caller A, through egretd (EGRET_SOCKET: what a miner sets).
+	out=$(timeout 20 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" env EGRET_SOCKET="$EGRETD_SOCK" \
+		"$EGRET" status 2>&1)
+	assert_contains "$ida  live" "$out" "caller A's status: its attempt"
+	[[ $out != *"$idb"* ]] || fail "caller A's status shows caller B's attempt: $out"
+	out=$(timeout 20 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" env EGRET_SOCKET="$EGRETD_SOCK" \
+		"$EGRET" status --json 2>&1)
+	assert_eq "$ida" "$(jq -r '[.attempts[].id] | join(" ")' <<<"$out")" "caller A's status --json"
+	out=$(timeout 20 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" "$EGRET" status --via "$EGRETD_SOCK" "$idb" 2>&1)
+	RC=$?
+	assert_eq 1 "$RC" "caller A asking for caller B's attempt ($out)"
+	assert_eq "no attempt $idb" "$out" "caller A asking for caller B's attempt"
+	# egretd's client alone (what a miner's image carries) says the same.
+	out=$(timeout 20 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
+		"$(dirname "$EGRET")/egret-client" status --via "$EGRETD_SOCK" 2>&1)
+	assert_contains "$ida  live" "$out" "egret-client status as caller A"
+	# Root sees both.
+	out=$("$EGRET" status 2>&1)
+	assert_contains "$ida" "$out" "root's status: A's attempt"
+	assert_contains "$idb" "$out" "root's status: B's attempt"
+	kill "$ca" "$cb" 2>/dev/null
+	wait "$ca" "$cb" 2>/dev/null
 	egretd_stop
 }

@@ -289,9 +289,23 @@ static void test_other_round_trips(void **state)
 	round_trip();
 	assert_string_equal(got.error.text, msg.error.text);
 
+	/* STATUS: both fields optional; an empty body is all attempts. */
+	msg.type = WIRE_STATUS;
+	msg.status.id = NULL;
+	msg.status.json = false;
+	assert_int_equal(round_trip(), WIRE_HEADER_LEN);
+	assert_null(got.status.id);
+	assert_false(got.status.json);
+	msg.status.id = "a1b2c3d4e5f60718";
+	msg.status.json = true;
+	assert_int_equal(round_trip(), WIRE_HEADER_LEN + 4 + 16 + 4);
+	assert_string_equal(got.status.id, "a1b2c3d4e5f60718");
+	assert_true(got.status.json);
+
 	assert_string_equal(wire_type_name(WIRE_STARTED), "STARTED");
+	assert_string_equal(wire_type_name(WIRE_STATUS), "STATUS");
 	assert_null(wire_type_name(WIRE_NONE));
-	assert_null(wire_type_name(7));
+	assert_null(wire_type_name(8));
 }
 
 /* An EXIT of 8 body bytes with one header word (at @off) changed to @v. */
@@ -306,7 +320,7 @@ static const struct header_case {
 	{ 4, 0, "version 0, want 1" },
 	{ 4, 0x0100, "version 256, want 1" },		/* 1, little-endian */
 	{ 6, 0, "unknown type 0" },
-	{ 6, 7, "unknown type 7" },
+	{ 6, 8, "unknown type 8" },
 	{ 6, 0xffff, "unknown type 65535" },
 	{ 8, 7, "body length 7, but 8 bytes follow" },
 	{ 8, 9, "body length 9, but 8 bytes follow" },
@@ -344,7 +358,7 @@ static void test_field_refused(void **state)
 	raw_start(WIRE_EXIT);
 	raw_u32(WIRE_TAG_STATUS, 0);
 	raw_u32(WIRE_TAG_MAX + 1, 0);
-	raw_refused(-EBADMSG, "unknown tag 13");
+	raw_refused(-EBADMSG, "unknown tag 14");
 	/* A known tag where its type has none. */
 	raw_start(WIRE_EXIT);
 	raw_u32(WIRE_TAG_STATUS, 0);

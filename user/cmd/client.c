@@ -26,10 +26,9 @@
 
 extern char **environ;
 
-const char *client_socket(int argc, char **argv)
+/* --via SOCKET among the options, or NULL. */
+static const char *via_option(int argc, char **argv)
 {
-	const char *env = getenv("EGRET_SOCKET");
-
 	/* Options end at "--" or at the first word that is not one (COMMAND,
 	 * whose own --via is its business). request_options() refuses a
 	 * --via this did not see (an abbreviation): never a silent default. */
@@ -39,9 +38,23 @@ const char *client_socket(int argc, char **argv)
 		if (!strncmp(argv[i], "--via=", 6))
 			return argv[i] + 6;
 	}
-	if (geteuid() == 0)
-		return NULL;
+	return NULL;
+}
+
+const char *client_daemon_socket(int argc, char **argv)
+{
+	const char *via = via_option(argc, argv), *env = getenv("EGRET_SOCKET");
+
+	if (via)
+		return via;
 	return env && *env ? env : DAEMON_SOCKET_DEFAULT;
+}
+
+const char *client_socket(int argc, char **argv)
+{
+	if (!via_option(argc, argv) && geteuid() == 0)
+		return NULL;
+	return client_daemon_socket(argc, argv);
 }
 
 /* An option for egretd to pass on: "NAME=VALUE", or "NAME" alone. The
@@ -371,30 +384,54 @@ static bool said_why(int fd, struct wire_msg *m, uint8_t *buf)
 	return false;
 }
 
+/* @m encoded (in @buf) and sent to egretd at @socket with our stdio
+ * beside it: the connection, or -1 after one line. */
+static int request_send(const char *socket, struct wire_msg *m, uint8_t *buf, const char *what)
+{
+	_cleanup_close_ int fd = -1;
+	char err[256];
+	int n, r;
+
+	n = wire_encode(m, buf, WIRE_MAX, err, sizeof(err));
+	if (n < 0) {
+		log_error("the request for egretd: %s", err);
+		return -1;
+	}
+	fd = connect_to(socket);
+	if (fd < 0) {
+		log_error_errno(fd, "connect to egretd at %s (is it running? without root, egret %s goes through egretd)",
+				socket, what);
+		return -1;
+	}
+	r = send_request(fd, buf, (size_t)n);
+	if (r < 0) {
+		/* Refused before it read our request (egretd answers a flood
+		 * from its accept loop): its answer is queued for us. */
+		if (said_why(fd, m, buf))
+			return -1;
+		if (r == -EPIPE || r == -ECONNRESET)
+			log_error("egretd closed the connection before it read the request (it stopped, or is restarting)%s",
+				  m->type == WIRE_RUN ? "; COMMAND did not start" : "");
+		else
+			log_error_errno(r, "send the request to egretd");
+		return -1;
+	}
+	return TAKE_FD(fd);
+}
+
 int client_run(const char *socket, int argc, char **argv)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_close_ int fd = -1, sigfd = -1;
-	char cwd[PATH_MAX], err[256];
+	char cwd[PATH_MAX];
 	sigset_t mask;
-	int n, r;
+	int r;
 
 	if (!m || !buf)
 		return EXIT_SETUP;
 	if (request_from_args(socket, argc, argv, m, cwd, sizeof(cwd)) < 0)
 		return EXIT_SETUP;
-	n = wire_encode(m, buf, WIRE_MAX, err, sizeof(err));
-	if (n < 0) {
-		log_error("the request for egretd: %s", err);
-		return EXIT_SETUP;
-	}
-	fd = connect_to(socket);
-	if (fd < 0) {
-		log_error_errno(fd, "connect to egretd at %s (is it running? without root, egret run goes through egretd)",
-				socket);
-		return EXIT_SETUP;
-	}
 	/* Signals for COMMAND: taken here and sent on, as egret run does. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -411,18 +448,57 @@ int client_run(const char *socket, int argc, char **argv)
 		log_error_errno(-errno, "signalfd");
 		return EXIT_SETUP;
 	}
-	r = send_request(fd, buf, (size_t)n);
-	if (r < 0) {
-		/* Refused before it read our request (egretd answers a flood
-		 * from its accept loop): its answer is queued for us. */
-		if (said_why(fd, m, buf))
-			return EXIT_SETUP;
-		if (r == -EPIPE || r == -ECONNRESET)
-			log_error("egretd closed the connection before it read the request (it stopped, or is restarting); COMMAND did not start");
-		else
-			log_error_errno(r, "send the request to egretd");
+	fd = request_send(socket, m, buf, "run");
+	if (fd < 0)
 		return EXIT_SETUP;
-	}
 	r = wait_exit(socket, fd, sigfd);
+	return r < 0 ? EXIT_SETUP : r;
+}
+
+int client_status(const char *socket, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "via", required_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
+	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
+	_cleanup_close_ int fd = -1;
+	int c, r;
+
+	if (!m || !buf)
+		return EXIT_SETUP;
+	m->type = WIRE_STATUS;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+		if (c == 'j') {
+			m->status.json = true;
+		} else if (c == 'V' && !strcmp(optarg, socket)) {
+			continue;
+		} else if (c == 'h') {
+			printf("Usage: egret status [--json] [--via SOCKET] [ID]\n\n"
+			       "Your own live attempts, as egretd (at SOCKET, else $EGRET_SOCKET,\n"
+			       "else " DAEMON_SOCKET_DEFAULT ") shows them.\n");
+			return 0;
+		} else {
+			log_error("%s: not an option of egret status through egretd (--json, --via SOCKET, ID)",
+				  argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		if (!attempt_id_valid(argv[optind]) || optind + 1 < argc) {
+			log_error("status: '%s' is not an attempt id", argv[optind]);
+			return 2;
+		}
+		m->status.id = argv[optind];
+	}
+	fd = request_send(socket, m, buf, "status");
+	if (fd < 0)
+		return EXIT_SETUP;
+	r = wait_exit(socket, fd, -1);
 	return r < 0 ? EXIT_SETUP : r;
 }

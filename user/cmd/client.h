@@ -13,7 +13,17 @@
  * without --via). */
 const char *client_socket(int argc, char **argv);
 
+/* The socket whatever our uid: --via, else $EGRET_SOCKET, else
+ * DAEMON_SOCKET_DEFAULT (egret-client, which only ever asks egretd). */
+const char *client_daemon_socket(int argc, char **argv);
+
 /* `egret run` (@argv[0] "run") through egretd at @socket. */
 int client_run(const char *socket, int argc, char **argv);
+
+/*
+ * `egret status [--json] [ID]` without root: the caller's own attempts,
+ * which egretd at @socket prints to our stdout. The exit status.
+ */
+int client_status(const char *socket, int argc, char **argv);
 
 #endif

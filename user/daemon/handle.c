@@ -20,6 +20,7 @@
 #include "attempt/command.h"
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
+#include "attempt/show.h"
 #include "daemon/handle.h"
 #include "daemon/peer.h"
 #include "daemon/reply.h"
@@ -118,8 +119,8 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 		return -EMSGSIZE;
 	}
 	r = wire_decode(buf, (size_t)n, m, err, errlen);
-	if (r == 0 && m->type != WIRE_RUN && m->type != WIRE_ATTACH) {
-		snprintf(err, errlen, "want a RUN or ATTACH request, got %s",
+	if (r == 0 && m->type != WIRE_RUN && m->type != WIRE_ATTACH && m->type != WIRE_STATUS) {
+		snprintf(err, errlen, "want a RUN, ATTACH or STATUS request, got %s",
 			 wire_type_name(m->type));
 		r = -EBADMSG;
 	}
@@ -128,7 +129,7 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 			 nfds);
 		r = -EBADMSG;
 	}
-	if (r == 0 && m->type == WIRE_RUN && nfds != 3) {
+	if (r == 0 && (m->type == WIRE_RUN || m->type == WIRE_STATUS) && nfds != 3) {
 		snprintf(err, errlen, "want stdin, stdout and stderr beside the request, got %d fds",
 			 nfds);
 		r = -EBADMSG;
@@ -286,6 +287,26 @@ static int ask_slot(int slot_fd, char *why, size_t len)
 	return -EUSERS;
 }
 
+/* STATUS: the caller's own attempts of this egretd, printed to its
+ * stdout (its stderr for a failure), then EXIT with egret status's. */
+static int show_status(int conn, const char *instance, uid_t uid, const struct wire_msg *m,
+		       int fds[3])
+{
+	struct show_filter f = { .only = m->status.id, .json = m->status.json,
+				 .by_caller = true, .caller = uid, .instance = instance };
+	int status;
+
+	fflush(stdout);
+	if (dup2(fds[1], STDOUT_FILENO) < 0 || dup2(fds[2], STDERR_FILENO) < 0)
+		return daemon_refusef(conn, "egretd: take the caller's fds: %s", strerror(errno));
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	status = attempt_show(&f);
+	daemon_send_exit(conn, status);
+	daemon_linger_close(conn);
+	return status;
+}
+
 /* Who the caller is, and whether it may ask at all: 0 with its entry in
  * *@ret, or the status of the refusal sent. */
 static int admit_caller(const struct daemon_config *cfg, int conn, struct daemon_peer *peer,
@@ -353,6 +374,8 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 		return daemon_refusef(conn, "egretd: bad request: %s", r == -EBADMSG || r == -E2BIG || r == -EMSGSIZE ? err : strerror(-r));
 	if (m->type == WIRE_ATTACH)
 		return daemon_adopt_hand_over(conn, peer.uid, m->attach.id, fds);
+	if (m->type == WIRE_STATUS)
+		return show_status(conn, instance, peer.uid, m, fds);
 	why = judge(k, &m->run);
 	if (why)
 		return daemon_refusef(conn, "egretd: refused: %s", why);

@@ -30,7 +30,7 @@ static const char *const tag_names[] = {
 	[WIRE_TAG_PTY] = "PTY",		[WIRE_TAG_ID] = "ID",
 	[WIRE_TAG_SIGNO] = "SIGNO",	[WIRE_TAG_STATUS] = "STATUS",
 	[WIRE_TAG_TEXT] = "TEXT",
-	[WIRE_TAG_OPTION] = "OPTION",
+	[WIRE_TAG_OPTION] = "OPTION",	[WIRE_TAG_JSON] = "JSON",
 };
 
 static bool bytes_within(const char *v, size_t len, char lo, char hi)
@@ -156,6 +156,12 @@ static const struct wire_field error_fields[] = {
 	  .lo = 1, .hi = WIRE_TEXT_MAX, .off = SLOT(error.text), .check = text_check },
 };
 
+static const struct wire_field status_fields[] = {
+	{ .tag = WIRE_TAG_ID, .kind = WIRE_KIND_STR, .nmax = 1,
+	  .lo = 1, .hi = WIRE_ID_MAX, .off = SLOT(status.id), .check = id_check },
+	{ .tag = WIRE_TAG_JSON, .kind = WIRE_KIND_FLAG, .nmax = 1, .off = SLOT(status.json) },
+};
+
 #define LAYOUT(n, f)	{ .name = n, .fields = f, .nfields = ARRAY_SIZE(f) }
 
 static const struct wire_layout layouts[] = {
@@ -165,6 +171,7 @@ static const struct wire_layout layouts[] = {
 	[WIRE_STARTED] = LAYOUT("STARTED", id_fields),
 	[WIRE_EXIT] = LAYOUT("EXIT", exit_fields),
 	[WIRE_ERROR] = LAYOUT("ERROR", error_fields),
+	[WIRE_STATUS] = LAYOUT("STATUS", status_fields),
 };
 
 const struct wire_layout *wire_layout_get(uint32_t type)

@@ -45,7 +45,8 @@
 #define WIRE_OPTION_MAX		128	/* OPTION items */
 #define WIRE_OPTION_LEN_MAX	4096	/* bytes of one OPTION item */
 
-/* Message types. RUN, ATTACH go to egretd; SIGNAL both ways; the others come back. */
+/* Message types. RUN, ATTACH, STATUS go to egretd; SIGNAL both ways; the
+ * others come back. */
 enum wire_type {
 	WIRE_NONE = 0,			/* never on the wire: a failed decode */
 	WIRE_RUN = 1,			/* start an attempt */
@@ -55,7 +56,8 @@ enum wire_type {
 	WIRE_STARTED = 4,		/* the attempt is ID */
 	WIRE_EXIT = 5,			/* the attempt ended: STATUS */
 	WIRE_ERROR = 6,			/* egret's one-line error (then EXIT 125) */
-	WIRE_TYPE_MAX = WIRE_ERROR,
+	WIRE_STATUS = 7,		/* show the caller's own attempts (egret status) */
+	WIRE_TYPE_MAX = WIRE_STATUS,
 };
 
 /* Field tags, one meaning each whatever the type; a message lists its
@@ -75,7 +77,8 @@ enum wire_tag {
 	WIRE_TAG_OPTION = 12,		/* repeated NAME[=VALUE]: an option of
 					 * egret run that only shapes COMMAND's
 					 * own process (wire_option_valid) */
-	WIRE_TAG_MAX = WIRE_TAG_OPTION,
+	WIRE_TAG_JSON = 13,		/* flag: --json (STATUS) */
+	WIRE_TAG_MAX = WIRE_TAG_JSON,
 };
 
 /*
@@ -130,6 +133,10 @@ struct wire_msg {
 		struct {
 			const char *text;
 		} error;
+		struct {
+			const char *id;		/* one attempt, or NULL: all */
+			bool json;
+		} status;
 	};
 	char arena[WIRE_MAX];
 };
