@@ -152,7 +152,7 @@ unit: $(UNIT_TESTS)
 	@failed=0; for t in $(UNIT_TESTS); do echo "== $$t"; $$t || failed=1; done; \
 	[ $$failed -eq 0 ] || { echo "unit tests failed" >&2; exit 1; }
 
-integration: $(OUT)/egret $(OUT)/egretd helpers
+integration: $(OUT)/egret $(OUT)/egretd $(OUT)/egret-client helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		tests/integration/run.sh
 
@@ -318,7 +318,7 @@ uninstall:
 # DaemonSet run it (docs/DEPLOYMENT.md); needs docker.io, docker-compose
 # and python3-kubernetes (tools/install-deps.sh deploy), skipped without
 # them outside CI (and mmdebstrap, systemd-container).
-deploy-test: $(OUT)/egret helpers
+deploy-test: $(OUT)/egret $(OUT)/egret-client helpers
 	@tests/deploy/k8s.sh
 	@tests/deploy/systemd.sh
 	@tests/deploy/docker.sh
