@@ -59,7 +59,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: FORCE install uninstall install-check deploy-test all deps test sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test bpf-stats bpf-budget sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd $(OUT)/egret-client
 
@@ -170,7 +170,25 @@ clients: $(OUT)/egret helpers
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory layers unit bpf-tests integration redteam clients install-check deploy-test
+	@$(MAKE) --no-print-directory layers unit bpf-tests bpf-budget integration redteam clients install-check deploy-test
+
+# What the verifier spends on each program of the shipped object
+# (tools/bpf-stats.c), and the budget of verified instructions each must
+# stay within (tests/bpf/budgets.txt): part of make test, needs root.
+$(OUT)/bpf-stats: tools/bpf-stats.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $< $(shell pkg-config --cflags --libs libbpf) -o $@
+
+bpf-stats: $(OUT)/bpf-stats $(OUT)/egret.bpf.o
+	@$(OUT)/bpf-stats $(OUT)/egret.bpf.o
+
+bpf-budget: $(OUT)/bpf-stats $(OUT)/egret.bpf.o
+	@if [ "$$(id -u)" != 0 ] && [ "$${CI:-}" != true ]; then \
+		echo "skip  bpf-budget: loading the programs needs root"; \
+	else \
+		$(OUT)/bpf-stats $(OUT)/egret.bpf.o --budget tests/bpf/budgets.txt >/dev/null && \
+		echo "ok    bpf-budget: every program within its budget of verified instructions (tests/bpf/budgets.txt)"; \
+	fi
 
 # The module graph of user/ has no cycle and keeps the folders' layering
 # (docs/ARCHITECTURE.md, "Source map").
