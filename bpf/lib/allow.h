@@ -15,6 +15,7 @@
 #include "egret_match.h"
 #include "lib/attempt.h"
 #include "lib/host.h"
+#include "lib/net.h"
 
 /* (Attempt, exact IPv4 address) -> port rules with lifetimes, for every
  * attempt (lib/attempt.h). Not preallocated: the size is a limit, not
@@ -102,10 +103,13 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 	return egret_reason_pick(exact, cidr);
 }
 
-/* At @now (CLOCK_MONOTONIC): for programs that may not read the coarse
- * clock (cgroup/setsockopt). */
-static __always_inline enum egret_reason
-allow4_judge_at(__u32 addr, __u32 port, __u64 now, struct allow_hit *hit)
+/*
+ * One family's lookups and match, as global functions: verified once per
+ * program, not once per path that reaches a judgement (the port slots'
+ * match, twice, and the special ranges multiplied the callers' states).
+ * At @now (CLOCK_MONOTONIC).
+ */
+__noinline int allow4_lookup(__u32 addr, __u32 port, __u64 now, struct allow_hit *hit)
 {
 	__u64 attempt = attempt_key();
 	struct egret_lpm_key4 lpm_key = {
@@ -113,25 +117,49 @@ allow4_judge_at(__u32 addr, __u32 port, __u64 now, struct allow_hit *hit)
 	};
 	struct egret_key4 key = { .attempt = attempt, .addr = addr };
 
+	if (!hit)
+		return EGRET_REASON_NO_ENTRY;
 	egret_lpm_attempt(lpm_key.attempt, attempt);
 	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
 			   host4_special(addr), now, hit);
 }
 
-static __always_inline enum egret_reason
-allow6_judge_at(const __u32 addr[4], __u32 port, __u64 now, struct allow_hit *hit)
+__noinline int allow6_lookup(const struct addr_words *addr, __u32 port, __u64 now,
+			     struct allow_hit *hit)
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 	struct egret_key6 key = {};
 
-	if (egret_is_v4mapped(addr))
-		return allow4_judge_at(addr[3], port, now, hit);
+	if (!addr || !hit)
+		return EGRET_REASON_NO_ENTRY;
 	key.attempt = attempt_key();
 	egret_lpm_attempt(lpm_key.attempt, key.attempt);
-	__builtin_memcpy(key.addr, addr, sizeof(key.addr));
-	__builtin_memcpy(lpm_key.addr, addr, sizeof(lpm_key.addr));
+	__builtin_memcpy(key.addr, addr->a, sizeof(key.addr));
+	__builtin_memcpy(lpm_key.addr, addr->a, sizeof(lpm_key.addr));
 	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,
-			   host6_special(addr), now, hit);
+			   host6_special(addr->a), now, hit);
+}
+
+/* The global's result is any scalar to the verifier: a reason. */
+static __always_inline enum egret_reason allow_reason(int r)
+{
+	return r >= 0 && r < EGRET_REASON_MAX ? (enum egret_reason)r : EGRET_REASON_NO_ENTRY;
+}
+
+/* At @now (CLOCK_MONOTONIC): for programs that may not read the coarse
+ * clock (cgroup/setsockopt). */
+static __always_inline enum egret_reason
+allow4_judge_at(__u32 addr, __u32 port, __u64 now, struct allow_hit *hit)
+{
+	return allow_reason(allow4_lookup(addr, port, now, hit));
+}
+
+static __always_inline enum egret_reason
+allow6_judge_at(const __u32 addr[4], __u32 port, __u64 now, struct allow_hit *hit)
+{
+	if (egret_is_v4mapped(addr))
+		return allow4_judge_at(addr[3], port, now, hit);
+	return allow_reason(allow6_lookup((const struct addr_words *)addr, port, now, hit));
 }
 
 static __always_inline enum egret_reason

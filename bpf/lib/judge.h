@@ -63,49 +63,38 @@ static __always_inline int refuse_with_errno(int verdict)
 __noinline int judge4_at(__u32 hook, __u32 addr, __u32 port, __u32 proto,
 			 struct allow_hit *hit)
 {
-	__u32 a[4] = { addr };
-	struct event_info in = {
-		/* The two hooks that judge, as constants: a hook the
-		 * verifier saw as any scalar would be an unbounded index. */
-		.hook = hook == EGRET_HOOK_CONNECT ? EGRET_HOOK_CONNECT : EGRET_HOOK_SENDMSG,
-		.family = 4, .addr = a, .port = (__u16)port, .proto = (__u8)proto,
-	};
+	struct event_args ev = { .addr = { addr }, .hook = hook, .family = 4,
+				 .port = port, .proto = proto };
 
 	if (!hit)
 		return SYS_REJECT;
-	in.reason = allow4_judge(addr, port, hit);
+	ev.reason = allow4_judge(addr, port, hit);
 	if (proto == IPPROTO_UDP_)
-		in.reason = pin_quic4(in.reason, addr, port);
-	in.reason = acct_judge(in.reason, hit->dest);
+		ev.reason = pin_quic4(ev.reason, addr, port);
+	ev.reason = acct_judge(ev.reason, hit->dest);
 
 	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
-	    in.reason != EGRET_REASON_ALLOWED)
+	    ev.reason != EGRET_REASON_ALLOWED)
 		return SYS_UNJUDGED;
-	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
+	return event_decide_judged(&ev) ? SYS_PROCEED : SYS_REJECT;
 }
 
 __noinline int judge6_at(__u32 hook, const struct addr_words *addr, __u32 port,
 			 __u32 proto, struct allow_hit *hit)
 {
-	struct event_info in = {
-		.hook = hook == EGRET_HOOK_CONNECT ? EGRET_HOOK_CONNECT : EGRET_HOOK_SENDMSG,
-		.family = 6, .port = (__u16)port, .proto = (__u8)proto,
-	};
+	struct event_args ev = { .hook = hook, .family = 6, .port = port, .proto = proto };
 
 	if (!addr || !hit)
 		return SYS_REJECT;
-	in.addr = addr->a;
-	/* ::ffff:a.b.c.d is routed, and so judged and logged, as IPv4. */
-	if (egret_is_v4mapped(addr->a))
-		return judge4_at(hook, addr->a[3], port, proto, hit);
-	in.reason = allow6_judge(addr->a, port, hit);
+	__builtin_memcpy(ev.addr, addr->a, sizeof(ev.addr));
+	ev.reason = allow6_judge(addr->a, port, hit);
 	if (proto == IPPROTO_UDP_)
-		in.reason = pin_quic6(in.reason, addr->a, port);
-	in.reason = acct_judge(in.reason, hit->dest);
+		ev.reason = pin_quic6(ev.reason, addr->a, port);
+	ev.reason = acct_judge(ev.reason, hit->dest);
 	if (hook == EGRET_HOOK_CONNECT && proto == IPPROTO_UDP_ &&
-	    in.reason != EGRET_REASON_ALLOWED)
+	    ev.reason != EGRET_REASON_ALLOWED)
 		return SYS_UNJUDGED;
-	return event_decide(&in) ? SYS_PROCEED : SYS_REJECT;
+	return event_decide_judged(&ev) ? SYS_PROCEED : SYS_REJECT;
 }
 
 /* The verifier takes a global function's result as any scalar: one of
@@ -127,6 +116,11 @@ static __always_inline int judge4(enum egret_hook hook, __u32 addr, __u16 port,
 static __always_inline int judge6(enum egret_hook hook, const __u32 addr[4],
 				  __u16 port, __u8 proto, struct allow_hit *hit)
 {
+	/* ::ffff:a.b.c.d is routed, and so judged and logged, as IPv4
+	 * (here, not in judge6_at: one global calling another would add its
+	 * frame to a chain that must fit 512 bytes). */
+	if (egret_is_v4mapped(addr))
+		return judge4(hook, addr[3], port, proto, hit);
 	return judge_verdict(hook, judge6_at(hook, (const struct addr_words *)addr, port,
 				       proto, hit));
 }

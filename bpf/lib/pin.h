@@ -115,12 +115,47 @@ static __always_inline int pin_port(const struct egret_attempt *cfg, __u32 port)
 			cfg->pin_ports[2] == port || cfg->pin_ports[3] == port);
 }
 
+/*
+ * egret_allow_pin_mask() by bpf_loop: one verified body for the port
+ * slots. Unrolled, the mask (precise at the comparison that uses it) kept
+ * every combination of slots apart: a third of the egress program's
+ * verification.
+ */
+struct pin_mask_walk {
+	const struct egret_allow *allow;
+	__u64 now;
+	__u32 port;
+	int mask;
+};
+
+static long pin_mask_step(__u64 i, void *arg)
+{
+	struct pin_mask_walk *w = arg;
+	const struct egret_port_rule *rule;
+
+	if (i >= EGRET_PORT_SLOTS || !w->allow)
+		return 1;
+	rule = &w->allow->rules[i];
+	if (rule->expires_ns == EGRET_EXPIRES_UNUSED ||
+	    w->port < rule->port_lo || w->port > rule->port_hi)
+		return 0;
+	if (rule->expires_ns != EGRET_EXPIRES_NEVER && rule->expires_ns <= w->now)
+		return 0;
+	w->mask |= (rule->flags & EGRET_RULE_PINNED) ? EGRET_PIN_MASK_PINNED :
+						       EGRET_PIN_MASK_OPEN;
+	return 0;
+}
+
 static __always_inline int pin_mask_of(void *map, const void *key, __u32 port,
 				       __u64 now)
 {
-	struct egret_allow *allow = bpf_map_lookup_elem(map, key);
+	struct pin_mask_walk w = { .now = now, .port = port };
 
-	return allow ? egret_allow_pin_mask(allow, port, now) : 0;
+	w.allow = bpf_map_lookup_elem(map, key);
+	if (!w.allow)
+		return 0;
+	bpf_loop(EGRET_PORT_SLOTS, pin_mask_step, &w, 0);
+	return w.mask;
 }
 
 /* Is a connection to @addr:@port (IPv4, network order; host order) pinned:
