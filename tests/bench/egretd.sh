@@ -23,7 +23,10 @@ USER_=${BENCH_USER:-egret-test}
 UID_=$(id -u "$USER_") GID_=$(id -g "$USER_") || exit 1
 D=/run/egretd-bench-$$
 W=$(mktemp -d /tmp/egretd-bench.XXXXXX)
+# Through egretd COMMAND starts in its caller's directory, which must be
+# the caller's own (launch/view.h): the callers' is theirs.
 chmod 1777 "$W"
+chown "$UID_:$GID_" "$W"
 mkdir -m 755 "$D" || exit 1
 trap 'cat "$W/egretd.err" >&2 2>/dev/null; rm -rf "$D" "$W"' EXIT
 
