@@ -151,22 +151,25 @@ EGRET_INLINE int egret_allow_lasting(const struct egret_allow *allow, __u32 port
 #define EGRET_PIN_MASK_PINNED	1
 #define EGRET_PIN_MASK_OPEN	2
 
+/* One rule's part of the mask (bpf/lib/pin.h runs it from a bpf_loop). */
+EGRET_INLINE int egret_rule_pin_mask(const struct egret_port_rule *rule, __u32 port,
+				     __u64 now)
+{
+	if (rule->expires_ns == EGRET_EXPIRES_UNUSED ||
+	    port < rule->port_lo || port > rule->port_hi)
+		return 0;
+	if (rule->expires_ns != EGRET_EXPIRES_NEVER && rule->expires_ns <= now)
+		return 0;
+	return (rule->flags & EGRET_RULE_PINNED) ? EGRET_PIN_MASK_PINNED : EGRET_PIN_MASK_OPEN;
+}
+
 EGRET_INLINE int egret_allow_pin_mask(const struct egret_allow *allow, __u32 port,
 				      __u64 now)
 {
 	int mask = 0, i;
 
-	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
-		const struct egret_port_rule *rule = &allow->rules[i];
-
-		if (rule->expires_ns == EGRET_EXPIRES_UNUSED ||
-		    port < rule->port_lo || port > rule->port_hi)
-			continue;
-		if (rule->expires_ns != EGRET_EXPIRES_NEVER && rule->expires_ns <= now)
-			continue;
-		mask |= (rule->flags & EGRET_RULE_PINNED) ? EGRET_PIN_MASK_PINNED :
-							    EGRET_PIN_MASK_OPEN;
-	}
+	for (i = 0; i < EGRET_PORT_SLOTS; i++)
+		mask |= egret_rule_pin_mask(&allow->rules[i], port, now);
 	return mask;
 }
 

@@ -131,18 +131,10 @@ struct pin_mask_walk {
 static long pin_mask_step(__u64 i, void *arg)
 {
 	struct pin_mask_walk *w = arg;
-	const struct egret_port_rule *rule;
 
 	if (i >= EGRET_PORT_SLOTS || !w->allow)
 		return 1;
-	rule = &w->allow->rules[i];
-	if (rule->expires_ns == EGRET_EXPIRES_UNUSED ||
-	    w->port < rule->port_lo || w->port > rule->port_hi)
-		return 0;
-	if (rule->expires_ns != EGRET_EXPIRES_NEVER && rule->expires_ns <= w->now)
-		return 0;
-	w->mask |= (rule->flags & EGRET_RULE_PINNED) ? EGRET_PIN_MASK_PINNED :
-						       EGRET_PIN_MASK_OPEN;
+	w->mask |= egret_rule_pin_mask(&w->allow->rules[i], w->port, w->now);
 	return 0;
 }
 

@@ -84,8 +84,9 @@ static void signal_group(struct supervisor *sv, int sig)
  * group, which a stopped COMMAND needs to act on it. */
 static void signal_command(struct terminal *t, int pidfd, int sig)
 {
-	syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
-	if (sig == SIGCONT || sig == SIGKILL)
+	if (sig != SIGCONT)
+		syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	if (sig == SIGKILL)
 		return;
 	syscall(SYS_pidfd_send_signal, pidfd, SIGCONT, NULL, 0);
 	if (t && t->leader > 0)
@@ -105,10 +106,8 @@ void attempt_control_signal(struct attempt_control *ctl, int sig)
 		if (t) {
 			terminal_hold(t, false);
 			terminal_resume(t);
-			if (t->leader > 0)
-				kill(-terminal_signal_group(t), SIGCONT);
 		}
-		syscall(SYS_pidfd_send_signal, ctl->child_pidfd, SIGCONT, NULL, 0);
+		signal_command(t, ctl->child_pidfd, SIGCONT);
 		break;
 	default:
 		signal_command(t, ctl->child_pidfd, sig);

@@ -73,10 +73,31 @@ static bool is_pollable(int fd)
 	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || isatty(fd));
 }
 
+/* The relay's ends: what is read into the pty (@in_fd), where its output
+ * goes (@out_fd), each our own non-blocking copy when it can be one. */
+static void relay_in(struct terminal *t, int in_fd)
+{
+	bool owned;
+
+	t->in = reopen_nonblocking(in_fd, O_RDONLY, &owned);
+	t->in_sock = is_socket(t->in);
+	/* A terminal or pipe we could not reopen is still pollable: read
+	 * only when epoll says so, never blocking the loop. */
+	t->in_pollable = owned || t->in_sock || is_pollable(t->in);
+	t->in_owned = owned;
+}
+
+static void relay_out(struct terminal *t, int out_fd)
+{
+	t->out = reopen_nonblocking(out_fd, O_WRONLY, &t->out_owned);
+	t->out_sock = is_socket(t->out);
+	t->out_pollable = t->out_owned || t->out_sock;
+}
+
 int terminal_open(struct terminal *t, bool force, uid_t uid, const struct winsize *size)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
-	bool is_tty[3], any = false, owned;
+	bool is_tty[3], any = false;
 	int i;
 
 	/* Job control needs to know our controlling terminal, if any,
@@ -118,20 +139,11 @@ int terminal_open(struct terminal *t, bool force, uid_t uid, const struct winsiz
 			t->child_fds[i] = t->slave;
 	t->own_output = force || (is_tty[1] && is_tty[2]);
 	t->in_tty = is_tty[0];
-	if (force || is_tty[0]) {
-		t->in = reopen_nonblocking(0, O_RDONLY, &owned);
-		t->in_sock = is_socket(t->in);
-		/* A terminal or pipe we could not reopen is still pollable:
-		 * read only when epoll says so, never blocking the loop. */
-		t->in_pollable = owned || t->in_sock || is_pollable(t->in);
-		t->in_owned = owned;
-	}
+	if (force || is_tty[0])
+		relay_in(t, 0);
 	/* Forced: the pty's output is stdout, as script(1) does; else the
 	 * terminal, wherever it is. */
-	i = force ? 1 : t->tty;
-	t->out = reopen_nonblocking(i, O_WRONLY, &t->out_owned);
-	t->out_sock = is_socket(t->out);
-	t->out_pollable = t->out_owned || t->out_sock;
+	relay_out(t, force ? 1 : t->tty);
 	if (fcntl(t->master, F_SETFL, O_NONBLOCK) < 0)
 		return -errno;
 	t->pty = true;
@@ -365,7 +377,7 @@ void terminal_adopt(struct terminal *t, int master)
 
 int terminal_attach(struct terminal *t, int fds[3])
 {
-	bool is_tty[3], owned;
+	bool is_tty[3];
 
 	if (!t->pty || t->given[0] >= 0) {
 		/* No pty to relay, or a caller's already: only the first
@@ -382,13 +394,8 @@ int terminal_attach(struct terminal *t, int fds[3])
 	if (t->tty >= 0 && tcgetattr(t->tty, &t->saved) < 0)
 		t->tty = -1;
 	t->in_tty = is_tty[0];
-	t->in = reopen_nonblocking(t->given[0], O_RDONLY, &owned);
-	t->in_sock = is_socket(t->in);
-	t->in_pollable = owned || t->in_sock || is_pollable(t->in);
-	t->in_owned = owned;
-	t->out = reopen_nonblocking(t->given[1], O_WRONLY, &t->out_owned);
-	t->out_sock = is_socket(t->out);
-	t->out_pollable = t->out_owned || t->out_sock;
+	relay_in(t, t->given[0]);
+	relay_out(t, t->given[1]);
 	t->own_output = is_tty[1] && is_tty[2];
 	t->in_src = (struct loop_source){ .fd = t->in, .fn = on_input };
 	t->out_src = (struct loop_source){ .fd = t->out, .fn = on_output };
