@@ -19,6 +19,10 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
 
 CFLAGS     ?= -O2 -g
+# Symbols bound at start, not at each first call: egretd forks a process
+# per attempt, and lazy binding made every one of them resolve again what
+# its parent had (and the GOT read-only: full RELRO).
+override LDFLAGS += -Wl,-z,now -Wl,-z,relro
 
 # Say what is missing, once, instead of dying on <bpf/bpf.h>. The goals that
 # install the dependencies themselves (tools/install-deps.sh) skip this.

@@ -368,4 +368,61 @@ print("| target (issue 17) | this run | goal | verdict |")
 print("|---|---|---|---|")
 for w, v, ok, g in T:
     print(f"| {w} | {v} | {g} | {'**met**' if ok else '**missed**'} |")
+
+# The targets of issue 30, each from this run's figures; a row whose
+# figures this run lacks (BENCH_ONLY) says so instead of a verdict.
+T30 = []
+
+
+def target30(what, value, ok, goal):
+    T30.append((what, value, ok, goal))
+
+
+L = res["launch"]
+if "phase_bpf_now" in L:
+    x = L["phase_bpf_now"]["median"]
+    target30("private load of the programs (`--no-shared`)", f"{x:.0f} ms to get the programs ({L['phase_bpf_now']['min']:.0f}–{L['phase_bpf_now']['max']:.0f}); `egret run --no-shared -- true` {L.get('egret-cold', {}).get('median', float('nan')):.0f} ms", x <= 300, "≤ 300 ms")
+if "egret" in L:
+    x = L["egret"]["median"]
+    target30("`egret run -- true`, the pinned set", f"{x:.1f} ms ({L['egret']['min']:.1f}–{L['egret']['max']:.1f}); `true` alone {L.get('true', {}).get('median', float('nan')):.1f} ms", x <= 5, "≤ 5 ms")
+if "egretd_seq_ms" in res:
+    x = res["egretd_seq_ms"]["median"]
+    target30("through egretd one at a time, caller start to COMMAND running", f"{x:.1f} ms", x <= 5, "≤ 5 ms")
+allrun = [b["all_running_ms"] for b in res.get("egretd_bursts", [])]
+if allrun:
+    target30("100 at once through egretd, all running", f"{max(allrun)} ms (worst of {len(allrun)})", max(allrun) <= 500, "≤ 0.5 s")
+if "dns-egret-allowed-qps-qps" in q and "dns-dnsmasq-allowed-qps-qps" in q:
+    r1 = q["dns-egret-allowed-qps-qps"]["ratio"]
+    r2 = q["dns-egret-allowed-qps-qps"]["median"] / q["dns-dnsmasq-allowed-qps-qps"]["median"]
+    target30("DNS allowed names, 32 in flight", f"{r1:.2f} of direct, {r2:.2f}× dnsmasq", r1 >= 0.8 and r2 >= 2, "≥ 0.8 of direct, ≥ 2× dnsmasq")
+if "dns-egret-allowed-lat-p99_us" in q and "dns-dnsmasq-allowed-lat-p99_us" in q:
+    p99 = q["dns-egret-allowed-lat-p99_us"]
+    rows = []
+    below = True
+    for kind in ["allowed", "denied"]:
+        for key, better in [("qps-qps", "higher"), ("lat-p50_us", "lower"), ("lat-p99_us", "lower")]:
+            e, d = q.get(f"dns-egret-{kind}-{key}"), q.get(f"dns-dnsmasq-{kind}-{key}")
+            if e and d:
+                ok = e["median"] >= d["median"] if better == "higher" else e["median"] <= d["median"]
+                below = below and ok
+                rows.append(f"{kind} {key.split('-')[1]} {e['median']:.0f}/{d['median']:.0f}")
+    target30("DNS p99, allowed names, 1 in flight; and every DNS row against dnsmasq", f"{p99['ratio']:.2f} of direct ({p99['median']:.0f} µs); egret/dnsmasq: {', '.join(rows)}", p99["ratio"] <= 1.5 and below, "≤ 1.5 of direct, better than dnsmasq on every row")
+on, off = bpf_per_conn("bpf-pin-on4"), bpf_per_conn("bpf-pin-off4")
+if on is not None and off is not None and "pin-on4" in res["connect_us"]:
+    c = res["connect_us"]["pin-on4"]["paired_ratio_median"]
+    target30("SNI pinning: BPF per pinned connection; connect + hello + close", f"+{(on - off) / 1000:.1f} µs ({on / 1000:.1f} against {off / 1000:.1f}); {c:.3f} paired", on - off <= 3000 and c <= 1.10, "≤ +3 µs of BPF, ≤ 1.10 paired")
+xs = [(v, cm(v)) for v in ["egret4", "egretdns4", "lo-egret"]]
+if all(x is not None for _, x in xs):
+    target30("connect+close over veth, static / learned / loopback", " / ".join(f"{x:.3f}" for _, x in xs) + " paired", all(x <= 1.03 for _, x in xs), "≤ 1.03")
+if "bulk-egret" in res["bulk_mib_s"] and "bulk_bpf" in res:
+    b = res["bulk_mib_s"]["bulk-egret"]
+    sh = res["bulk_bpf"]["share_of_unrestricted_sender_cpu"]
+    target30("bulk upload", f"{b['paired_ratio_median']:.3f} paired throughput; egress program {100 * sh['median']:.2f} % of the sender's CPU per byte", b["paired_ratio_median"] >= 0.99 and sh["median"] <= 0.01, "≥ 0.99, ≤ 1 %")
+res["targets_issue30"] = [{"what": w, "value": v, "met": ok, "target": g} for w, v, ok, g in T30]
+if T30:
+    print()
+    print("| target (issue 30) | this run | goal | verdict |")
+    print("|---|---|---|---|")
+    for w, v, ok, g in T30:
+        print(f"| {w} | {v} | {g} | {'**met**' if ok else '**missed**'} |")
 json.dump(res, open(out, "w"), indent=1)

@@ -30,10 +30,31 @@ static int load_approvals(const struct effective_in *in, struct policy *out,
 	return r;
 }
 
+/* The catalog egretd parsed before it forked its handlers, or NULL. */
+static const struct catalog *kept_catalog;
+
+int effective_catalog_keep(void)
+{
+	struct catalog *cat = calloc(1, sizeof(*cat));
+	char err[256];
+	int r;
+
+	if (!cat)
+		return -ENOMEM;
+	r = catalog_load(cat, err, sizeof(err));
+	if (r < 0) {
+		free(cat);
+		return r;
+	}
+	kept_catalog = cat;
+	return 0;
+}
+
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin)
 {
-	_cleanup_free_ struct catalog *cat = NULL;
+	_cleanup_free_ struct catalog *own = NULL;
+	const struct catalog *cat = kept_catalog;
 	struct policy_doc doc = {};
 	bool have_doc = false;		/* a file or the built-in default */
 	struct diag d = { .file = "policy" };
@@ -42,13 +63,16 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 	int r;
 
 	*ret_builtin = false;
-	cat = calloc(1, sizeof(*cat));
-	if (!cat)
-		return -ENOMEM;
-	r = catalog_load(cat, err, sizeof(err));
-	if (r < 0) {
-		log_error("built-in catalog: %s", err);
-		return r;
+	if (!cat) {
+		own = calloc(1, sizeof(*own));
+		if (!own)
+			return -ENOMEM;
+		r = catalog_load(own, err, sizeof(err));
+		if (r < 0) {
+			log_error("built-in catalog: %s", err);
+			return r;
+		}
+		cat = own;
 	}
 
 	if (in->policy_file && !strcmp(in->policy_file, POLICY_FILE_NONE)) {

@@ -33,6 +33,11 @@ struct effective_in {
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin);
 
+/* Parse the built-in catalog once, for every later effective_policy() of
+ * this process and the processes it forks (egretd's handlers): 0, or
+ * -errno (each call then parses its own). */
+int effective_catalog_keep(void);
+
 /*
  * The settings an attempt runs with - one home for `egret run` and `egret
  * check`: each one not given on the command line (-1, "") is the policy's,

@@ -10,12 +10,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <grp.h>
 #include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "attempt/preflight.h"
+#include "lib/child.h"
 #include "lib/lockfile.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
@@ -67,6 +66,38 @@ int preflight_std_fds(char *err, size_t errlen)
 	return 0;
 }
 
+/* What a child asks as COMMAND's user, in the caller's world. */
+struct as_user {
+	const struct launch_user *user;
+	const struct attempt_world *world;
+	const char *dir, *home;
+};
+
+/* In the child (lib/child.h): 0, or 255 when it could not become @user. */
+static int become(const struct as_user *a)
+{
+	if (world_enter_child(a->world) < 0 ||
+	    child_become(a->user->uid, a->user->gid, (size_t)a->user->ngroups,
+			 a->user->groups) < 0)
+		return 255;
+	return 0;
+}
+
+/* The index of the first daemon socket the user can write, plus 1; 0. */
+static int reachable_child(void *arg)
+{
+	if (become(arg))
+		return 255;
+	for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets); i++) {
+		struct stat st;
+
+		if (stat(daemon_sockets[i], &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    access(daemon_sockets[i], W_OK) == 0)
+			return (int)i + 1;
+	}
+	return 0;
+}
+
 /*
  * In a child that has become @user, can the socket at each path be
  * written (connected to)? access() as that user is the kernel's own
@@ -76,30 +107,12 @@ int preflight_std_fds(char *err, size_t errlen)
 static int first_reachable(const struct launch_user *user,
 			   const struct attempt_world *world)
 {
-	siginfo_t info = {};
-	pid_t pid = fork();
+	struct as_user a = { .user = user, .world = world };
+	int r = child_run(reachable_child, &a);
 
-	if (pid < 0)
+	if (r < 0 || r == 255)
 		return -2;
-	if (pid == 0) {
-		if (world_enter_child(world) < 0 ||
-		    setgroups((size_t)user->ngroups, user->groups) < 0 ||
-		    setresgid(user->gid, user->gid, user->gid) < 0 ||
-		    setresuid(user->uid, user->uid, user->uid) < 0)
-			_exit(255);
-		for (size_t i = 0; i < ARRAY_SIZE(daemon_sockets); i++) {
-			struct stat st;
-
-			if (stat(daemon_sockets[i], &st) == 0 && S_ISSOCK(st.st_mode) &&
-			    access(daemon_sockets[i], W_OK) == 0)
-				_exit((int)i + 1);
-		}
-		_exit(0);
-	}
-	if (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0 ||
-	    info.si_code != CLD_EXITED || info.si_status == 255)
-		return -2;
-	return info.si_status - 1;
+	return r - 1;
 }
 
 int preflight_daemon_sockets(const struct launch_user *user,
@@ -310,34 +323,30 @@ void preflight_uid_unlock(uid_t uid, int fd)
 	lockfile_drop(path, fd);
 }
 
+static int places_child(void *arg)
+{
+	const struct as_user *a = arg;
+	struct stat st;
+	int bad = 0;
+
+	if (become(a))
+		return 255;
+	if (access(a->dir ? a->dir : ".", R_OK | X_OK) < 0)
+		bad |= PLACES_CWD;
+	if (!a->home || stat(a->home, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    access(a->home, W_OK | X_OK) < 0)
+		bad |= PLACES_HOME;
+	return bad;
+}
+
 int preflight_places(const struct launch_user *user,
 		     const struct attempt_world *world, const char *dir,
 		     const char *home)
 {
-	siginfo_t info = {};
-	pid_t pid = fork();
+	struct as_user a = { .user = user, .world = world, .dir = dir, .home = home };
+	int r = child_run(places_child, &a);
 
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		struct stat st;
-		int bad = 0;
-
-		if (world_enter_child(world) < 0 ||
-		    setgroups((size_t)user->ngroups, user->groups) < 0 ||
-		    setresgid(user->gid, user->gid, user->gid) < 0 ||
-		    setresuid(user->uid, user->uid, user->uid) < 0)
-			_exit(255);
-		if (access(dir ? dir : ".", R_OK | X_OK) < 0)
-			bad |= PLACES_CWD;
-		if (!home || stat(home, &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    access(home, W_OK | X_OK) < 0)
-			bad |= PLACES_HOME;
-		_exit(bad);
-	}
-	if (waitid(P_PID, (id_t)pid, &info, WEXITED) < 0)
-		return -errno;
-	if (info.si_code != CLD_EXITED || info.si_status == 255)
-		return -EPERM;
-	return info.si_status;
+	if (r < 0)
+		return r;
+	return r == 255 ? -EPERM : r;
 }

@@ -10,18 +10,23 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/daemon.h"
+#include "attempt/effective.h"
 #include "daemon/config.h"
 #include "attempt/instance.h"
 #include "daemon/server.h"
 #include "attempt/cgroup.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
+#include "enforce/sockkill.h"
+#include "enforce/unix_filter.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -82,6 +87,24 @@ static int warm_programs(unsigned int max)
 	lock = TAKE_FD(ld.set_lock);
 	loader_destroy(&ld);
 	return lock;
+}
+
+/*
+ * What each attempt's process would otherwise do again for itself, done
+ * once before the accept loop so that the handlers forked from it inherit
+ * the result: libc's NSS module (COMMAND's user is looked up), the
+ * kernel's answers to egret's probes (cached per process), and the parsed
+ * registry catalog. Each is only a head start: a handler that finds
+ * nothing here does it itself.
+ */
+static void warm_process(void)
+{
+	(void)getpwuid(0);
+	(void)getgrgid(0);
+	(void)loader_can_set_errno();
+	(void)unix_filter_supported();
+	(void)sockets_destroy_probe();
+	(void)effective_catalog_keep();
 }
 
 /*
@@ -234,6 +257,7 @@ int cmd_daemon(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	set_lock = warm_programs(cfg.max);
+	warm_process();
 	r = daemon_serve(&cfg, instance, lock, fd);
 	close(fd);
 	if (set_lock >= 0)

@@ -3,17 +3,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/magic.h>
 
 #include "launch/view.h"
+#include "lib/child.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -59,62 +58,49 @@ static int write_map(pid_t pid, const char *which, unsigned int in, unsigned int
 	return 0;
 }
 
+/* Born in the new namespace (lib/child.h), it holds it until its maps
+ * are written and its fd taken (the pipe's end closed); then the fd alone
+ * keeps it. */
+static int userns_child(void *arg)
+{
+	const int *done = arg;
+	char c;
+
+	/* Its copy of the write end, or the read would never end. */
+	close(done[1]);
+	while (read(done[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
 int view_userns(uid_t from_uid, gid_t from_gid, uid_t to_uid, gid_t to_gid)
 {
-	int ready[2], done[2], fd = -1, r;
-	char path[64] = "/proc/", c;
-	pid_t pid;
+	char path[64] = "/proc/";
+	struct child child;
+	int done[2], fd = -1, r;
 
-	if (pipe2(ready, O_CLOEXEC) < 0)
+	if (pipe2(done, O_CLOEXEC) < 0)
 		return -errno;
-	if (pipe2(done, O_CLOEXEC) < 0) {
-		r = -errno;
-		goto out_ready;
-	}
-	pid = fork();
-	if (pid < 0) {
-		r = -errno;
-		goto out_done;
-	}
-	if (pid == 0) {
-		/* Holds the namespace until its maps are written and its fd
-		 * taken; then the fd alone keeps it. */
+	r = child_start(&child, CLONE_NEWUSER, userns_child, done);
+	if (r < 0) {
+		close(done[0]);
 		close(done[1]);
-		c = unshare(CLONE_NEWUSER) < 0 ? 'e' : 'u';
-		if (write(ready[1], &c, 1) == 1)
-			while (read(done[0], &c, 1) < 0 && errno == EINTR)
-				;
-		_exit(0);
+		return r;
 	}
-	close(ready[1]);
-	close(done[0]);
-	ready[1] = done[0] = -1;
-	r = read(ready[0], &c, 1) == 1 && c == 'u' ? 0 : -EPERM;
 	/* An idmapped mount maps an id on disk as an id inside the
 	 * namespace to the one outside: from_uid's files show as to_uid,
 	 * and what to_uid writes lands as from_uid. */
+	r = write_map(child.pid, "uid_map", from_uid, to_uid);
 	if (r == 0)
-		r = write_map(pid, "uid_map", from_uid, to_uid);
-	if (r == 0)
-		r = write_map(pid, "gid_map", from_gid, to_gid);
+		r = write_map(child.pid, "gid_map", from_gid, to_gid);
 	if (r == 0) {
-		strcpy(put_uint(path + strlen(path), (unsigned int)pid), "/ns/user");
+		strcpy(put_uint(path + strlen(path), (unsigned int)child.pid), "/ns/user");
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		r = fd < 0 ? -errno : 0;
 	}
 	close(done[1]);
-	done[1] = -1;
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-out_done:
-	if (done[0] >= 0)
-		close(done[0]);
-	if (done[1] >= 0)
-		close(done[1]);
-out_ready:
-	close(ready[0]);
-	if (ready[1] >= 0)
-		close(ready[1]);
+	child_reap(&child);
+	close(done[0]);
 	return r < 0 ? r : fd;
 }
 

@@ -4,15 +4,14 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
 #include "launch/world.h"
+#include "lib/child.h"
 #include "lib/fdpass.h"
 #include "lib/util.h"
 
@@ -143,41 +142,47 @@ int world_open_dir(const struct attempt_world *w, const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
+struct open_as {
+	const struct attempt_world *w;
+	const char *path;
+	uid_t uid;
+	gid_t gid;
+	int fd;		/* the child's answer */
+};
+
+/* In the child (lib/child.h): the fd lands in our shared memory, and the
+ * fd table is the child's own: it travels back over a socket. */
+static int open_as_child(void *arg)
+{
+	struct open_as *a = arg;
+	int fd;
+
+	/* The caller's ids, none of root's groups: the path must be one it
+	 * can walk itself. */
+	if (child_become(a->uid, a->gid, 0, NULL) < 0)
+		return EPERM;
+	fd = world_open_dir(a->w, a->path);
+	if (fd < 0)
+		return -fd;
+	return fd_send(a->fd, fd) < 0 ? EIO : 0;
+}
+
 int world_open_dir_as(const struct attempt_world *w, const char *path, uid_t uid, gid_t gid)
 {
-	int socks[2], fd, status = 0;
-	pid_t pid;
+	struct open_as a = { .w = w, .path = path, .uid = uid, .gid = gid };
+	int socks[2], fd, r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		fd = -errno;
-		goto out;
-	}
-	if (pid == 0) {
-		/* The caller's ids, none of root's groups: the path must be
-		 * one it can walk itself. */
-		close(socks[0]);
-		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
-		    setresuid(uid, uid, uid) < 0)
-			_exit(EPERM);
-		fd = world_open_dir(w, path);
-		if (fd < 0)
-			_exit(-fd);
-		_exit(fd_send(socks[1], fd) < 0 ? EIO : 0);
-	}
+	a.fd = socks[1];
+	r = child_run(open_as_child, &a);
 	close(socks[1]);
-	socks[1] = -1;
-	fd = fd_recv(socks[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (fd < 0)
-		fd = WIFEXITED(status) && WEXITSTATUS(status) ? -WEXITSTATUS(status) : -EIO;
-out:
+	/* The child is gone: its message waits in the socket, or never came. */
+	if (r == 0)
+		fd = fd_recv(socks[0]);
+	else
+		fd = r > 0 ? -r : r == -ECHILD ? -EIO : r;
 	close(socks[0]);
-	if (socks[1] >= 0)
-		close(socks[1]);
 	return fd;
 }
 

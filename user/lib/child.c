@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/child.h"
+
+/* Enough for what children do here: paths, a few hundred bytes of
+ * locals, snprintf. Its end is a guard page: an overflow faults. */
+#define CHILD_STACK	(256 * 1024)
+
+static void *stack_get(void)
+{
+	void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+	if (s == MAP_FAILED)
+		return NULL;
+	if (mprotect(s, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE) < 0) {
+		munmap(s, CHILD_STACK);
+		return NULL;
+	}
+	return s;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -ECHILD;
+}
+
+int child_start(struct child *c, int flags, int (*fn)(void *), void *arg)
+{
+	c->stack_size = CHILD_STACK;
+	c->stack = stack_get();
+	if (!c->stack)
+		return -ENOMEM;
+	/* glibc's clone() ends the child with the exit system call when
+	 * @fn returns: no atexit handlers, no stdio flush of ours. */
+	c->pid = clone(fn, (char *)c->stack + CHILD_STACK, CLONE_VM | flags | SIGCHLD, arg);
+	if (c->pid < 0) {
+		int r = -errno;
+
+		munmap(c->stack, CHILD_STACK);
+		c->stack = NULL;
+		return r;
+	}
+	return c->pid;
+}
+
+int child_reap(struct child *c)
+{
+	int r = reap(c->pid);
+
+	/* Only once it is gone: until then the stack is its. */
+	munmap(c->stack, c->stack_size);
+	c->stack = NULL;
+	return r;
+}
+
+int child_run(int (*fn)(void *), void *arg)
+{
+	struct child c;
+	int r = child_start(&c, CLONE_VFORK, fn, arg);
+
+	return r < 0 ? r : child_reap(&c);
+}
+
+int child_become(uid_t uid, gid_t gid, size_t ngroups, const gid_t *groups)
+{
+	if (syscall(SYS_setgroups, ngroups, ngroups ? groups : NULL) < 0 ||
+	    syscall(SYS_setresgid, gid, gid, gid) < 0 ||
+	    syscall(SYS_setresuid, uid, uid, uid) < 0)
+		return -errno;
+	return 0;
+}
