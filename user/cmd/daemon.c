@@ -97,10 +97,16 @@ static int warm_programs(unsigned int max)
  * registry catalog. Each is only a head start: a handler that finds
  * nothing here does it itself.
  */
-static void warm_process(void)
+static void warm_process(uid_t attempt_uid)
 {
-	(void)getpwuid(0);
-	(void)getgrgid(0);
+	gid_t groups[1];
+	int n = 1;
+
+	/* An attempt uid has no passwd entry, as a rule: the lookup goes on
+	 * past the files to every NSS module (systemd's, on Debian), which
+	 * is what gets loaded here. */
+	(void)getpwuid(attempt_uid);
+	(void)getgrouplist("root", 0, groups, &n);
 	(void)loader_can_set_errno();
 	(void)unix_filter_supported();
 	(void)sockets_destroy_probe();
@@ -257,7 +263,7 @@ int cmd_daemon(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	set_lock = warm_programs(cfg.max);
-	warm_process();
+	warm_process(cfg.uid_first);
 	r = daemon_serve(&cfg, instance, lock, fd);
 	close(fd);
 	if (set_lock >= 0)
