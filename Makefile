@@ -102,7 +102,11 @@ $(OUT)/egret_unix.skel.h: $(OUT)/unix.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name egret_unix_bpf > $@
 
-$(OUT)/user/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h
+$(OUT)/egret_tasks.skel.h: $(OUT)/tasks.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name egret_tasks_bpf > $@
+
+$(OUT)/user/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
 
 # Header dependencies come from the compiler (-MMD -MP: the .d files).
 $(OUT)/user/%.o: user/%.c
@@ -260,7 +264,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(OUT)/fuzz/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h
+$(OUT)/fuzz/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
 
 $(OUT)/fuzz/%.o: user/%.c
 	$(call msg,FUZZ-CC,$@)

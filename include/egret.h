@@ -406,4 +406,13 @@ _Static_assert(sizeof(struct egret_name_key) == 32, "egret_name_key layout");
 _Static_assert(sizeof(struct egret_repeat_key) == 48, "egret_repeat_key layout");
 _Static_assert(sizeof(struct egret_unix_key) == 120, "egret_unix_key layout");
 
+/* One live task, as the task iterator (bpf/tasks.bpf.c) writes it:
+ * pids as the kernel's initial namespace numbers them. */
+struct egret_task_ids {
+	__u32 tgid, pid;
+	__u32 uid, euid, suid, fsuid;
+};
+
+_Static_assert(sizeof(struct egret_task_ids) == 24, "egret_task_ids layout");
+
 #endif /* EGRET_H */

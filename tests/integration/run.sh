@@ -221,7 +221,7 @@ TESTS=(
 	t_deny_unlisted t_allow_port t_outside_unaffected t_udp t_deny_errno t_ipv6
 	t_v4mapped t_allow_specs t_policy t_loopback t_syscall_variants
 	# test_lifecycle.sh
-	t_cli t_exit_status t_signals t_shared_uid t_domain_files t_environment t_user
+	t_cli t_exit_status t_signals t_shared_uid t_shared_uid_thread t_domain_files t_environment t_user
 	t_fail_closed
 	t_cgroup_parent
 	t_escape t_leftover_killed

@@ -114,6 +114,41 @@ t_shared_uid() {
 	assert_eq 0 "$RC" "the uid is free again once the first attempt ended $(said)"
 }
 
+# A process outside any attempt of which one thread alone runs as
+# COMMAND's uid (a raw setresuid in that thread; its leader stays root):
+# refused as a whole process of that uid is, naming its pid. The set's task
+# iterator (bpf/tasks.bpf.c) sees every thread's credentials; one that
+# looked only at each process's first would let COMMAND start.
+t_shared_uid_thread() {
+	local pid m="$TDIR/ran"
+	python3 -c '
+import ctypes, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+uid = int(sys.argv[1])
+def become():
+    # SYS_setresuid (x86_64): this thread only; libc would change all.
+    if libc.syscall(117, uid, uid, uid) != 0:
+        sys.exit(1)
+    time.sleep(60)
+t = threading.Thread(target=become)
+t.start()
+t.join()
+' "$TEST_UID" &
+	pid=$!
+	# shellcheck disable=SC2064 # expanded now
+	trap "kill -KILL $pid 2>/dev/null" EXIT
+	wait_until 5 sh -c 'grep -qs "^Uid:[[:space:]]*$2[[:space:]]" /proc/$1/task/*/status' sh "$pid" "$TEST_UID" ||
+		fail "no thread of pid $pid runs as $TEST_UID"
+	grep -q "^Uid:[[:space:]]*0[[:space:]]" "/proc/$pid/status" || fail "pid $pid's leader is not root"
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- sh -c 'touch "$1"' sh "$m"
+	assert_refused "an attempt as $TEST_USER while a thread of pid $pid runs as it" "$m"
+	[[ $ERR == *"also runs pid $pid "* ]] || fail "the refusal does not name pid $pid $(said)"
+	kill -KILL "$pid"
+	reap "$pid" 9
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- sh -c 'touch "$1"' sh "$m"
+	assert_eq 0 "$RC" "once that thread is gone $(said)"
+}
+
 # COMMAND's Landlock domain restricts what lies outside the attempt, never
 # its files: renames and links across directories (what package managers
 # and build caches do: a domain that does not handle REFER refuses them

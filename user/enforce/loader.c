@@ -14,6 +14,7 @@
 
 #include "egret.skel.h"
 #include "egret_unix.skel.h"
+#include "egret_tasks.skel.h"
 #include "enforce/loader.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
@@ -42,6 +43,7 @@ const struct loader_prog_def loader_progs[LOADER_NPROGS] = {
 	[LOADER_TLS] = { "egret_tls", BPF_SK_MSG_VERDICT },
 	[LOADER_UNIX_CONNECT] = { "egret_unix_connect", EGRET_CGROUP_UNIX_CONNECT },
 	[LOADER_UNIX_SENDMSG] = { "egret_unix_sendmsg", EGRET_CGROUP_UNIX_SENDMSG },
+	[LOADER_TASKS] = { "egret_tasks", BPF_TRACE_ITER },
 };
 
 const char *const loader_map_names[LOADER_NMAPS] = {
@@ -180,6 +182,24 @@ out:
 	return r;
 }
 
+/* The task iterator, where the kernel can load it (BTF): else the uid
+ * check reads /proc (attempt/preflight.h). */
+static int load_tasks(struct loader *ld)
+{
+	struct egret_tasks_bpf *skel;
+	int r;
+
+	/* Without it libbpf would say why at length: the scan is enough. */
+	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
+		return -EOPNOTSUPP;
+	skel = egret_tasks_bpf__open_and_load();
+	if (!skel)
+		return -errno;
+	r = take_fds(ld, skel->obj, LOADER_TASKS, 1);
+	egret_tasks_bpf__destroy(skel);
+	return r;
+}
+
 int loader_load_set(struct loader *ld, const char **ret_step)
 {
 	struct egret_bpf *skel;
@@ -216,8 +236,11 @@ int loader_load_set(struct loader *ld, const char **ret_step)
 	}
 	ld->loaded_now = true;
 	r = load_unix(ld);
-	if (r < 0) {
+	if (r < 0)
 		log_debug("the unix socket programs are not in this set: %s", strerror(-r));
+	r = load_tasks(ld);
+	if (r < 0) {
+		log_debug("the task iterator is not in this set: %s", strerror(-r));
 		r = 0;
 	}
 out:
@@ -611,14 +634,16 @@ void loader_object_tag(char *buf, size_t len)
 	static char tag[17];
 
 	if (!tag[0]) {
-		size_t sz = 0, usz = 0;
+		size_t sz = 0, usz = 0, tsz = 0;
 		const void *obj = egret_bpf__elf_bytes(&sz);
 		const void *uobj = egret_unix_bpf__elf_bytes(&usz);
+		const void *tobj = egret_tasks_bpf__elf_bytes(&tsz);
 		const char *lib = libbpf_version_string();
 		uint64_t h = FNV1A_INIT;
 
 		h = fnv1a(h, obj, sz);
 		h = fnv1a(h, uobj, usz);
+		h = fnv1a(h, tobj, tsz);
 		h = fnv1a(h, EGRET_VERSION, strlen(EGRET_VERSION));
 		h = fnv1a(h, lib, strlen(lib));
 		snprintf(tag, sizeof(tag), "%016llx", (unsigned long long)h);

@@ -38,17 +38,19 @@ struct loader_opts {
 /* The main object's 15 programs - 14 attached to each attempt's cgroup,
  * and egret_tls, attached once to the set's sockhash (LOADER_PIN_SOCKS) -
  * then the unix object's 2 (absent, -1, where this kernel has no cgroup
- * unix hooks). */
-#define LOADER_NPROGS		17
+ * unix hooks), then the task iterator (bpf/tasks.bpf.c; absent where the
+ * kernel cannot load it), attached to nothing. */
+#define LOADER_NPROGS		18
 #define LOADER_NMAIN_PROGS	15
 #define LOADER_TLS		14
 #define LOADER_UNIX_CONNECT	15
 #define LOADER_UNIX_SENDMSG	16
+#define LOADER_TASKS		17
 
 /* Is program @i attached to each attempt's cgroup (not egret_tls)? */
 static inline bool loader_prog_per_cgroup(int i)
 {
-	return i != LOADER_TLS;
+	return i != LOADER_TLS && i != LOADER_TASKS;
 }
 
 enum loader_map {

@@ -43,6 +43,8 @@ static __u32 prog_type_of(int i)
 		return BPF_PROG_TYPE_SOCK_OPS;
 	case BPF_SK_MSG_VERDICT:
 		return BPF_PROG_TYPE_SK_MSG;
+	case BPF_TRACE_ITER:
+		return BPF_PROG_TYPE_TRACING;
 	default:
 		return BPF_PROG_TYPE_CGROUP_SOCK_ADDR;
 	}
@@ -152,6 +154,28 @@ static void set_dir(char *buf, size_t len)
 	snprintf(buf, len, SHARED_ROOT "/%s", tag);
 }
 
+int shared_tasks_prog(void)
+{
+	char dir[SET_DIR_MAX], path[SET_DIR_MAX + 64];
+	int fd, r;
+
+	set_dir(dir, sizeof(dir));
+	/* Made by egret as root, 0700: a pin anyone else put there is not
+	 * one to trust. */
+	if (!dir_is_ours(dir))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/prog_%s", dir, loader_progs[LOADER_TASKS].name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	r = check_prog(fd, LOADER_TASKS, NULL, 0);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
 /* The pinned set in @dir, checked. The unix programs and their names map
  * may be absent (a kernel without the hooks), but not one without the
  * other. */
@@ -176,12 +200,15 @@ static int open_set(struct loader *ld, const char *dir)
 			return r;
 	}
 	for (int i = 0; i < LOADER_NPROGS; i++) {
-		bool unix_prog = i >= LOADER_NMAIN_PROGS;
+		bool unix_prog = i == LOADER_UNIX_CONNECT || i == LOADER_UNIX_SENDMSG;
 
 		snprintf(path, sizeof(path), "%s/prog_%s", dir, loader_progs[i].name);
 		ld->progs[i] = bpf_obj_get(path);
 		if (ld->progs[i] < 0) {
 			if (unix_prog && errno == ENOENT && ld->maps[LOADER_UNIX_ALLOW] < 0)
+				continue;
+			/* Optional: the uid check reads /proc without it. */
+			if (i == LOADER_TASKS && errno == ENOENT)
 				continue;
 			return -errno;
 		}

@@ -55,6 +55,11 @@ struct loader;
  */
 int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret_step);
 
+/* The task iterator of this build's pinned set (bpf/tasks.bpf.c), checked
+ * as open_set() checks each program: its fd, or -errno (-ENOENT: no set
+ * yet, or a kernel that could not load it). */
+int shared_tasks_prog(void);
+
 /* Remove every set nobody uses (this build's too), and half-made ones
  * whose maker is gone. With none left, @keep (NULL: none) goes too.
  * Returns how many sets were removed, or -errno. */
