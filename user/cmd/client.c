@@ -57,8 +57,8 @@ const char *client_socket(int argc, char **argv)
 	return client_daemon_socket(argc, argv);
 }
 
-/* An option for egretd to pass on: "NAME=VALUE", or "NAME" alone. The
- * strings live as long as the process. */
+/* An option for egretd to pass on: "NAME=VALUE", or "NAME" alone, on the
+ * heap until the request goes (request_freep()). */
 static char umask_text[8];
 
 static int pass_on(struct wire_run *run, const char *name, const char *value)
@@ -419,9 +419,20 @@ static int request_send(const char *socket, struct wire_msg *m, uint8_t *buf, co
 	return TAKE_FD(fd);
 }
 
+/* A run request and the options pass_on() gave it. */
+static void request_freep(struct wire_msg **mp)
+{
+	struct wire_msg *m = *mp;
+
+	if (m && m->type == WIRE_RUN)
+		for (size_t i = 0; i < m->run.noption; i++)
+			free(m->run.option[i]);
+	free(m);
+}
+
 int client_run(const char *socket, int argc, char **argv)
 {
-	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
+	_cleanup_(request_freep) struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_close_ int fd = -1, sigfd = -1;
 	char cwd[PATH_MAX];
