@@ -246,7 +246,7 @@ SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=undefined
 sanitize: deps
 	@$(MAKE) --no-print-directory OUT=$(SAN_OUT) CFLAGS="$(SAN_CFLAGS)" \
-		$(SAN_OUT)/egret $(SAN_OUT)/egretd helpers
+		$(SAN_OUT)/egret $(SAN_OUT)/egretd $(SAN_OUT)/egret-client helpers
 	@EGRET=$(abspath $(SAN_OUT)/egret) HELPERS=$(abspath $(SAN_OUT)/helpers) \
 		REPORTS=$(abspath $(SAN_OUT)/reports) tools/sanitize.sh
 

@@ -263,16 +263,19 @@ t_fault_second_egretd() {
 TEST_SLOW[t_fault_second_build]=600
 t_fault_second_build() {
 	local src top set prog tag alt alt_tag
-	top=$(cd "$(dirname "$EGRET")/.." && pwd)
+	# The sources these tests belong to (egret may be built elsewhere:
+	# build/sanitize/ under make sanitize).
+	top=$(cd "$HERE/../.." && pwd)
 	src="$TDIR/src"
 	mkdir -p "$src/tests/bpf"
 	cp -r "$top/Makefile" "$top/bpf" "$top/include" "$top/vmlinux" "$src/"
 	cp "$top/tests/bpf/bpf.mk" "$src/tests/bpf/"
-	make -s -C "$src" OUT=out out/egret.bpf.o out/unix.bpf.o >"$TDIR/make.log" 2>&1 ||
+	make -s -C "$src" OUT=out out/egret.bpf.o out/unix.bpf.o out/tasks.bpf.o >"$TDIR/make.log" 2>&1 ||
 		fail "build in $src: $(cat "$TDIR/make.log")"
-	cmp -s "$src/out/egret.bpf.o" "$(dirname "$EGRET")/egret.bpf.o" &&
-		cmp -s "$src/out/unix.bpf.o" "$(dirname "$EGRET")/unix.bpf.o" ||
-		fail "the same sources built in $src gave other objects (the tag would differ)"
+	for o in egret unix tasks; do
+		cmp -s "$src/out/$o.bpf.o" "$(dirname "$EGRET")/$o.bpf.o" ||
+			fail "the same sources built in $src gave another $o.bpf.o (the tag would differ)"
+	done
 
 	alt="$TDIR/alt"
 	make -s -C "$top" -j2 OUT="$alt" VERSION="alt-$$" "$alt/egret" >"$TDIR/make.log" 2>&1 ||
