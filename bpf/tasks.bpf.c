@@ -29,7 +29,10 @@ int egret_tasks(struct bpf_iter__task *ctx)
 	/* The end of the walk, and the dead: a zombie runs nothing. */
 	if (!task || BPF_CORE_READ(task, exit_state))
 		return 0;
-	cred = BPF_CORE_READ(task, cred);
+	/* The objective credentials, as /proc/PID/status, kill() and ptrace
+	 * see them: task->cred is what the task acts with, which the kernel
+	 * swaps for a while in some calls (overlayfs acts as its mounter). */
+	cred = BPF_CORE_READ(task, real_cred);
 	ids.tgid = (__u32)BPF_CORE_READ(task, tgid);
 	ids.pid = (__u32)BPF_CORE_READ(task, pid);
 	ids.uid = BPF_CORE_READ(cred, uid.val);

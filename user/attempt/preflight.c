@@ -109,7 +109,7 @@ static int first_reachable(const struct launch_user *user,
 			   const struct attempt_world *world)
 {
 	struct as_user a = { .user = user, .world = world };
-	int r = child_run(reachable_child, &a);
+	int r = child_run_as(reachable_child, &a);
 
 	if (r < 0 || r == 255)
 		return -2;
@@ -222,6 +222,20 @@ static bool process_has_uid(const char *pid, uid_t uid, char *comm, size_t comml
 	return false;
 }
 
+/* Is /proc the PID namespace egret lives in (its "self" is our pid)? The
+ * iterator walks that namespace; where /proc shows another, /proc alone
+ * decides, as it always did. */
+static bool proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return atoi(link) == (int)getpid();
+}
+
 int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
@@ -234,7 +248,7 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
 	 * is the answer. When it finds one, or cannot tell (no set pinned
 	 * yet, a kernel without BTF), /proc decides, and names the process
 	 * as our namespace numbers it. */
-	if (tasks_uid_runs(uid, &tgid) == 0)
+	if (proc_is_ours() && tasks_uid_runs(uid, &tgid) == 0)
 		return 0;
 	d = opendir("/proc");
 	if (!d) {
@@ -354,7 +368,7 @@ int preflight_places(const struct launch_user *user,
 		     const char *home)
 {
 	struct as_user a = { .user = user, .world = world, .dir = dir, .home = home };
-	int r = child_run(places_child, &a);
+	int r = child_run_as(places_child, &a);
 
 	if (r < 0)
 		return r;

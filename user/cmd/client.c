@@ -58,8 +58,18 @@ const char *client_socket(int argc, char **argv)
 }
 
 /* An option for egretd to pass on: "NAME=VALUE", or "NAME" alone, on the
- * heap until the request goes (request_freep()). */
+ * heap. Owned here, not by the request: a refusal is decoded into the
+ * same message (said_why()), which would lose them, or name others. */
 static char umask_text[8];
+static char *passed[WIRE_OPTION_MAX];
+static size_t npassed;
+
+static void passed_free(int *unused)
+{
+	for (size_t i = 0; i < npassed; i++)
+		free(passed[i]);
+	npassed = 0;
+}
 
 static int pass_on(struct wire_run *run, const char *name, const char *value)
 {
@@ -72,6 +82,7 @@ static int pass_on(struct wire_run *run, const char *name, const char *value)
 	if ((value ? asprintf(&word, "%s=%s", name, value) : asprintf(&word, "%s", name)) < 0)
 		return log_error_errno(-ENOMEM, "--%s", name);
 	run->option[run->noption++] = word;
+	passed[npassed++] = word;
 	return 0;
 }
 
@@ -419,20 +430,10 @@ static int request_send(const char *socket, struct wire_msg *m, uint8_t *buf, co
 	return TAKE_FD(fd);
 }
 
-/* A run request and the options pass_on() gave it. */
-static void request_freep(struct wire_msg **mp)
-{
-	struct wire_msg *m = *mp;
-
-	if (m && m->type == WIRE_RUN)
-		for (size_t i = 0; i < m->run.noption; i++)
-			free(m->run.option[i]);
-	free(m);
-}
-
 int client_run(const char *socket, int argc, char **argv)
 {
-	_cleanup_(request_freep) struct wire_msg *m = calloc(1, sizeof(*m));
+	_cleanup_(passed_free) int options = 0;
+	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_close_ int fd = -1, sigfd = -1;
 	char cwd[PATH_MAX];

@@ -25,8 +25,6 @@
 #include "attempt/cgroup.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
-#include "enforce/sockkill.h"
-#include "enforce/unix_filter.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/paths.h"
@@ -92,9 +90,9 @@ static int warm_programs(unsigned int max)
 /*
  * What each attempt's process would otherwise do again for itself, done
  * once before the accept loop so that the handlers forked from it inherit
- * the result: libc's NSS module (COMMAND's user is looked up), the
- * kernel's answers to egret's probes (cached per process), and the parsed
- * registry catalog. Each is only a head start: a handler that finds
+ * the result: libc's NSS module (COMMAND's user is looked up), libbpf's
+ * answers about the kernel (cached per process), and the parsed registry
+ * catalog. Each is only a head start: a handler that finds
  * nothing here does it itself.
  */
 static void warm_process(uid_t attempt_uid)
@@ -107,9 +105,9 @@ static void warm_process(uid_t attempt_uid)
 	 * is what gets loaded here. */
 	(void)getpwuid(attempt_uid);
 	(void)getgrouplist("root", 0, groups, &n);
+	/* It also makes libbpf probe its own features, once. (Not the probes
+	 * that keep a failure: one at start would last egretd's life.) */
 	(void)loader_can_set_errno();
-	(void)unix_filter_supported();
-	(void)sockets_destroy_probe();
 	(void)effective_catalog_keep();
 }
 

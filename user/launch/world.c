@@ -175,12 +175,12 @@ int world_open_dir_as(const struct attempt_world *w, const char *path, uid_t uid
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
 		return -errno;
 	a.fd = socks[1];
-	r = child_run(open_as_child, &a);
+	r = child_run_as(open_as_child, &a);
 	close(socks[1]);
-	/* The child is gone: its message waits in the socket, or never came. */
-	if (r == 0)
-		fd = fd_recv(socks[0]);
-	else
+	/* The child is gone: its message waits in the socket, or never came
+	 * (then its status, or the wait's failure, says why). */
+	fd = fd_recv(socks[0]);
+	if (fd < 0 && r != 0)
 		fd = r > 0 ? -r : r == -ECHILD ? -EIO : r;
 	close(socks[0]);
 	return fd;

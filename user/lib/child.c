@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -72,6 +74,35 @@ int child_run(int (*fn)(void *), void *arg)
 	int r = child_start(&c, CLONE_VFORK, fn, arg);
 
 	return r < 0 ? r : child_reap(&c);
+}
+
+/* Does a change of ids leave shared memory to root alone? 0: not
+ * dumpable; 2: dumpable by root only. 1, or no answer: no. */
+static bool ids_change_keeps_memory_ours(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '0' || c == '2';
+}
+
+int child_run_as(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	if (ids_change_keeps_memory_ours())
+		return child_run(fn, arg);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(fn(arg));
+	return reap(pid);
 }
 
 int child_become(uid_t uid, gid_t gid, size_t ngroups, const gid_t *groups)

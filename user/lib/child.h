@@ -16,6 +16,12 @@
  * would try to change the ids of the parent's threads too). Its
  * credentials, namespaces and fd table are its own (no CLONE_FS, no
  * CLONE_FILES).
+ *
+ * A child that changes its ids changes the "dumpable" mode of the memory
+ * it shares with us to fs.suid_dumpable. At 1 that memory, egret's own,
+ * would be open to the uid the child became (/proc/PID/mem, while the
+ * child lives, and through the fd after): such children go through
+ * child_run_as(), which forks unless the host's setting is 0 or 2.
  */
 #ifndef EGRET_CHILD_H
 #define EGRET_CHILD_H
@@ -27,6 +33,11 @@
  * what @fn returned (0..255: its exit status), or -errno when the child
  * could not be made or was killed (-ECHILD). */
 int child_run(int (*fn)(void *), void *arg);
+
+/* child_run() for a @fn that calls child_become(): in a forked child
+ * where sharing our memory would make it reachable to that uid
+ * (fs.suid_dumpable 1, or unreadable). */
+int child_run_as(int (*fn)(void *), void *arg);
 
 /* A child sharing our memory, born with @flags (CLONE_NEWUSER, say),
  * running @fn(@arg) while we go on: its pid, or -errno. The child may
