@@ -33,21 +33,32 @@ static int load_approvals(const struct effective_in *in, struct policy *out,
 /* The catalog egretd parsed before it forked its handlers, or NULL. */
 static const struct catalog *kept_catalog;
 
-int effective_catalog_keep(void)
+/* The built-in catalog, parsed into memory of its own: 0 or -errno. */
+static int catalog_new(struct catalog **ret, char *err, size_t errlen)
 {
 	struct catalog *cat = calloc(1, sizeof(*cat));
-	char err[256];
 	int r;
 
 	if (!cat)
 		return -ENOMEM;
-	r = catalog_load(cat, err, sizeof(err));
+	r = catalog_load(cat, err, errlen);
 	if (r < 0) {
 		free(cat);
 		return r;
 	}
-	kept_catalog = cat;
+	*ret = cat;
 	return 0;
+}
+
+int effective_catalog_keep(void)
+{
+	struct catalog *cat;
+	char err[256];
+	int r = catalog_new(&cat, err, sizeof(err));
+
+	if (r == 0)
+		kept_catalog = cat;
+	return r;
 }
 
 int effective_policy(const struct effective_in *in, struct policy *out,
@@ -64,12 +75,10 @@ int effective_policy(const struct effective_in *in, struct policy *out,
 
 	*ret_builtin = false;
 	if (!cat) {
-		own = calloc(1, sizeof(*own));
-		if (!own)
-			return -ENOMEM;
-		r = catalog_load(own, err, sizeof(err));
+		r = catalog_new(&own, err, sizeof(err));
 		if (r < 0) {
-			log_error("built-in catalog: %s", err);
+			if (r != -ENOMEM)
+				log_error("built-in catalog: %s", err);
 			return r;
 		}
 		cat = own;

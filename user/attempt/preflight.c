@@ -241,14 +241,13 @@ int preflight_shared_uid(uid_t uid, char *err, size_t errlen)
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
 	char comm[64] = "?";
-	pid_t tgid = 0;
 
 	/* The set's task iterator sees every task of our PID namespace, as
 	 * /proc does, in 20-30 us against 1-2 ms: when it finds none, that
 	 * is the answer. When it finds one, or cannot tell (no set pinned
 	 * yet, a kernel without BTF), /proc decides, and names the process
 	 * as our namespace numbers it. */
-	if (proc_is_ours() && tasks_uid_runs(uid, &tgid) == 0)
+	if (proc_is_ours() && tasks_uid_runs(uid) == 0)
 		return 0;
 	d = opendir("/proc");
 	if (!d) {

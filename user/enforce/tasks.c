@@ -8,7 +8,7 @@
 #include "enforce/tasks.h"
 #include "lib/util.h"
 
-int tasks_uid_runs(uid_t uid, pid_t *ret_tgid)
+int tasks_uid_runs(uid_t uid)
 {
 	_cleanup_close_ int prog = -1, link = -1, iter = -1;
 	struct egret_task_ids ids[256];
@@ -37,11 +37,8 @@ int tasks_uid_runs(uid_t uid, pid_t *ret_tgid)
 		if (n % (ssize_t)sizeof(ids[0]))
 			return -EPROTO;
 		for (size_t i = 0; i < (size_t)n / sizeof(ids[0]); i++)
-			if (!found && (ids[i].uid == uid || ids[i].euid == uid ||
-				       ids[i].suid == uid || ids[i].fsuid == uid)) {
-				*ret_tgid = (pid_t)ids[i].tgid;
-				found = 1;
-			}
+			found = found || ids[i].uid == uid || ids[i].euid == uid ||
+				ids[i].suid == uid || ids[i].fsuid == uid;
 	}
 	return found;
 }

@@ -10,9 +10,9 @@
 #include <sys/types.h>
 
 /* Does a live task of egret's PID namespace run with @uid as its real,
- * effective, saved or filesystem uid (any thread)? 1 (*@ret_tgid: one
- * such process, as the initial namespace numbers it), 0, or -errno when
- * it cannot tell (no iterator pinned: -ENOENT). */
-int tasks_uid_runs(uid_t uid, pid_t *ret_tgid);
+ * effective, saved or filesystem uid (any thread)? 1, 0, or -errno when
+ * it cannot tell (no iterator pinned: -ENOENT). Which one is /proc's to
+ * say, in egret's own numbering. */
+int tasks_uid_runs(uid_t uid);
 
 #endif

@@ -147,11 +147,11 @@ struct open_as {
 	const char *path;
 	uid_t uid;
 	gid_t gid;
-	int fd;		/* the child's answer */
+	int sock;	/* where the child sends the fd it opened */
 };
 
-/* In the child (lib/child.h): the fd lands in our shared memory, and the
- * fd table is the child's own: it travels back over a socket. */
+/* In the child (lib/child.h): its fd table is its own, so the fd it
+ * opens travels back over @sock. */
 static int open_as_child(void *arg)
 {
 	struct open_as *a = arg;
@@ -164,7 +164,7 @@ static int open_as_child(void *arg)
 	fd = world_open_dir(a->w, a->path);
 	if (fd < 0)
 		return -fd;
-	return fd_send(a->fd, fd) < 0 ? EIO : 0;
+	return fd_send(a->sock, fd) < 0 ? EIO : 0;
 }
 
 int world_open_dir_as(const struct attempt_world *w, const char *path, uid_t uid, gid_t gid)
@@ -174,7 +174,7 @@ int world_open_dir_as(const struct attempt_world *w, const char *path, uid_t uid
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) < 0)
 		return -errno;
-	a.fd = socks[1];
+	a.sock = socks[1];
 	r = child_run_as(open_as_child, &a);
 	close(socks[1]);
 	/* The child is gone: its message waits in the socket, or never came
