@@ -233,7 +233,7 @@ TESTS=(
 	t_dns_expiry t_dns_no_race t_dns_map_full t_dns_too_many_records
 	t_dns_https_type
 	t_dns_wildcard t_dns_host_ports t_dns_policy t_dns_miner_unaffected
-	t_dns_upstream_down t_dns_upstream_failover t_dns_upstream_unreachable
+	t_dns_upstream_down t_dns_upstream_failover t_dns_upstream_ports t_dns_upstream_unreachable
 	t_dns_refused
 	# test_policy.sh
 	t_policy_builtin_default t_policy_per_repo t_policy_checkout_cannot_widen

@@ -754,6 +754,50 @@ EOF
 		"egret says once that the first upstream is silent $(said)"
 }
 
+# egret's queries to an upstream leave from a fresh source port at least
+# every 64 (dns/upstream.c, UDP_PER_PORT): a forged answer has to hit the
+# port as well as the id. Four lookers at once, 240 names, every answer
+# right: the batched reads and answers of the proxy (dns/socks.c,
+# dns/listen.c). The upstream is a dnsmasq of the test's own, whose
+# query log names each query's source port.
+t_dns_upstream_ports() {
+	local log="$TDIR/ports.log" pid script worst nports total
+	nsenter --net="/run/netns/$WORLD_NS" -- dnsmasq --keep-in-foreground --no-resolv \
+		--no-hosts --user=root --pid-file= --bind-interfaces --port=5301 \
+		--listen-address="$WORLD_DNS4" --address=/ports.test/203.0.113.10 \
+		--log-queries=extra --log-facility="$log" 2>"$TDIR/ports.err" &
+	pid=$!
+	trap 'kill "$pid" 2>/dev/null' EXIT
+	wait_until 10 ports_upstream_answers ||
+		fail "the test's dnsmasq did not answer: $(cat "$TDIR/ports.err")"
+	script=$(dns_script cmd.sh <<'EOF'
+for k in 1 2 3 4; do
+	( for i in $(seq 60); do dig +time=3 +tries=1 +short "n$k-$i.ports.test" A; done \
+		>"$D/dig$k" ) &
+done
+wait
+echo "answers: $(cat "$D"/dig[1-4] | sort | uniq -c | awk '{ print $1 "x" $2 }' | tr '\n' ' ' | sed 's/ $//')"
+EOF
+)
+	attempt --user "$TEST_USER" --dns-upstream "$WORLD_DNS4:5301" --allow '*.ports.test' \
+		-- sh "$script" "$P" x "$TDIR"
+	assert_eq 0 "$RC" "egret exit status $(said)"
+	assert_eq "240x203.0.113.10" "$(got answers)" "240 lookups, 4 at a time $(said)"
+	# "N ADDR/PORT query[A] NAME from ADDR": queries per source port.
+	awk '$7 == "query[A]" && $8 ~ /^n[1-4]-[0-9]+\.ports\.test$/ {
+		split($6, a, "/"); print a[2] }' "$log" | sort | uniq -c >"$TDIR/per-port"
+	total=$(awk '{ n += $1 } END { print n + 0 }' "$TDIR/per-port")
+	worst=$(sort -rn "$TDIR/per-port" | awk 'NR == 1 { print $1 + 0 }')
+	nports=$(wc -l <"$TDIR/per-port")
+	[ "$total" -ge 240 ] || fail "the upstream saw $total of the 240 queries: $(cat "$TDIR/per-port")"
+	[ "$worst" -le 64 ] || fail "one source port carried $worst queries (at most 64): $(tr '\n' ' ' <"$TDIR/per-port")"
+	[ "$nports" -ge 4 ] || fail "240 queries left from $nports source ports: $(tr '\n' ' ' <"$TDIR/per-port")"
+}
+ports_upstream_answers() {
+	[ "$(world_exec_client dig +short +time=1 +tries=1 -p 5301 @"$WORLD_DNS4" \
+		up.ports.test A 2>/dev/null)" = 203.0.113.10 ]
+}
+
 # An upstream egret can tell at start will never answer is reported before
 # COMMAND runs: resolv.conf naming 127.0.0.53 where nothing listens (as in
 # a network namespace without systemd-resolved), or an address with no

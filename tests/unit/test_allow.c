@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 #include "egret_match.h"
 #include "enforce/allow.h"
+#include "enforce/mapwalk.h"
 
 #define NOW 1000000000ULL
 
@@ -181,7 +183,8 @@ static int maps_setup(void **state)
 
 	maps = (struct allow_maps){ .attempt = T_ATTEMPT, .allow4 = -1,
 				    .allow6 = -1, .cidr4 = -1, .cidr6 = -1,
-				    .names = -1, .pins = -1, .host4 = -1, .host6 = -1 };
+				    .names = -1, .pins = -1, .host4 = -1, .host6 = -1,
+				    .dest_counts = -1 };
 	*state = &maps;
 	if (geteuid() != 0)
 		return 0;
@@ -682,6 +685,85 @@ static void learn_repeats_skipped(void **state)
 	allow_learned_free(q.learned);
 }
 
+/* Names sharing an address (a CDN's): each new name's answer writes its
+ * pair; the address's entry, holding the rule already, is not rewritten -
+ * unless the destination it carries changes. */
+static void learn_shared_address(void **state)
+{
+	struct allow_maps q = *need_maps(state);
+	const struct port_range https = { 443, 443 };
+	const __u64 s = 1000000000ULL;
+	__u64 now = allow_now_ns(), exp = 0;
+	struct egret_pin_key pk = { .attempt = T_ATTEMPT, .family = 4 };
+	struct egret_allow v;
+	__u32 addr = htonl(0xcb007107);	/* 203.0.113.7 */
+	char name[32];
+
+	q.learned = allow_learned_new();
+	assert_non_null(q.learned);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "n%d.cdn.test", i);
+		assert_int_equal(allow_learn_for(&q, AF_INET, &addr, name, 5, true, &https, 1,
+						 false, now + (10 + i) * s / 1000 + 10 * s), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "n%d.cdn.test", i);
+		memset(pk.name, 0, sizeof(pk.name));
+		pk.addr[0] = addr;
+		strcpy(pk.name, name);
+		pk.len = (__u32)strlen(name);
+		assert_int_equal(bpf_map_lookup_elem(q.pins, &pk, &v), 0);
+	}
+	v = get4(q.allow4, "203.0.113.7", 32);
+	assert_int_equal(count_rule(&v, 443, 443, &exp), 1);
+	assert_true(exp == now + 10 * s / 1000 + 10 * s);	/* the first name's write */
+	assert_int_equal(v.dest, 5);
+	/* Another destination for the same rule: written. */
+	assert_int_equal(allow_learn_for(&q, AF_INET, &addr, "n0.cdn.test", 6, true, &https, 1,
+					 false, now + 10 * s), 0);
+	v = get4(q.allow4, "203.0.113.7", 32);
+	assert_int_equal(v.dest, 6);
+	allow_learned_free(q.learned);
+}
+
+/* The sweep and the purge read the shared maps a chunk at a time: past
+ * the first chunk, and leaving another attempt's entries alone. */
+static void sweep_and_purge_past_a_chunk(void **state)
+{
+	struct allow_maps q = *need_maps(state);
+	const struct port_range p80 = { 80, 80 };
+	const __u64 s = 1000000000ULL;
+	__u64 now = allow_now_ns();
+	struct egret_key4 key = { .attempt = T_OTHER };
+	struct egret_allow v = {};
+	const int n = 3 * MAPWALK_CHUNK / 2;
+	int big = bpf_map_create(BPF_MAP_TYPE_HASH, "t_big4", sizeof(struct egret_key4),
+				 sizeof(struct egret_allow), 4 * n, NULL);
+
+	assert_true(big >= 0);
+	q.allow4 = big;
+	q.allow6 = q.pins = -1;
+	assert_int_equal(allow_add_rule_flags(&v, 80, 80, 0, now + s, now), 0);
+	for (int i = 0; i < n; i++) {
+		__u32 a = htonl(0x0a000000 + (__u32)i);	/* 10.0.x.y */
+
+		/* Half of ours live for a minute, half expire in 1 s;
+		 * the other attempt's all expire in 1 s. */
+		assert_int_equal(allow_learn(&q, AF_INET, &a, &p80, 1, false,
+					     now + (i % 2 ? 60 : 1) * s), 0);
+		key.addr = a;
+		assert_int_equal(bpf_map_update_elem(big, &key, &v, BPF_NOEXIST), 0);
+	}
+	assert_int_equal(allow_sweep(&q, now + 2 * s), n / 2);
+	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_ATTEMPT, true), n - n / 2);
+	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_OTHER, true), n);
+	q.cidr4 = q.cidr6 = q.names = q.host4 = q.host6 = q.dest_counts = -1;
+	assert_int_equal(allow_purge(&q), 0);
+	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_ATTEMPT, true), 0);
+	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_OTHER, true), n);
+	close(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -698,6 +780,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(quota_counts_the_attempts_share,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(learn_repeats_skipped,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(learn_shared_address,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(sweep_and_purge_past_a_chunk,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(static_cidr_inherits_wider_listed_later,
 						maps_setup, maps_teardown),

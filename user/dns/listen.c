@@ -12,25 +12,73 @@
 
 #define BIND_TRIES		16
 
+void listen_flush(struct dns_proxy *p)
+{
+	struct udp_out *o = p->out;
+	unsigned int off = 0;
+	int r;
+
+	/* sendmmsg() stops at a datagram that fails: that one is dropped,
+	 * as a sendto() of it would be, and the rest still go. */
+	while (off < o->n) {
+		r = sendmmsg(o->fd, o->msgs + off, o->n - off, MSG_DONTWAIT);
+		off += r > 0 ? (unsigned int)r : 1;
+	}
+	o->n = 0;
+}
+
+void listen_send(struct dns_proxy *p, int fd, const struct sockaddr_storage *to,
+		 socklen_t tolen, const uint8_t *msg, size_t len)
+{
+	struct udp_out *o = p->out;
+	unsigned int i;
+
+	if (o->n && (o->fd != fd || o->n == DNS_UDP_BATCH))
+		listen_flush(p);
+	if (len > DNS_UDP_SLOT) {
+		listen_flush(p);
+		sendto(fd, msg, len, MSG_DONTWAIT, (const struct sockaddr *)to, tolen);
+		return;
+	}
+	i = o->n++;
+	o->fd = fd;
+	memcpy(o->data[i], msg, len);
+	memcpy(&o->to[i], to, tolen);
+	o->iov[i] = (struct iovec){ .iov_base = o->data[i], .iov_len = len };
+	o->msgs[i].msg_hdr = (struct msghdr){ .msg_name = &o->to[i], .msg_namelen = tolen,
+					      .msg_iov = &o->iov[i], .msg_iovlen = 1 };
+}
+
 void listen_on_udp(struct loop_source *src, uint32_t events)
 {
 	struct dns_proxy *p = container_of(src, struct proxy_source, src)->p;
-	static uint8_t buf[DNS_MAX_MSG];
-	int i;
+	static uint8_t buf[DNS_UDP_BATCH][DNS_UDP_QUERY_MAX];
+	struct sockaddr_storage from[DNS_UDP_BATCH];
+	struct mmsghdr msgs[DNS_UDP_BATCH];
+	struct iovec iov[DNS_UDP_BATCH];
+	int i, n, rounds;
 
 	(void)events;
-	/* Bounded batch: TCP clients and the upstreams get their turn. */
-	for (i = 0; i < 64; i++) {
-		struct query tmpl = { .udp_fd = src->fd,
-				      .fromlen = sizeof(tmpl.from) };
-		ssize_t n = recvfrom(src->fd, buf, sizeof(buf), MSG_DONTWAIT,
-				     (struct sockaddr *)&tmpl.from,
-				     &tmpl.fromlen);
+	/* Bounded: TCP clients and the upstreams get their turn. A short
+	 * batch means the socket was empty; what came after wakes us again. */
+	for (rounds = 0, n = DNS_UDP_BATCH; rounds < 4 && n == DNS_UDP_BATCH; rounds++) {
+		for (i = 0; i < DNS_UDP_BATCH; i++) {
+			iov[i] = (struct iovec){ .iov_base = buf[i], .iov_len = sizeof(buf[i]) };
+			msgs[i].msg_hdr = (struct msghdr){
+				.msg_name = &from[i], .msg_namelen = sizeof(from[i]),
+				.msg_iov = &iov[i], .msg_iovlen = 1 };
+		}
+		n = recvmmsg(src->fd, msgs, DNS_UDP_BATCH, MSG_DONTWAIT, NULL);
+		for (i = 0; i < n; i++) {
+			struct query tmpl = { .udp_fd = src->fd,
+					      .fromlen = msgs[i].msg_hdr.msg_namelen,
+					      .oversize = msgs[i].msg_hdr.msg_flags & MSG_TRUNC };
 
-		if (n < 0)
-			break;
-		proxy_handle_query(p, buf, (size_t)n, &tmpl);
+			memcpy(&tmpl.from, &from[i], sizeof(tmpl.from));
+			proxy_handle_query(p, buf[i], msgs[i].msg_len, &tmpl);
+		}
 	}
+	listen_flush(p);
 }
 
 static int listen_on(int family, int type, uint16_t port, int *ret_fd,

@@ -27,8 +27,7 @@
 static void reply(struct query *qy, const uint8_t *msg, size_t len)
 {
 	if (!qy->conn) {
-		sendto(qy->udp_fd, msg, len, MSG_DONTWAIT,
-		       (struct sockaddr *)&qy->from, qy->fromlen);
+		listen_send(qy->p, qy->udp_fd, &qy->from, qy->fromlen, msg, len);
 		return;
 	}
 	tcp_send(qy->conn, msg, len);
@@ -168,6 +167,8 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t ttl = addrs[i].ttl;
+		bool known;
+
 		if (allow_special_addr(&p->maps, addrs[i].family, addrs[i].addr)) {
 			log_debug("dns: %s: not learning a special address",
 				  qy->q.name);
@@ -180,8 +181,10 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 		if (ttl < min_seen)
 			min_seen = ttl;
 		/* Attribution only: a full names map never fails an answer. */
+		known = names_get(p->names, addrs[i].family, addrs[i].addr) != NULL;
 		if (names_put(p->names, addrs[i].family, addrs[i].addr, qy->q.name))
-			allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name);
+			allow_name(&p->maps, addrs[i].family, addrs[i].addr, qy->q.name,
+				   known);
 		if (qy->audit_only)
 			continue;
 		r = allow_learn_for(&p->maps, addrs[i].family, addrs[i].addr,
@@ -279,7 +282,7 @@ static uint16_t random_id(void)
  * message that is not a query gets nothing). */
 static bool read_question(struct query *tmpl, const uint8_t *msg, size_t len)
 {
-	int r = dns_parse_query(msg, len, &tmpl->q);
+	int r = tmpl->oversize ? -EMSGSIZE : dns_parse_query(msg, len, &tmpl->q);
 
 	if (r == -EOPNOTSUPP) {
 		reply_header_only(tmpl, msg, len, DNS_RCODE_NOTIMP);
@@ -412,7 +415,10 @@ int dns_proxy_open(struct dns_proxy **ret, const struct dns_proxy_config *cfg,
 	p->cfg = *cfg;
 	p->udp4.src.fd = p->udp6.src.fd = p->tcp4.src.fd = p->tcp6.src.fd = -1;
 	p->names = calloc(1, sizeof(*p->names));
-	r = p->names ? 0 : -ENOMEM;
+	p->out = malloc(sizeof(*p->out));
+	r = p->names && p->out ? 0 : -ENOMEM;
+	if (p->out)
+		p->out->n = 0;
 	if (r == 0) {
 		*ret_step = "bind the DNS proxy on loopback";
 		r = cfg->adopt_fds && listen_adopt(p, cfg->adopt_fds) == 0 ? 0 : listen_bind(p);
@@ -458,6 +464,12 @@ const struct names *dns_proxy_names(const struct dns_proxy *p)
 	return p->names;
 }
 
+/* c-ares has run the callbacks of an event: their UDP answers leave. */
+static void answers_made(void *arg)
+{
+	listen_flush(arg);
+}
+
 int dns_proxy_start(struct dns_proxy *p, struct loop *loop,
 		    const struct allow_maps *maps)
 {
@@ -475,7 +487,7 @@ int dns_proxy_start(struct dns_proxy *p, struct loop *loop,
 		if (r < 0)
 			return r;
 	}
-	return dns_upstreams_start(p->ups, loop);
+	return dns_upstreams_start(p->ups, loop, answers_made, p);
 }
 
 void dns_proxy_set_rules(struct dns_proxy *p, const struct host_rule *rules,
@@ -496,5 +508,6 @@ void dns_proxy_close(struct dns_proxy *p)
 		tcp_close(p->conns);
 	listen_close(p);
 	free(p->names);
+	free(p->out);
 	free(p);
 }

@@ -18,6 +18,9 @@
 
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
 #define DNS_MAX_TCP_CONNS	64
+#define DNS_UDP_BATCH		16	/* datagrams read or sent per system call */
+#define DNS_UDP_QUERY_MAX	4096	/* a UDP query's room; longer ones are FORMERR */
+#define DNS_UDP_SLOT		1280	/* a queued answer's room; longer ones go alone */
 
 struct dns_stats {
 	uint64_t queries;
@@ -37,6 +40,17 @@ struct proxy_source {
 
 struct tcp_conn;
 
+/* UDP answers waiting for the end of the event that made them, to leave
+ * in one sendmmsg(). */
+struct udp_out {
+	int fd;				/* the listener they leave from */
+	unsigned int n;
+	struct mmsghdr msgs[DNS_UDP_BATCH];
+	struct iovec iov[DNS_UDP_BATCH];
+	struct sockaddr_storage to[DNS_UDP_BATCH];
+	uint8_t data[DNS_UDP_BATCH][DNS_UDP_SLOT];
+};
+
 struct dns_proxy {
 	struct dns_proxy_config cfg;
 	struct loop *loop;
@@ -50,6 +64,7 @@ struct dns_proxy {
 	unsigned int inflight;
 	struct dns_stats stats;
 	struct names *names;		/* learned address -> name */
+	struct udp_out *out;
 };
 
 /* Where a query came from, so its answer goes back the same way. */
@@ -63,6 +78,7 @@ struct query {
 	bool audit_only;		/* not allowed; answered for --audit */
 	bool pinned;			/* its addresses get SNI pinning */
 	__u64 upload_limit;		/* its rules' upload budget; 0: none */
+	bool oversize;			/* a UDP query longer than its room */
 	bool client_edns;		/* the client sent an OPT record */
 	uint16_t client_limit;		/* largest UDP answer it takes */
 	int udp_fd;			/* -1 for TCP */
@@ -103,6 +119,11 @@ void tcp_close(struct tcp_conn *c);
 
 /* dns/listen.c: the four listeners on one free loopback port. */
 int listen_bind(struct dns_proxy *p);
+/* An answer to a UDP client, queued; all leave at listen_flush(), which
+ * every event that can answer ends with. */
+void listen_send(struct dns_proxy *p, int fd, const struct sockaddr_storage *to,
+		 socklen_t tolen, const uint8_t *msg, size_t len);
+void listen_flush(struct dns_proxy *p);
 int listen_adopt(struct dns_proxy *p, int *fds);
 void listen_on_udp(struct loop_source *src, uint32_t events);
 void listen_close(struct dns_proxy *p);

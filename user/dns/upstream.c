@@ -13,23 +13,38 @@
 #include <sys/timerfd.h>
 #include <ares.h>
 
+#include "dns/socks.h"
 #include "dns/upstream.h"
 #include "dns/wire.h"
 #include "lib/log.h"
 
 #define CHECK_WAIT_MS	50
 #define MAX_SOCKS	32	/* c-ares sockets watched at once */
+/* Queries one UDP socket to an upstream carries before the next goes out
+ * from a fresh one (a new source port): what c-ares 1.20 calls
+ * udp_max_queries. Opening a socket per query, as c-ares 1.18 does when
+ * it closes them whenever none is in flight, was a third of the proxy's
+ * system calls. */
+#define UDP_PER_PORT	64
+#define UDP_FLAGS	(ARES_FLAG_IGNTC | ARES_FLAG_STAYOPEN)	/* TC reaches the client */
+#define TCP_FLAGS	ARES_FLAG_USEVC				/* for clients on TCP */
 
 /* One c-ares channel: its one server over one transport. */
 struct chan {
 	struct dns_upstreams *ups;
-	ares_channel ch;
+	ares_channel ch;			/* NULL: not made yet */
+	unsigned int sent;			/* queries since its socket opened */
+	unsigned int pending;			/* queries it has not answered */
 };
 
+/* UDP goes over two channels in turn: one carries the queries while the
+ * other's last ones are answered; then that one's socket is closed and it
+ * takes over with a new one. */
 struct upstream {
 	char name[INET6_ADDRSTRLEN + 8];	/* "ADDR:PORT", "[V6]:PORT" */
-	struct chan udp;			/* ARES_FLAG_IGNTC: TC reaches the client */
-	struct chan tcp;			/* ARES_FLAG_USEVC: for clients on TCP */
+	struct chan udp[2];
+	unsigned int active;			/* the udp[] that sends */
+	struct chan tcp;			/* made at the first TCP client's query */
 	uint64_t dead_until_ms;			/* 0: answering, as far as we know */
 	bool said_dead;
 };
@@ -49,6 +64,9 @@ struct dns_upstreams {
 	struct loop *loop;
 	struct loop_source timer;		/* c-ares' next deadline */
 	uint64_t armed_ms;			/* when it fires (now_ms()), 0: not armed */
+	struct dns_rx *rx;			/* UDP answers read in batches */
+	void (*after)(void *ctx);		/* at the end of each event */
+	void *after_ctx;
 	struct sock socks[MAX_SOCKS];
 };
 
@@ -58,6 +76,7 @@ struct up_query {
 	dns_upstream_done done;
 	void *arg;
 	bool tcp;
+	struct chan *via;		/* the channel of the current try */
 	uint64_t start_ms;
 	unsigned int tries;
 	uint32_t tried;			/* bit i: upstream i had a try */
@@ -85,10 +104,14 @@ static void rearm(struct dns_upstreams *ups)
 	if (!ups->loop)
 		return;
 	for (size_t i = 0; i < ups->n; i++) {
-		t = ares_timeout(ups->s[i].udp.ch, &tv, &buf);
-		tv = *t;
-		t = ares_timeout(ups->s[i].tcp.ch, &tv, &buf);
-		tv = *t;
+		struct chan *all[] = { &ups->s[i].udp[0], &ups->s[i].udp[1], &ups->s[i].tcp };
+
+		for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
+			if (!all[k]->ch)
+				continue;
+			t = ares_timeout(all[k]->ch, &tv, &buf);
+			tv = *t;
+		}
 	}
 	ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
 	if (!ms)
@@ -110,20 +133,35 @@ static void on_timer(struct loop_source *src, uint32_t events)
 		/* nothing: a re-armed timer may have no expiry to read */
 	}
 	for (size_t i = 0; i < ups->n; i++) {
-		ares_process_fd(ups->s[i].udp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-		ares_process_fd(ups->s[i].tcp.ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+		struct chan *all[] = { &ups->s[i].udp[0], &ups->s[i].udp[1], &ups->s[i].tcp };
+
+		for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+			if (all[k]->ch)
+				ares_process_fd(all[k]->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
 	}
 	rearm(ups);
+	if (ups->after)
+		ups->after(ups->after_ctx);
 }
 
 static void on_sock(struct loop_source *src, uint32_t events)
 {
 	struct sock *s = container_of(src, struct sock, src);
+	struct dns_upstreams *ups = s->ups;
 	int fd = src->fd;
 
 	ares_process_fd(s->ch, events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd : ARES_SOCKET_BAD,
 			events & EPOLLOUT ? fd : ARES_SOCKET_BAD);
-	rearm(s->ups);
+	/* c-ares stops reading only at EAGAIN or a closed socket: answers of
+	 * a batch it left (it does for one from the wrong address) get one
+	 * more round, then go, like that one. A batch never outlives this
+	 * event: the next one reads the socket afresh. */
+	if (dns_rx_pending(ups->rx, fd) && src->fn == on_sock && src->fd == fd)
+		ares_process_fd(s->ch, fd, ARES_SOCKET_BAD);
+	dns_rx_drop(ups->rx);
+	rearm(ups);
+	if (ups->after)
+		ups->after(ups->after_ctx);
 }
 
 /* c-ares opened, changed or closed a socket of @data's channel: watch it. */
@@ -191,7 +229,52 @@ static int chan_init(struct dns_upstreams *ups, struct chan *c, int flags,
 		c->ch = NULL;
 		return -EIO;
 	}
-	return ares_set_servers_ports_csv(c->ch, server) == ARES_SUCCESS ? 0 : -EINVAL;
+	dns_socks_use(c->ch, ups->rx);
+	if (ares_set_servers_ports_csv(c->ch, server) != ARES_SUCCESS) {
+		/* Not left with resolv.conf's servers in place of @server. */
+		ares_destroy(c->ch);
+		c->ch = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* @c made, with no socket open: the next query opens one. -EBUSY while
+ * c-ares still holds a query of it (inside its own callback). */
+static int chan_fresh(struct dns_upstreams *ups, struct chan *c, const char *server)
+{
+	int r;
+
+	if (!c->ch)
+		return chan_init(ups, c, UDP_FLAGS, server);
+	if (c->sent == 0)
+		return 0;
+	/* c-ares refuses while it has queries, and closes the sockets. */
+	r = ares_set_servers_ports_csv(c->ch, server);
+	if (r != ARES_SUCCESS)
+		return r == ARES_ENOTIMP ? -EBUSY : -EIO;
+	c->sent = 0;
+	return 0;
+}
+
+/* The UDP channel for @u's next query: the other one once this one's
+ * socket has carried UDP_PER_PORT and the other's queries are all
+ * answered. */
+static struct chan *chan_udp(struct dns_upstreams *ups, struct upstream *u)
+{
+	struct chan *c = &u->udp[u->active], *other = &u->udp[!u->active];
+
+	if (c->sent >= UDP_PER_PORT && other->pending == 0 &&
+	    chan_fresh(ups, other, u->name) == 0)
+		u->active = !u->active;
+	return &u->udp[u->active];
+}
+
+static struct chan *chan_tcp(struct dns_upstreams *ups, struct upstream *u)
+{
+	if (!u->tcp.ch && chan_init(ups, &u->tcp, TCP_FLAGS, u->name) < 0)
+		return NULL;
+	return &u->tcp;
 }
 
 /* resolv.conf's servers, as c-ares reads them, into "ADDR:PORT" texts. */
@@ -251,16 +334,17 @@ int dns_upstreams_open(struct dns_upstreams **ret, const char *csv,
 		      "the caller's /etc/resolv.conf" : "/etc/resolv.conf";
 	r = ares_library_init(ARES_LIB_INIT_ALL) == ARES_SUCCESS ? 0 : -EIO;
 	ups->library = r == 0;
+	if (r == 0 && !(ups->rx = dns_rx_new()))
+		r = -ENOMEM;
 	if (r == 0)
 		r = csv ? servers_from_csv(ups, csv) :
 			    servers_from_resolv_conf(ups, resolv_conf);
 	if (r == 0 && ups->n == 0)
 		r = -EINVAL;
-	for (size_t i = 0; r == 0 && i < ups->n; i++) {
-		r = chan_init(ups, &ups->s[i].udp, ARES_FLAG_IGNTC, ups->s[i].name);
-		if (r == 0)
-			r = chan_init(ups, &ups->s[i].tcp, ARES_FLAG_USEVC, ups->s[i].name);
-	}
+	/* One channel each now, which checks the address; the others when
+	 * they are first needed. */
+	for (size_t i = 0; r == 0 && i < ups->n; i++)
+		r = chan_init(ups, &ups->s[i].udp[0], UDP_FLAGS, ups->s[i].name);
 	if (r == 0) {
 		ups->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		if (ups->timer.fd < 0)
@@ -274,9 +358,12 @@ int dns_upstreams_open(struct dns_upstreams **ret, const char *csv,
 	return 0;
 }
 
-int dns_upstreams_start(struct dns_upstreams *ups, struct loop *loop)
+int dns_upstreams_start(struct dns_upstreams *ups, struct loop *loop,
+			void (*after)(void *ctx), void *ctx)
 {
 	ups->loop = loop;
+	ups->after = after;
+	ups->after_ctx = ctx;
 	ups->timer.fn = on_timer;
 	return loop_watch(loop, &ups->timer, EPOLLIN);
 }
@@ -288,10 +375,11 @@ void dns_upstreams_close(struct dns_upstreams *ups)
 	/* Destroying a channel fails its queries (ARES_EDESTRUCTION), each
 	 * told DNS_UPSTREAM_GONE, while its caller's state still exists. */
 	for (size_t i = 0; i < ups->n; i++) {
-		if (ups->s[i].udp.ch)
-			ares_destroy(ups->s[i].udp.ch);
-		if (ups->s[i].tcp.ch)
-			ares_destroy(ups->s[i].tcp.ch);
+		struct chan *all[] = { &ups->s[i].udp[0], &ups->s[i].udp[1], &ups->s[i].tcp };
+
+		for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+			if (all[k]->ch)
+				ares_destroy(all[k]->ch);
 	}
 	if (ups->loop && ups->timer.fn)
 		loop_unwatch(ups->loop, &ups->timer);
@@ -299,6 +387,7 @@ void dns_upstreams_close(struct dns_upstreams *ups)
 		close(ups->timer.fd);
 	if (ups->library)
 		ares_library_cleanup();
+	dns_rx_free(ups->rx);
 	free(ups);
 }
 
@@ -464,7 +553,7 @@ static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
 	u->said_dead = true;
 }
 
-static void try_next(struct up_query *uq);
+static int try_next(struct up_query *uq);
 
 /* c-ares' word for the outcome of a query, in ours. */
 static enum dns_upstream_status status_of(int status)
@@ -481,16 +570,16 @@ static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int
 	uint64_t now = now_ms();
 
 	(void)timeouts;
+	uq->via->pending--;
 	if (status != ARES_EDESTRUCTION) {
 		bool failed = status != ARES_SUCCESS || answer_failed(status, abuf, alen);
 
 		mark(ups, uq->at, status, now);
 		if (failed && uq->tries < DNS_UPSTREAM_MAX_TRIES &&
 		    now - uq->start_ms < DNS_UPSTREAM_BUDGET_MS &&
-		    (upstream_silent(status) || !all_tried(ups, uq->tried))) {
-			try_next(uq);
+		    (upstream_silent(status) || !all_tried(ups, uq->tried)) &&
+		    try_next(uq) == 0)
 			return;
-		}
 	}
 	if (status == ARES_SUCCESS && (!abuf || alen <= 0))
 		status = ARES_EBADRESP;
@@ -498,17 +587,27 @@ static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int
 	free(uq);
 }
 
-static void try_next(struct up_query *uq)
+/* The next try of @uq; -ENOMEM if its channel could not be made (then
+ * @uq is the caller's). */
+static int try_next(struct up_query *uq)
 {
 	struct dns_upstreams *ups = uq->ups;
 	struct upstream *u;
+	struct chan *c;
 
 	uq->at = pick(ups, uq->tried, now_ms());
 	uq->tried |= 1U << uq->at;
 	uq->tries++;
 	u = &ups->s[uq->at];
-	ares_send(uq->tcp ? u->tcp.ch : u->udp.ch, uq->msg, (int)uq->len, on_try, uq);
+	c = uq->tcp ? chan_tcp(ups, u) : chan_udp(ups, u);
+	if (!c)
+		return -ENOMEM;
+	uq->via = c;
+	c->sent++;
+	c->pending++;
+	ares_send(c->ch, uq->msg, (int)uq->len, on_try, uq);
 	rearm(ups);
+	return 0;
 }
 int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 		      size_t len, dns_upstream_done done, void *arg)
@@ -523,6 +622,9 @@ int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 	*uq = (struct up_query){ .ups = ups, .done = done, .arg = arg, .tcp = tcp,
 				 .start_ms = now_ms(), .len = len };
 	memcpy(uq->msg, msg, len);
-	try_next(uq);
+	if (try_next(uq) < 0) {
+		free(uq);
+		return -ENOMEM;
+	}
 	return 0;
 }

@@ -58,8 +58,10 @@ int dns_upstreams_open(struct dns_upstreams **ret, const char *csv,
  */
 int dns_upstreams_check(struct dns_upstreams *ups);
 
-/* Watch c-ares' sockets and deadlines from @loop (before any send). */
-int dns_upstreams_start(struct dns_upstreams *ups, struct loop *loop);
+/* Watch c-ares' sockets and deadlines from @loop (before any send).
+ * @after(@ctx) runs at the end of each event that may have run a @done. */
+int dns_upstreams_start(struct dns_upstreams *ups, struct loop *loop,
+			void (*after)(void *ctx), void *ctx);
 
 /* Send @msg (a query egret built) over UDP or TCP; @done runs once (maybe
  * before this returns). -EMSGSIZE, -ENOMEM: @done will not run. */

@@ -11,6 +11,7 @@
 #include "enforce/allow.h"
 #include "enforce/dests.h"
 #include "enforce/hostaddr.h"
+#include "enforce/mapwalk.h"
 #include "lib/util.h"
 
 __u64 allow_now_ns(void)
@@ -104,33 +105,64 @@ static void quota_give(__u32 *n)
 		(*n)--;
 }
 
-/* Merge @add into the map's entry at @key, creating it if needed (a new
- * one counted in @n, at most @max). */
-static int map_merge(int fd, const void *key, const struct egret_allow *add,
-		     __u64 now_ns, __u32 *n, __u32 max)
+/* @add's flags, destination and rules into @cur. */
+static int merge_into(struct egret_allow *cur, const struct egret_allow *add, __u64 now_ns)
 {
-	struct egret_allow cur = {};
-	bool created = false;
 	int i, r;
 
-	if (bpf_map_lookup_elem(fd, key, &cur) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		created = true;
-	}
-	cur.flags |= add->flags;
+	cur->flags |= add->flags;
 	if (add->dest)
-		cur.dest = add->dest;	/* the last writer's: docs/BUDGETS.md */
+		cur->dest = add->dest;	/* the last writer's: docs/BUDGETS.md */
 	for (i = 0; i < EGRET_PORT_SLOTS; i++) {
 		const struct egret_port_rule *rule = &add->rules[i];
 
 		if (rule->expires_ns == EGRET_EXPIRES_UNUSED)
 			continue;
-		r = allow_add_rule_flags(&cur, rule->port_lo, rule->port_hi,
+		r = allow_add_rule_flags(cur, rule->port_lo, rule->port_hi,
 					 rule->flags, rule->expires_ns, now_ns);
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+/* @add as a new entry at @key, counted in @n: -EEXIST if there is one. */
+static int map_create(int fd, const void *key, const struct egret_allow *add,
+		      __u64 now_ns, __u32 *n, __u32 max)
+{
+	struct egret_allow cur = {};
+	int r = merge_into(&cur, add, now_ns);
+
+	if (r < 0 || (r = quota_take(n, max)) < 0)
+		return r;
+	if (bpf_map_update_elem(fd, key, &cur, BPF_NOEXIST) < 0) {
+		r = -errno;
+		quota_give(n);
+		return r;
+	}
+	return 0;
+}
+
+/* Merge @add into the map's entry at @key, creating it if needed (a new
+ * one counted in @n, at most @max). @likely_new: try creating it first,
+ * one system call where a lookup and an update are two. */
+static int map_merge(int fd, const void *key, const struct egret_allow *add,
+		     __u64 now_ns, __u32 *n, __u32 max, bool likely_new)
+{
+	struct egret_allow cur = {};
+	bool created = false;
+	int r;
+
+	if (likely_new && (r = map_create(fd, key, add, now_ns, n, max)) != -EEXIST)
+		return r;
+	if (bpf_map_lookup_elem(fd, key, &cur) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		created = true;
+	}
+	r = merge_into(&cur, add, now_ns);
+	if (r < 0)
+		return r;
 	if (created && (r = quota_take(n, max)) < 0)
 		return r;
 	if (bpf_map_update_elem(fd, key, &cur, BPF_ANY) < 0) {
@@ -214,7 +246,7 @@ static int write_one(const struct allow_maps *maps,
 		struct egret_key4 key = { .attempt = maps->attempt, .addr = spec->addr[0] };
 
 		return map_merge(maps->allow4, &key, &add, now_ns,
-				 QUOTA(maps, n4, max_entries));
+				 QUOTA(maps, n4, max_entries), false);
 	}
 	/* A trie lookup returns the longest match, not this prefix's own
 	 * entry: never read back. @add is already complete (its own rules,
@@ -233,7 +265,7 @@ static int write_one(const struct allow_maps *maps,
 
 		memcpy(key.addr, spec->addr, sizeof(key.addr));
 		return map_merge(maps->allow6, &key, &add, now_ns,
-				 QUOTA(maps, n6, max_entries));
+				 QUOTA(maps, n6, max_entries), false);
 	}
 	struct egret_lpm_key6 key = {
 		.prefixlen = EGRET_LPM_ATTEMPT_BITS + spec->prefixlen,
@@ -344,63 +376,58 @@ static void learned_note(struct allow_learned *l, int family, const __u32 addr[4
 	memcpy(s->addr, addr, sizeof(s->addr));
 }
 
-/* Merge the learned rules into the address's entry; pinned, into the
- * (address, @name) pair too (bpf/lib/pin.h). */
-static int learn_write(const struct allow_maps *maps, int family, const void *addr,
-		       const char *name, __u32 dest, bool pinned,
-		       const struct port_range *ports, unsigned int nports, bool any,
-		       __u64 expires_ns, __u64 now_ns)
+/* The learned rules of @ports until @expires_ns, into @add. */
+static int learn_rules(struct egret_allow *add, bool pinned, const struct port_range *ports,
+		       unsigned int nports, bool any, __u64 expires_ns, __u64 now_ns)
 {
 	__u32 flags = pinned ? EGRET_RULE_PINNED : 0;
-	struct egret_allow add = {};
 	unsigned int i;
-	int r;
+	int r = 0;
 
-	if (any || nports == 0) {
-		r = allow_add_rule_flags(&add, 0, 65535, flags, expires_ns, now_ns);
-	} else {
-		for (i = 0, r = 0; i < nports && r == 0; i++)
-			r = allow_add_rule_flags(&add, ports[i].lo, ports[i].hi, flags,
-						 expires_ns, now_ns);
-	}
-	if (r < 0)
-		return r;
-	add.dest = dest;
-	if (!dest && maps->dests) {
-		/* Made with its budget by the DNS proxy before (dns/proxy.c). */
-		r = dests_id(maps->dests, name ? name : "(unnamed)", 0, &add.dest);
-		if (r < 0)
-			return r;
-	}
-	/* The pair first: an address is never pinned without its names. */
-	if (pinned) {
-		struct egret_pin_key pk = { .attempt = maps->attempt,
-					    .family = family == AF_INET ? 4 : 6 };
-		size_t len = strlen(name);
+	if (any || nports == 0)
+		return allow_add_rule_flags(add, 0, 65535, flags, expires_ns, now_ns);
+	for (i = 0; i < nports && r == 0; i++)
+		r = allow_add_rule_flags(add, ports[i].lo, ports[i].hi, flags, expires_ns,
+					 now_ns);
+	return r;
+}
 
-		if (len == 0 || len > EGRET_SNI_MAX)
-			return -EINVAL;
-		memcpy(pk.addr, addr, family == AF_INET ? 4 : 16);
-		memcpy(pk.name, name, len);
-		pk.len = (__u32)len;
-		r = map_merge(maps->pins, &pk, &add, now_ns,
-			      maps->quota ? &maps->quota->npins : NULL,
-			      maps->quota ? EGRET_NAMES_PER_ENTRY * maps->quota->max_entries : 0);
-		if (r < 0)
-			return r;
-	}
+/* The (address, @name) pair of a pinned answer (bpf/lib/pin.h). Most
+ * pairs are new, so creating is tried before reading. */
+static int learn_pin(const struct allow_maps *maps, int family, const void *addr,
+		     const char *name, const struct egret_allow *add, __u64 now_ns)
+{
+	struct egret_pin_key pk = { .attempt = maps->attempt,
+				    .family = family == AF_INET ? 4 : 6 };
+	size_t len = strlen(name);
+
+	if (len == 0 || len > EGRET_SNI_MAX)
+		return -EINVAL;
+	memcpy(pk.addr, addr, family == AF_INET ? 4 : 16);
+	memcpy(pk.name, name, len);
+	pk.len = (__u32)len;
+	return map_merge(maps->pins, &pk, add, now_ns,
+			 maps->quota ? &maps->quota->npins : NULL,
+			 maps->quota ? EGRET_NAMES_PER_ENTRY * maps->quota->max_entries : 0,
+			 true);
+}
+
+/* The learned rules merged into the address's own entry. */
+static int learn_entry(const struct allow_maps *maps, int family, const void *addr,
+		       const struct egret_allow *add, __u64 now_ns)
+{
 	if (family == AF_INET) {
 		struct egret_key4 key = { .attempt = maps->attempt };
 
 		memcpy(&key.addr, addr, sizeof(key.addr));
-		return map_merge(maps->allow4, &key, &add, now_ns,
-				 QUOTA(maps, n4, max_entries));
+		return map_merge(maps->allow4, &key, add, now_ns,
+				 QUOTA(maps, n4, max_entries), false);
 	}
 	struct egret_key6 key = { .attempt = maps->attempt };
 
 	memcpy(key.addr, addr, sizeof(key.addr));
-	return map_merge(maps->allow6, &key, &add, now_ns,
-			 QUOTA(maps, n6, max_entries));
+	return map_merge(maps->allow6, &key, add, now_ns,
+			 QUOTA(maps, n6, max_entries), false);
 }
 
 int allow_learn(const struct allow_maps *maps, int family, const void *addr,
@@ -420,28 +447,61 @@ int allow_learn_named(const struct allow_maps *maps, int family, const void *add
 			       expires_ns);
 }
 
+/*
+ * The pair and the entry are written, and remembered as written, each on
+ * its own: many names share an address (a CDN's), and once its entry
+ * holds the rule, each new name's answer costs the pair only.
+ */
 int allow_learn_for(const struct allow_maps *maps, int family, const void *addr,
 		    const char *name, __u32 dest, bool pinned,
 		    const struct port_range *ports, unsigned int nports, bool any,
 		    __u64 expires_ns)
 {
 	__u64 now_ns = allow_now_ns(), ph = ports_hash(ports, nports, any);
+	__u64 name_hash = name ? fnv1a(FNV1A_INIT, name, strlen(name)) | 1 : 0;
+	__u64 pin_ph, entry_ph;
+	struct egret_allow add = {};
+	bool pin_done, entry_done;
 	__u32 words[4] = {};
 	int r;
 
 	if (pinned && !name)
 		return -EINVAL;
-	/* A pinned write is one per name: the name is part of what repeats. */
-	if (pinned)
-		ph ^= fnv1a(FNV1A_INIT, name, strlen(name)) | 1;
 	memcpy(words, addr, family == AF_INET ? 4 : 16);
-	if (learned_already(maps->learned, family, words, ph, expires_ns, now_ns))
+	/* What an entry write carries besides the ports: the pinned flag
+	 * and the destination (the name's own, when none is given). */
+	pin_ph = (ph ^ name_hash) * 1099511628211ULL + 1;
+	entry_ph = ph ^ ((__u64)dest << 33) ^ (pinned ? 2 : 4) ^ (dest ? 0 : name_hash);
+	pin_done = !pinned || learned_already(maps->learned, family, words, pin_ph,
+					      expires_ns, now_ns);
+	entry_done = learned_already(maps->learned, family, words, entry_ph, expires_ns,
+				     now_ns);
+	if (pin_done && entry_done)
 		return 0;
-	r = learn_write(maps, family, addr, name, dest, pinned, ports, nports, any,
-			expires_ns, now_ns);
-	if (r == 0)
-		learned_note(maps->learned, family, words, ph, expires_ns);
-	return r;
+	r = learn_rules(&add, pinned, ports, nports, any, expires_ns, now_ns);
+	if (r < 0)
+		return r;
+	add.dest = dest;
+	if (!dest && maps->dests) {
+		/* Made with its budget by the DNS proxy before (dns/proxy.c). */
+		r = dests_id(maps->dests, name ? name : "(unnamed)", 0, &add.dest);
+		if (r < 0)
+			return r;
+	}
+	/* The pair first: an address is never pinned without its names. */
+	if (!pin_done) {
+		r = learn_pin(maps, family, addr, name, &add, now_ns);
+		if (r < 0)
+			return r;
+		learned_note(maps->learned, family, words, pin_ph, expires_ns);
+	}
+	if (!entry_done) {
+		r = learn_entry(maps, family, addr, &add, now_ns);
+		if (r < 0)
+			return r;
+		learned_note(maps->learned, family, words, entry_ph, expires_ns);
+	}
+	return 0;
 }
 
 /* Clear the expired rules of one entry. Returns how many rules stay live;
@@ -466,6 +526,33 @@ static int sweep_entry(struct egret_allow *val, __u64 now_ns, bool *changed)
 	return live;
 }
 
+struct sweep {
+	int fd;
+	__u64 attempt, now_ns;
+	__u32 *n;
+	int deleted;
+};
+
+static int sweep_one(const void *key, const void *value, void *ctx)
+{
+	struct sweep *sw = ctx;
+	struct egret_allow val;
+	bool changed;
+
+	if (memcmp(key, &sw->attempt, sizeof(sw->attempt)))
+		return 0;
+	memcpy(&val, value, sizeof(val));
+	if (sweep_entry(&val, sw->now_ns, &changed) == 0) {
+		if (bpf_map_delete_elem(sw->fd, key) == 0) {
+			sw->deleted++;
+			quota_give(sw->n);
+		}
+	} else if (changed) {
+		bpf_map_update_elem(sw->fd, key, &val, BPF_EXIST);
+	}
+	return 0;
+}
+
 /* The attempt's entries of one exact map: expired rules cleared, entries
  * left with none deleted (their names stay, for attribution, within the
  * attempt's share). Other attempts' entries are theirs to sweep. */
@@ -475,31 +562,10 @@ static int sweep_map(const struct allow_maps *maps, int fd, int family,
 	size_t key_size = family == 4 ? sizeof(struct egret_key4) :
 			  family == 6 ? sizeof(struct egret_key6) :
 			  sizeof(struct egret_pin_key);	/* 0: the pairs */
-	unsigned char cur[sizeof(struct egret_pin_key)], next[sizeof(cur)];
-	int deleted = 0, more;
+	struct sweep sw = { .fd = fd, .attempt = maps->attempt, .now_ns = now_ns, .n = n };
 
-	/* Fetch the next key before touching the current one: a hash map
-	 * restarts iteration from the top after its current key vanishes. */
-	more = bpf_map_get_next_key(fd, NULL, cur) == 0;
-	while (more) {
-		struct egret_allow val;
-		bool changed;
-
-		more = bpf_map_get_next_key(fd, cur, next) == 0;
-		if (!memcmp(cur, &maps->attempt, sizeof(maps->attempt)) &&
-		    bpf_map_lookup_elem(fd, cur, &val) == 0) {
-			if (sweep_entry(&val, now_ns, &changed) == 0) {
-				if (bpf_map_delete_elem(fd, cur) == 0) {
-					deleted++;
-					quota_give(n);
-				}
-			} else if (changed) {
-				bpf_map_update_elem(fd, cur, &val, BPF_EXIST);
-			}
-		}
-		memcpy(cur, next, key_size);
-	}
-	return deleted;
+	mapwalk(fd, key_size, sizeof(struct egret_allow), sweep_one, &sw);
+	return sw.deleted;
 }
 
 int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
@@ -513,7 +579,7 @@ int allow_sweep(const struct allow_maps *maps, __u64 now_ns)
 }
 
 int allow_name(const struct allow_maps *maps, int family, const void *addr,
-	       const char *name)
+	       const char *name, bool likely_there)
 {
 	struct egret_name_key key = { .attempt = maps->attempt,
 				      .family = family == AF_INET ? 4 : 6 };
@@ -522,47 +588,60 @@ int allow_name(const struct allow_maps *maps, int family, const void *addr,
 	int r;
 
 	memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
-	snprintf(val.name, sizeof(val.name), "%s", name);
-	if (bpf_map_update_elem(maps->names, &key, &val, BPF_EXIST) == 0)
+	strncpy(val.name, name, sizeof(val.name) - 1);
+	/* A replaced name is one write, a new one (counted) another: the
+	 * caller's guess of which it is goes first. */
+	if (likely_there && bpf_map_update_elem(maps->names, &key, &val, BPF_EXIST) == 0)
 		return 0;
-	if (errno != ENOENT)
+	if (likely_there && errno != ENOENT)
 		return -errno;
 	r = q ? quota_take(&q->nnames, EGRET_NAMES_PER_ENTRY * q->max_entries) : 0;
 	if (r < 0)
 		return r;
-	if (bpf_map_update_elem(maps->names, &key, &val, BPF_NOEXIST) < 0) {
-		r = -errno;
-		if (q)
-			quota_give(&q->nnames);
-		return r;
-	}
+	if (bpf_map_update_elem(maps->names, &key, &val, BPF_NOEXIST) == 0)
+		return 0;
+	r = -errno;
+	if (q)
+		quota_give(&q->nnames);
+	if (r == -EEXIST && !likely_there)
+		return bpf_map_update_elem(maps->names, &key, &val, BPF_EXIST) < 0 ? -errno : 0;
+	return r;
+}
+
+struct keyed {
+	int fd;
+	size_t off;
+	__u64 attempt;
+	bool count;
+	int n;
+};
+
+static int keyed_one(const void *key, const void *value, void *ctx)
+{
+	struct keyed *kw = ctx;
+
+	(void)value;
+	if (memcmp((const unsigned char *)key + kw->off, &kw->attempt, sizeof(kw->attempt)))
+		return 0;
+	if (kw->count || bpf_map_delete_elem(kw->fd, key) == 0)
+		kw->n++;
+	else if (errno != ENOENT)
+		return -errno;
 	return 0;
 }
 
 int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
 		     bool count)
 {
-	unsigned char cur[sizeof(struct egret_pin_key)], next[sizeof(cur)];
-	int n = 0, more;
+	struct keyed kw = { .fd = fd, .off = off, .attempt = attempt, .count = count };
+	int r;
 
 	if (fd < 0)
 		return 0;
-	if (key_size > sizeof(cur) || off + sizeof(attempt) > key_size)
+	if (off + sizeof(attempt) > key_size)
 		return -EINVAL;
-	more = bpf_map_get_next_key(fd, NULL, cur) == 0;
-	while (more) {
-		more = bpf_map_get_next_key(fd, cur, next) == 0;
-		if (!memcmp(cur + off, &attempt, sizeof(attempt))) {
-			if (count)
-				n++;
-			else if (bpf_map_delete_elem(fd, cur) == 0)
-				n++;
-			else if (errno != ENOENT)
-				return -errno;
-		}
-		memcpy(cur, next, key_size);
-	}
-	return n;
+	r = mapwalk(fd, key_size, 0, keyed_one, &kw);
+	return r < 0 ? r : kw.n;
 }
 
 /* The key layouts of egret.h: where each map's keys hold the attempt. */

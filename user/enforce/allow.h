@@ -128,9 +128,11 @@ int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
  */
 bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr);
 
-/* Record in the names map that @addr came from @name's answer. */
+/* Record in the names map that @addr came from @name's answer.
+ * @likely_there: the map holds a name for @addr already, as far as the
+ * caller knows (either way is right; the guess saves a system call). */
 int allow_name(const struct allow_maps *maps, int family, const void *addr,
-	       const char *name);
+	       const char *name, bool likely_there);
 
 /* Count the attempt's entries into maps->quota (an egretd re-adopting an
  * attempt finds them in the maps). 0 or -errno. */
