@@ -306,8 +306,11 @@ struct learned_slot {
 	__u8 family;
 };
 
+/* Entries and pairs apart: a run of new names on one address (its pairs)
+ * would otherwise push the address's entry out, and rewrite it. */
 struct allow_learned {
 	struct learned_slot slots[LEARNED_SLOTS];
+	struct learned_slot pairs[LEARNED_SLOTS];
 };
 
 struct allow_learned *allow_learned_new(void)
@@ -331,15 +334,15 @@ static __u64 ports_hash(const struct port_range *ports, unsigned int nports, boo
 	return h;
 }
 
-/* The slot that would hold (@family, @addr, @ph). */
+/* The slot that would hold (@family, @addr, @ph), an entry's or a pair's. */
 static struct learned_slot *learned_slot(struct allow_learned *l, int family,
-					 const __u32 addr[4], __u64 ph)
+					 const __u32 addr[4], __u64 ph, bool pair)
 {
 	__u64 h = ph ^ (__u64)family;
 
 	for (int i = 0; i < 4; i++)
 		h = (h ^ addr[i]) * 1099511628211ULL;
-	return &l->slots[(h >> 17) & (LEARNED_SLOTS - 1)];
+	return &(pair ? l->pairs : l->slots)[(h >> 17) & (LEARNED_SLOTS - 1)];
 }
 
 /*
@@ -351,26 +354,26 @@ static struct learned_slot *learned_slot(struct allow_learned *l, int family,
  * the price; lifetimes are max(TTL, min_ttl), seconds at least.)
  */
 static bool learned_already(struct allow_learned *l, int family, const __u32 addr[4],
-			    __u64 ph, __u64 expires_ns, __u64 now_ns)
+			    __u64 ph, bool pair, __u64 expires_ns, __u64 now_ns)
 {
 	struct learned_slot *s;
 
 	if (!l)
 		return false;
-	s = learned_slot(l, family, addr, ph);
+	s = learned_slot(l, family, addr, ph, pair);
 	return s->expires_ns > now_ns && s->family == family && s->ports_hash == ph &&
 	       !memcmp(s->addr, addr, sizeof(s->addr)) &&
 	       expires_ns <= s->expires_ns + LEARNED_SLACK_NS;
 }
 
 static void learned_note(struct allow_learned *l, int family, const __u32 addr[4],
-			 __u64 ph, __u64 expires_ns)
+			 __u64 ph, bool pair, __u64 expires_ns)
 {
 	struct learned_slot *s;
 
 	if (!l)
 		return;
-	s = learned_slot(l, family, addr, ph);
+	s = learned_slot(l, family, addr, ph, pair);
 	*s = (struct learned_slot){ .expires_ns = expires_ns, .ports_hash = ph,
 				    .family = (__u8)family };
 	memcpy(s->addr, addr, sizeof(s->addr));
@@ -472,10 +475,10 @@ int allow_learn_for(const struct allow_maps *maps, int family, const void *addr,
 	 * and the destination (the name's own, when none is given). */
 	pin_ph = (ph ^ name_hash) * 1099511628211ULL + 1;
 	entry_ph = ph ^ ((__u64)dest << 33) ^ (pinned ? 2 : 4) ^ (dest ? 0 : name_hash);
-	pin_done = !pinned || learned_already(maps->learned, family, words, pin_ph,
+	pin_done = !pinned || learned_already(maps->learned, family, words, pin_ph, true,
 					      expires_ns, now_ns);
-	entry_done = learned_already(maps->learned, family, words, entry_ph, expires_ns,
-				     now_ns);
+	entry_done = learned_already(maps->learned, family, words, entry_ph, false,
+				     expires_ns, now_ns);
 	if (pin_done && entry_done)
 		return 0;
 	r = learn_rules(&add, pinned, ports, nports, any, expires_ns, now_ns);
@@ -493,13 +496,13 @@ int allow_learn_for(const struct allow_maps *maps, int family, const void *addr,
 		r = learn_pin(maps, family, addr, name, &add, now_ns);
 		if (r < 0)
 			return r;
-		learned_note(maps->learned, family, words, pin_ph, expires_ns);
+		learned_note(maps->learned, family, words, pin_ph, true, expires_ns);
 	}
 	if (!entry_done) {
 		r = learn_entry(maps, family, addr, &add, now_ns);
 		if (r < 0)
 			return r;
-		learned_note(maps->learned, family, words, entry_ph, expires_ns);
+		learned_note(maps->learned, family, words, entry_ph, false, expires_ns);
 	}
 	return 0;
 }
