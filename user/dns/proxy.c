@@ -93,11 +93,37 @@ static void decided_refused(struct query *qy, enum dns_why why)
 	o->decided(o->ctx, &d);
 }
 
+/* A forwarded query's state from the spares, or new: no allocation of
+ * egret's per query once as many have been in flight before. */
+#define QUERY_SPARE_MAX	64
+
+static struct query *query_get(struct dns_proxy *p)
+{
+	struct query *qy = p->spare;
+
+	if (!qy)
+		return malloc(sizeof(*qy));
+	p->spare = qy->next_spare;
+	p->nspare--;
+	return qy;
+}
+
+static void query_put(struct dns_proxy *p, struct query *qy)
+{
+	if (p->nspare >= QUERY_SPARE_MAX) {
+		free(qy);
+		return;
+	}
+	qy->next_spare = p->spare;
+	p->spare = qy;
+	p->nspare++;
+}
+
 static void query_free(struct query *qy)
 {
 	struct tcp_conn *c = qy->conn;
 
-	free(qy);
+	query_put(qy->p, qy);
 	if (c && --c->refs == 0 && !c->dead && c->eof && !c->out_head)
 		tcp_close(c);
 	else if (c && c->refs == 0 && c->dead)
@@ -352,7 +378,7 @@ static bool refuse_type(struct dns_proxy *p, struct query *tmpl)
 static void forward(struct dns_proxy *p, struct query *tmpl, const uint8_t *msg,
 		    size_t len)
 {
-	uint8_t fresh[DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11];
+	uint8_t fresh[DNS_BUILT_QUERY_MAX];
 	uint16_t edns_size = 0;
 	struct query *qy;
 	int r, do_bit = 0;
@@ -365,7 +391,7 @@ static void forward(struct dns_proxy *p, struct query *tmpl, const uint8_t *msg,
 	tmpl->client_edns = r == 1;
 	tmpl->client_limit = tmpl->conn ? DNS_MAX_MSG :
 			     !tmpl->client_edns || edns_size < 512 ? 512 : edns_size;
-	if (p->inflight >= DNS_MAX_INFLIGHT || !(qy = malloc(sizeof(*qy)))) {
+	if (p->inflight >= DNS_MAX_INFLIGHT || !(qy = query_get(p))) {
 		p->stats.servfail++;
 		decided(tmpl, DNS_VERDICT_SERVFAIL, DNS_WHY_BUSY, NULL, 0, 0);
 		reply_rcode(tmpl, DNS_RCODE_SERVFAIL);
@@ -375,7 +401,7 @@ static void forward(struct dns_proxy *p, struct query *tmpl, const uint8_t *msg,
 	r = dns_build_query(&qy->q, random_id(), fresh, sizeof(fresh));
 	if (r < 0) {
 		reply_rcode(tmpl, DNS_RCODE_FORMERR);
-		free(qy);
+		query_put(p, qy);
 		return;
 	}
 	if (qy->conn)
@@ -507,6 +533,12 @@ void dns_proxy_close(struct dns_proxy *p)
 	while (p->conns)
 		tcp_close(p->conns);
 	listen_close(p);
+	while (p->spare) {
+		struct query *qy = p->spare;
+
+		p->spare = qy->next_spare;
+		free(qy);
+	}
 	free(p->names);
 	free(p->out);
 	free(p);

@@ -65,6 +65,8 @@ struct dns_proxy {
 	struct dns_stats stats;
 	struct names *names;		/* learned address -> name */
 	struct udp_out *out;
+	struct query *spare;		/* answered queries' state, for the next */
+	unsigned int nspare;
 };
 
 /* Where a query came from, so its answer goes back the same way. */
@@ -85,6 +87,7 @@ struct query {
 	struct sockaddr_storage from;
 	socklen_t fromlen;
 	struct tcp_conn *conn;
+	struct query *next_spare;
 };
 
 struct outbuf {

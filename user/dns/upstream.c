@@ -65,6 +65,8 @@ struct dns_upstreams {
 	struct loop_source timer;		/* c-ares' next deadline */
 	uint64_t armed_ms;			/* when it fires (now_ms()), 0: not armed */
 	struct dns_rx *rx;			/* UDP answers read in batches */
+	struct up_query *spare;			/* finished queries, for the next ones */
+	unsigned int nspare;
 	void (*after)(void *ctx);		/* at the end of each event */
 	void *after_ctx;
 	struct sock socks[MAX_SOCKS];
@@ -82,7 +84,8 @@ struct up_query {
 	uint32_t tried;			/* bit i: upstream i had a try */
 	size_t at;			/* the upstream of the current try */
 	size_t len;
-	uint8_t msg[DNS_MAX_MSG];
+	struct up_query *next_spare;
+	uint8_t msg[DNS_BUILT_QUERY_MAX];
 };
 
 static uint64_t now_ms(void)
@@ -387,6 +390,12 @@ void dns_upstreams_close(struct dns_upstreams *ups)
 		close(ups->timer.fd);
 	if (ups->library)
 		ares_library_cleanup();
+	while (ups->spare) {
+		struct up_query *uq = ups->spare;
+
+		ups->spare = uq->next_spare;
+		free(uq);
+	}
 	dns_rx_free(ups->rx);
 	free(ups);
 }
@@ -444,7 +453,7 @@ static int reachable(const char *name)
 {
 	static const struct dns_question root_ns = { .id = 0x4567, .type = 2, .qclass = 1 };
 	struct sockaddr_storage ss;
-	uint8_t q[DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11], buf[512];
+	uint8_t q[DNS_BUILT_QUERY_MAX], buf[512];
 	struct pollfd pfd;
 	socklen_t len;
 	int fd, n, r = 0;
@@ -553,6 +562,32 @@ static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
 	u->said_dead = true;
 }
 
+/* A query's state from the spares, or new: a query in flight costs no
+ * allocation of egret's once as many have been in flight before. */
+#define UQ_SPARE_MAX	64
+
+static struct up_query *uq_get(struct dns_upstreams *ups)
+{
+	struct up_query *uq = ups->spare;
+
+	if (!uq)
+		return malloc(sizeof(*uq));
+	ups->spare = uq->next_spare;
+	ups->nspare--;
+	return uq;
+}
+
+static void uq_put(struct dns_upstreams *ups, struct up_query *uq)
+{
+	if (ups->nspare >= UQ_SPARE_MAX) {
+		free(uq);
+		return;
+	}
+	uq->next_spare = ups->spare;
+	ups->spare = uq;
+	ups->nspare++;
+}
+
 static int try_next(struct up_query *uq);
 
 /* c-ares' word for the outcome of a query, in ours. */
@@ -584,7 +619,7 @@ static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int
 	if (status == ARES_SUCCESS && (!abuf || alen <= 0))
 		status = ARES_EBADRESP;
 	uq->done(uq->arg, status_of(status), abuf, status == ARES_SUCCESS ? (size_t)alen : 0);
-	free(uq);
+	uq_put(ups, uq);
 }
 
 /* The next try of @uq; -ENOMEM if its channel could not be made (then
@@ -616,14 +651,14 @@ int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 
 	if (len > sizeof(uq->msg))
 		return -EMSGSIZE;
-	uq = malloc(sizeof(*uq));
+	uq = uq_get(ups);
 	if (!uq)
 		return -ENOMEM;
 	*uq = (struct up_query){ .ups = ups, .done = done, .arg = arg, .tcp = tcp,
 				 .start_ms = now_ms(), .len = len };
 	memcpy(uq->msg, msg, len);
 	if (try_next(uq) < 0) {
-		free(uq);
+		uq_put(ups, uq);
 		return -ENOMEM;
 	}
 	return 0;

@@ -23,6 +23,9 @@
 #define DNS_MAX_ADDRS		DNS_MAX_ANSWER_RRS	/* every address of an answer */
 #define DNS_MAX_RRS		512	/* all sections of a message we edit */
 #define DNS_UPSTREAM_EDNS_SIZE	1232	/* every query egret sends upstream */
+/* The longest query dns_build_query() writes: header, name, type and
+ * class, and its OPT record. */
+#define DNS_BUILT_QUERY_MAX	(DNS_HEADER_LEN + DNS_NAME_MAX + 2 + 4 + 11)
 
 enum {
 	DNS_TYPE_A = 1,
