@@ -200,7 +200,7 @@ static int load_tasks(struct loader *ld)
 	return r;
 }
 
-int loader_load_set(struct loader *ld, const char **ret_step)
+int loader_load_set(struct loader *ld, bool with_tasks, const char **ret_step)
 {
 	struct egret_bpf *skel;
 	int r;
@@ -238,7 +238,7 @@ int loader_load_set(struct loader *ld, const char **ret_step)
 	r = load_unix(ld);
 	if (r < 0)
 		log_debug("the unix socket programs are not in this set: %s", strerror(-r));
-	r = load_tasks(ld);
+	r = with_tasks ? load_tasks(ld) : -ECANCELED;
 	if (r < 0) {
 		log_debug("the task iterator is not in this set: %s", strerror(-r));
 		r = 0;

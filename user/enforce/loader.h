@@ -101,9 +101,11 @@ struct loader {
 /* Every fd -1: loader_destroy() is then safe whatever happened. */
 void loader_init(struct loader *ld);
 
-/* Load both objects now, the unix one where the kernel can: a set with
- * no attempt yet. For shared.c. */
-int loader_load_set(struct loader *ld, const char **ret_step);
+/* Load the objects now, the unix one where the kernel can: a set with
+ * no attempt yet. For shared.c. @with_tasks: the task iterator too, for a
+ * set that is pinned for the attempts after (its load parses the
+ * kernel's BTF, tens of ms; one attempt's uid check reads /proc in 1-2). */
+int loader_load_set(struct loader *ld, bool with_tasks, const char **ret_step);
 
 /* 1 when this kernel lets egret choose the errno of a refused connect()
  * or sendmsg() (bpf_set_retval, Linux 5.18), 0 when only EPERM; negative

@@ -327,7 +327,7 @@ static int make_set(struct loader *ld, const char *dir, const char *keep,
 		    const char **ret_step)
 {
 	_cleanup_(closedirp) DIR *d = NULL;
-	int r = loader_load_set(ld, ret_step);
+	int r = loader_load_set(ld, true, ret_step);
 
 	if (r < 0)
 		return r;
@@ -352,8 +352,10 @@ int shared_get(struct loader *ld, bool fresh, const char *keep, const char **ret
 	_cleanup_close_ int lock = -1, make = -1;
 	int r;
 
+	/* This attempt's own (--no-shared): no task iterator, which would
+	 * cost it a parse of the kernel's BTF for one uid check. */
 	if (fresh)
-		return loader_load_set(ld, ret_step);
+		return loader_load_set(ld, false, ret_step);
 	/* Ours to use from here: `egret gc --programs` leaves it alone. */
 	loader_object_tag(tag, sizeof(tag));
 	r = lock_path(tag, path, sizeof(path));
