@@ -128,7 +128,7 @@ static int usage(void)
 		"       probe tcp-name NAME PORT PAYLOAD [4|6]\n"
 		"       probe resolve-connect NAMEFMT COUNT PORT [4|6]\n"
 		"       probe connect-all NAME PORT [4|6]\n"
-		"       probe dns udp|udp-connected|udp-unspec|tcp|tcp-fastopen SERVER NAME\n"
+		"       probe dns udp|udp-connected|udp-oversize|udp-unspec|tcp|tcp-fastopen SERVER NAME\n"
 		"                 [A|AAAA|NUMBER]\n");
 	printf("usage\n");
 	return 2;
@@ -652,7 +652,9 @@ static int recv_all(int fd, unsigned char *buf, size_t len)
 static int do_dns(const char *how, const struct target *t, const char *name,
 		  unsigned int type)
 {
-	static unsigned char q[2 + 512], a[2 + DNS_MSG_MAX];
+	/* udp-oversize: the query, then zeros to ODD_SIZE bytes in all. */
+	enum { ODD_SIZE = 5000 };
+	static unsigned char q[2 + ODD_SIZE], a[2 + DNS_MSG_MAX];
 	struct sockaddr_storage from = { 0 }, peer = { 0 };
 	socklen_t fromlen = sizeof(from), peerlen = sizeof(peer);
 	char sfrom[ADDR_LEN] = "", speer[ADDR_LEN] = "";
@@ -664,7 +666,7 @@ static int do_dns(const char *how, const struct target *t, const char *name,
 	int qlen, fd, r;
 	ssize_t alen;
 
-	qlen = dns_build_query(name, type, id, q + 2, sizeof(q) - 2);
+	qlen = dns_build_query(name, type, id, q + 2, 512);
 	if (qlen < 0) {
 		fprintf(stderr, "probe: cannot encode '%s'\n", name);
 		return usage();
@@ -691,6 +693,10 @@ static int do_dns(const char *how, const struct target *t, const char *name,
 			return fail("connect", errno);
 		if (send(fd, q + 2, (size_t)qlen, 0) < 0)
 			return fail("send", errno);
+	} else if (!strcmp(how, "udp-oversize")) {
+		memset(q + 2 + qlen, 0, ODD_SIZE - (size_t)qlen);
+		if (sendto(fd, q + 2, ODD_SIZE, 0, (const struct sockaddr *)&t->ss, t->len) < 0)
+			return fail("sendto", errno);
 	} else if (!strcmp(how, "udp-unspec")) {
 		memcpy(&odd, &t->ss, sizeof(odd));
 		odd.sin_family = AF_UNSPEC;
@@ -815,6 +821,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "dns") && (argc == 5 || argc == 6)) {
 		if ((strcmp(argv[2], "udp") && strcmp(argv[2], "udp-connected") &&
+		     strcmp(argv[2], "udp-oversize") &&
 		     strcmp(argv[2], "udp-unspec") && strcmp(argv[2], "tcp") &&
 		     strcmp(argv[2], "tcp-fastopen")) ||
 		    parse_target(argv[3], "53", &t) < 0 ||

@@ -120,6 +120,7 @@ echo "dig: $(dstatus evil.test)"
 getent ahosts evil.test >/dev/null; echo "getent: rc=$?"
 echo "name: $("$P" tcp-name evil.test 80 "$T-name")"
 echo "raw: $("$P" dns udp 192.0.2.99 evil.test)"
+echo "oversize: $("$P" dns udp-oversize 192.0.2.99 github.com)"
 echo "txt: $(dstatus -t TXT evil.test)"
 echo "direct: $(dstatus @198.51.100.53 evil.test)"
 echo "direct-tcp: $(dstatus +tcp @198.51.100.53 evil.test)"
@@ -133,6 +134,10 @@ EOF
 	assert_eq rc=2 "$(got getent)" "getent ahosts evil.test (2: not found) $(said)"
 	assert_eq "err EAI_NONAME" "$(got name)" "tcp-name evil.test $(said)"
 	assert_eq "ok NXDOMAIN an=0 from=192.0.2.99:53" "$(got raw)" "raw UDP query for evil.test $(said)"
+	# Longer than the proxy's 4096-byte room (dns/listen.c): FORMERR,
+	# even for an allowed name, never a guess from its first part.
+	assert_eq "ok FORMERR an=0 from=192.0.2.99:53" "$(got oversize)" \
+		"a 5000-byte UDP query for github.com $(said)"
 	assert_eq NXDOMAIN "$(got txt)" "dig -t TXT evil.test $(said)"
 	assert_eq NXDOMAIN "$(got direct)" \
 		"dig @198.51.100.53 (the real resolver, statically allowed) evil.test $(said)"

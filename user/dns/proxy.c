@@ -93,37 +93,11 @@ static void decided_refused(struct query *qy, enum dns_why why)
 	o->decided(o->ctx, &d);
 }
 
-/* A forwarded query's state from the spares, or new: no allocation of
- * egret's per query once as many have been in flight before. */
-#define QUERY_SPARE_MAX	64
-
-static struct query *query_get(struct dns_proxy *p)
-{
-	struct query *qy = p->spare;
-
-	if (!qy)
-		return malloc(sizeof(*qy));
-	p->spare = qy->next_spare;
-	p->nspare--;
-	return qy;
-}
-
-static void query_put(struct dns_proxy *p, struct query *qy)
-{
-	if (p->nspare >= QUERY_SPARE_MAX) {
-		free(qy);
-		return;
-	}
-	qy->next_spare = p->spare;
-	p->spare = qy;
-	p->nspare++;
-}
-
 static void query_free(struct query *qy)
 {
 	struct tcp_conn *c = qy->conn;
 
-	query_put(qy->p, qy);
+	spares_put(&qy->p->spare, qy);
 	if (c && --c->refs == 0 && !c->dead && c->eof && !c->out_head)
 		tcp_close(c);
 	else if (c && c->refs == 0 && c->dead)
@@ -391,7 +365,8 @@ static void forward(struct dns_proxy *p, struct query *tmpl, const uint8_t *msg,
 	tmpl->client_edns = r == 1;
 	tmpl->client_limit = tmpl->conn ? DNS_MAX_MSG :
 			     !tmpl->client_edns || edns_size < 512 ? 512 : edns_size;
-	if (p->inflight >= DNS_MAX_INFLIGHT || !(qy = query_get(p))) {
+	/* No allocation of egret's per query once as many were in flight. */
+	if (p->inflight >= DNS_MAX_INFLIGHT || !(qy = spares_get(&p->spare, sizeof(*qy)))) {
 		p->stats.servfail++;
 		decided(tmpl, DNS_VERDICT_SERVFAIL, DNS_WHY_BUSY, NULL, 0, 0);
 		reply_rcode(tmpl, DNS_RCODE_SERVFAIL);
@@ -401,7 +376,7 @@ static void forward(struct dns_proxy *p, struct query *tmpl, const uint8_t *msg,
 	r = dns_build_query(&qy->q, random_id(), fresh, sizeof(fresh));
 	if (r < 0) {
 		reply_rcode(tmpl, DNS_RCODE_FORMERR);
-		query_put(p, qy);
+		spares_put(&p->spare, qy);
 		return;
 	}
 	if (qy->conn)
@@ -533,12 +508,7 @@ void dns_proxy_close(struct dns_proxy *p)
 	while (p->conns)
 		tcp_close(p->conns);
 	listen_close(p);
-	while (p->spare) {
-		struct query *qy = p->spare;
-
-		p->spare = qy->next_spare;
-		free(qy);
-	}
+	spares_free(&p->spare);
 	free(p->names);
 	free(p->out);
 	free(p);

@@ -15,6 +15,7 @@
 #include "dns/proxy.h"
 #include "dns/upstream.h"
 #include "dns/wire.h"
+#include "lib/spares.h"
 
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
 #define DNS_MAX_TCP_CONNS	64
@@ -65,8 +66,7 @@ struct dns_proxy {
 	struct dns_stats stats;
 	struct names *names;		/* learned address -> name */
 	struct udp_out *out;
-	struct query *spare;		/* answered queries' state, for the next */
-	unsigned int nspare;
+	struct spares spare;		/* answered queries' state, for the next */
 };
 
 /* Where a query came from, so its answer goes back the same way. */
@@ -87,7 +87,6 @@ struct query {
 	struct sockaddr_storage from;
 	socklen_t fromlen;
 	struct tcp_conn *conn;
-	struct query *next_spare;
 };
 
 struct outbuf {

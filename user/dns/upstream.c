@@ -17,6 +17,7 @@
 #include "dns/upstream.h"
 #include "dns/wire.h"
 #include "lib/log.h"
+#include "lib/spares.h"
 
 #define CHECK_WAIT_MS	50
 #define MAX_SOCKS	32	/* c-ares sockets watched at once */
@@ -65,8 +66,7 @@ struct dns_upstreams {
 	struct loop_source timer;		/* c-ares' next deadline */
 	uint64_t armed_ms;			/* when it fires (now_ms()), 0: not armed */
 	struct dns_rx *rx;			/* UDP answers read in batches */
-	struct up_query *spare;			/* finished queries, for the next ones */
-	unsigned int nspare;
+	struct spares spare;			/* finished queries' state, for the next */
 	void (*after)(void *ctx);		/* at the end of each event */
 	void *after_ctx;
 	struct sock socks[MAX_SOCKS];
@@ -84,7 +84,6 @@ struct up_query {
 	uint32_t tried;			/* bit i: upstream i had a try */
 	size_t at;			/* the upstream of the current try */
 	size_t len;
-	struct up_query *next_spare;
 	uint8_t msg[DNS_BUILT_QUERY_MAX];
 };
 
@@ -390,12 +389,7 @@ void dns_upstreams_close(struct dns_upstreams *ups)
 		close(ups->timer.fd);
 	if (ups->library)
 		ares_library_cleanup();
-	while (ups->spare) {
-		struct up_query *uq = ups->spare;
-
-		ups->spare = uq->next_spare;
-		free(uq);
-	}
+	spares_free(&ups->spare);
 	dns_rx_free(ups->rx);
 	free(ups);
 }
@@ -562,32 +556,6 @@ static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
 	u->said_dead = true;
 }
 
-/* A query's state from the spares, or new: a query in flight costs no
- * allocation of egret's once as many have been in flight before. */
-#define UQ_SPARE_MAX	64
-
-static struct up_query *uq_get(struct dns_upstreams *ups)
-{
-	struct up_query *uq = ups->spare;
-
-	if (!uq)
-		return malloc(sizeof(*uq));
-	ups->spare = uq->next_spare;
-	ups->nspare--;
-	return uq;
-}
-
-static void uq_put(struct dns_upstreams *ups, struct up_query *uq)
-{
-	if (ups->nspare >= UQ_SPARE_MAX) {
-		free(uq);
-		return;
-	}
-	uq->next_spare = ups->spare;
-	ups->spare = uq;
-	ups->nspare++;
-}
-
 static int try_next(struct up_query *uq);
 
 /* c-ares' word for the outcome of a query, in ours. */
@@ -619,7 +587,7 @@ static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int
 	if (status == ARES_SUCCESS && (!abuf || alen <= 0))
 		status = ARES_EBADRESP;
 	uq->done(uq->arg, status_of(status), abuf, status == ARES_SUCCESS ? (size_t)alen : 0);
-	uq_put(ups, uq);
+	spares_put(&ups->spare, uq);
 }
 
 /* The next try of @uq; -ENOMEM if its channel could not be made (then
@@ -651,14 +619,15 @@ int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
 
 	if (len > sizeof(uq->msg))
 		return -EMSGSIZE;
-	uq = uq_get(ups);
+	/* No allocation of egret's per query once as many were in flight. */
+	uq = spares_get(&ups->spare, sizeof(*uq));
 	if (!uq)
 		return -ENOMEM;
 	*uq = (struct up_query){ .ups = ups, .done = done, .arg = arg, .tcp = tcp,
 				 .start_ms = now_ms(), .len = len };
 	memcpy(uq->msg, msg, len);
 	if (try_next(uq) < 0) {
-		uq_put(ups, uq);
+		spares_put(&ups->spare, uq);
 		return -ENOMEM;
 	}
 	return 0;
