@@ -181,8 +181,10 @@ test: deps
 	@$(MAKE) --no-print-directory layers unit bpf-tests bpf-budget integration redteam clients install-check deploy-test
 
 # What the verifier spends on each program of the shipped object
-# (tools/bpf-stats.c), and the budget of verified instructions each must
-# stay within (tests/bpf/budgets.txt): part of make test, needs root.
+# (tools/bpf-stats.c), and the gate: each program within its reference
+# count plus a stated margin (tests/bpf/budgets.txt says why that margin),
+# and the same programs grown by half all over it: part of make test,
+# needs root.
 $(OUT)/bpf-stats: tools/bpf-stats.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(WARN) $< $(shell pkg-config --cflags --libs libbpf) -o $@
@@ -195,7 +197,8 @@ bpf-budget: $(OUT)/bpf-stats $(OUT)/egret.bpf.o
 		echo "skip  bpf-budget: loading the programs needs root"; \
 	else \
 		$(OUT)/bpf-stats $(OUT)/egret.bpf.o --budget tests/bpf/budgets.txt >/dev/null && \
-		echo "ok    bpf-budget: every program within its budget of verified instructions (tests/bpf/budgets.txt)"; \
+		$(OUT)/bpf-stats $(OUT)/egret.bpf.o --budget tests/bpf/budgets.txt --grow 50 >/dev/null && \
+		echo "ok    bpf-budget: every program within its reference + margin of verified instructions, and none would be at 1.5 times (tests/bpf/budgets.txt)"; \
 	fi
 
 # The module graph of user/ has no cycle and keeps the folders' layering
