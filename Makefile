@@ -52,7 +52,9 @@ USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/poli
 LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 BPF_HDRS   := $(wildcard bpf/lib/*.h) $(wildcard include/*.h)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
-HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(wildcard tests/helpers/*.c))
+# tests/helpers/preload_NAME.c: a library the tests LD_PRELOAD (NAME.so).
+HELPERS    := $(patsubst tests/helpers/%.c,$(OUT)/helpers/%,$(filter-out tests/helpers/preload_%.c,$(wildcard tests/helpers/*.c))) \
+              $(patsubst tests/helpers/preload_%.c,$(OUT)/helpers/%.so,$(wildcard tests/helpers/preload_*.c))
 
 ifeq ($(V),1)
 Q :=
@@ -63,7 +65,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: FORCE install uninstall install-check deploy-test all deps test bpf-stats bpf-budget sanitize stress layers unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test bpf-stats bpf-budget sanitize stress layers docs-check unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd $(OUT)/egret-client
 
@@ -146,10 +148,16 @@ $(OUT)/tests/test_%: tests/unit/test_%.c $(LIB_OBJS) | $(OUT)/tests
 
 # test_keeper pauses the supervisor's fd_recv() (its header says why).
 $(OUT)/tests/test_keeper: LDFLAGS += -Wl,--wrap=fd_recv
+# test_atomic_file fails O_TMPFILE as a filesystem without it would.
+$(OUT)/tests/test_atomic_file: LDFLAGS += -Wl,--wrap=openat
 
 $(OUT)/helpers/%: tests/helpers/%.c $(wildcard tests/helpers/*.h) | $(OUT)/helpers
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
+
+$(OUT)/helpers/%.so: tests/helpers/preload_%.c | $(OUT)/helpers
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC $< -o $@
 
 helpers: $(HELPERS)
 
@@ -178,7 +186,7 @@ clients: $(OUT)/egret helpers
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory layers unit bpf-tests bpf-budget integration redteam clients install-check deploy-test
+	@$(MAKE) --no-print-directory layers docs-check unit bpf-tests bpf-budget integration redteam clients install-check deploy-test
 
 # What the verifier spends on each program of the shipped object
 # (tools/bpf-stats.c), and the gate: each program within its reference
@@ -205,6 +213,10 @@ bpf-budget: $(OUT)/bpf-stats $(OUT)/egret.bpf.o
 # (docs/ARCHITECTURE.md, "Source map").
 layers:
 	@tools/include-graph.py --cycles --layers && echo "ok    layers: no include cycle, no layer broken"
+
+# Figures the docs repeat from the code (the catalog's budgets) match it.
+docs-check:
+	@tools/docs-check.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all helpers

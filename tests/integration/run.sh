@@ -245,7 +245,7 @@ TESTS=(
 	t_events_summary
 	# test_requests.sh
 	t_requests_recorded t_requests_tls_name t_requests_http_name t_requests_approve t_requests_deny
-	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused
+	t_requests_sandbox_cannot_write t_requests_live_approval t_requests_refused t_requests_half_written
 	# test_shared.sh
 	t_shared_set_reused t_shared_isolation t_shared_tampered
 	# test_terminal.sh
@@ -257,6 +257,7 @@ TESTS=(
 	t_egretd_kill9 t_egretd_concurrent t_egretd_container t_egretd_readopt
 	t_egretd_signals_stdio t_egretd_readopt_port_held t_egretd_node_miner
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
+	t_egretd_half_written
 	# test_egretd_terminal.sh
 	t_egretd_terminal_resize t_egretd_terminal_job_control t_egretd_kill_stopped
 	t_egretd_forced_pty t_egretd_terminal_restart t_egretd_status_caller
@@ -269,6 +270,8 @@ TESTS=(
 	t_budget_upload t_budget_parallel t_budget_download t_budget_per_destination
 	t_budget_accounting_only t_budget_policy t_egretd_upload_limit
 	t_budget_pinned_attribution t_budget_request t_budget_wildcard
+	# test_crash.sh, last: what every test above left
+	t_half_written_none
 )
 
 # === main ====================================================================

@@ -179,3 +179,23 @@ t_many_concurrent() {
 	assert_eq "" "$(ls /run/egret 2>/dev/null | grep -v "^$ID_PREFIX" | grep '^\.new-')" \
 		"unpublished records left behind"
 }
+
+# Run last. Nothing the suite's writers left half-written outlives them
+# (lib/atomic_file.h): no hidden file of a dead writer (one nobody holds
+# locked) for the suite's uids in /run/egret-uids, nor for its attempts in
+# /run/egret, after every test above, egretd's killed ones included.
+t_half_written_none() {
+	local f u left=
+	for f in /run/egret-uids/.owner-*.new-* /run/egret/."$ID_PREFIX"*.new-* \
+		/run/egret/.new-"$ID_PREFIX"*; do
+		[ -e "$f" ] || continue
+		case $f in /run/egret-uids/*)
+			u=${f#/run/egret-uids/.owner-}
+			u=${u%%.*}
+			[ "$u" -ge "$SUITE_UIDS" ] && [ "$u" -lt $((SUITE_UIDS + 1000)) ] || continue
+			;;
+		esac
+		flock -n "$f" true && left="$left ${f}"
+	done
+	assert_eq "" "$left" "hidden files of dead writers"
+}

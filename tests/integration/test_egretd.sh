@@ -42,7 +42,8 @@ CONF
 
 # egretd_start [CALLER_YAML [ATTEMPTS_YAML]]: egretd with egretd_config's
 # file, in a cgroup of its own under the suite's (EGRETD_UNIT: a fresh
-# one each time, as systemd makes a unit's). COMMAND starts in TDIR, where
+# one each time, as systemd makes a unit's). EGRETD_T_KILL_AT: egretd's
+# processes die at that file's rename (killat.so, $TDIR/killed). COMMAND starts in TDIR, where
 # its caller is, which becomes the caller's. Sets EGRETD_SOCK, EGRETD_PID;
 # returns once egretd accepts connections.
 egretd_start() {
@@ -58,7 +59,9 @@ egretd_start() {
 	# namespace: the client's, or EGRETD_NS's.
 	"${EGRETD_NS[@]:-${WORLD_IN_CLIENT[@]}}" sh -c \
 		'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$EGRETD_UNIT" \
-		env EGRETD_T_OWN=egretd-own "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" ${EGRETD_VERBOSE:+-v} \
+		env EGRETD_T_OWN=egretd-own ${EGRETD_T_KILL_AT:+LD_PRELOAD="$HELPERS/killat.so" \
+		EGRET_T_KILL_AT="$EGRETD_T_KILL_AT" EGRET_T_KILL_LOG="$TDIR/killed"} \
+		"$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" ${EGRETD_VERBOSE:+-v} \
 		>>"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
 	egretd_wait_ready
@@ -525,6 +528,35 @@ SH
 		fail "records left after the attempt: $(our_records)"
 	EGRETD_PID=
 	egretd_stop
+}
+
+# A handler killed between writing one of egretd's files whole and
+# renaming it into place (killat.so: the worst moment), for a uid's owner
+# (/run/egret-uids) and for an attempt's argv (/run/egretd-attempts):
+# the attempt is refused, and egretd's next start leaves no hidden file of
+# either behind. The control: each was there when its writer died.
+t_egretd_half_written() {
+	local range f
+	range=$(own_uid 320)-$(own_uid 321)
+	EGRETD_UID_RANGE=$range EGRETD_T_KILL_AT=".owner-$(own_uid 320).new-" egretd_start "" "  max: 2"
+	via -- true
+	[ "$RC" != 0 ] || fail "control: the attempt ran though its handler died at the owner's rename $(said)"
+	EGRETD_UID_RANGE=$range egretd_stop
+	EGRETD_UID_RANGE=$range EGRETD_T_KILL_AT=".argv.new-" egretd_start "" "  max: 2"
+	via -- true
+	[ "$RC" != 0 ] || fail "control: the attempt ran though its handler died at the argv's rename $(said)"
+	EGRETD_UID_RANGE=$range egretd_stop
+	assert_contains "/run/egret-uids/.owner-$(own_uid 320).new-" "$(cat "$TDIR/killed" 2>/dev/null)" \
+		"control: the owner's hidden file when its writer died"
+	assert_contains "/run/egretd-attempts/." "$(cat "$TDIR/killed" 2>/dev/null)" \
+		"control: the argv's hidden file when its writer died"
+	EGRETD_UID_RANGE=$range egretd_start "" "  max: 2"
+	while read -r f; do
+		assert_absent "$f" "a hidden file of a killed writer after egretd's next start"
+	done <"$TDIR/killed"
+	via -- true
+	assert_eq 0 "$RC" "an attempt after the restart $(said)"
+	EGRETD_UID_RANGE=$range egretd_stop
 }
 
 # Callers at once get one uid each: egretd takes the uid's lock when it

@@ -273,6 +273,58 @@ EOF
 	grep -q "is approved" "$TDIR/deny.err" || fail "deny approved: $(cat "$TDIR/deny.err")"
 }
 
+# hidden_left DIR: the hidden files writers left in DIR (lib/atomic_file.h:
+# ".NAME.new-..."), each with "locked" or "unlocked" (a dead writer's).
+hidden_left() {
+	local f
+	for f in "$1"/.*.new-* "$1"/.new-*; do
+		[ -e "$f" ] || continue
+		if flock -n "$f" true; then echo "${f##*/} unlocked"; else echo "${f##*/} locked"; fi
+	done
+}
+
+# A writer of the store or of an approvals file killed between writing a
+# file whole and renaming it into place (killat.so: the worst moment)
+# leaves the old file as it was and a hidden one; the next opening of the
+# store, and the next approval, remove it. The kill is real: the control
+# shows the hidden file there before.
+t_requests_half_written() {
+	local script id out file before
+	req_policy >/dev/null
+	script=$(dns_script cmd.sh <<'EOF'
+echo "conn: $("$P" tcp 203.0.113.24 8080 "$T")"
+EOF
+)
+	req_attempt owner/a "$script" "$P" "$(token hw)" "$TDIR"
+	id=$(req_id owner/a 203.0.113.24 8080)
+	[ -n "$id" ] || fail "no request: $(req_json --all)"
+	before=$(req_json --all)
+
+	env LD_PRELOAD="$HELPERS/killat.so" EGRET_T_KILL_AT=.owner__a.new- \
+		"$EGRET" requests deny "$id" --state-dir "$TDIR/state" >/dev/null 2>&1
+	assert_eq 137 "$?" "egret requests deny killed at its store's rename"
+	assert_contains ".owner__a.new-" "$(hidden_left "$TDIR/state/requests")" \
+		"control: the killed writer's hidden file"
+	assert_eq "$before" "$(req_json --all)" "the store after the killed deny"
+	assert_eq "" "$(hidden_left "$TDIR/state/requests")" \
+		"hidden files in the store after the next opening"
+
+	file=$TDIR/etc/approved.d/owner__a.yaml
+	env LD_PRELOAD="$HELPERS/killat.so" EGRET_T_KILL_AT=.owner__a.yaml.new- \
+		"$EGRET" requests approve "$id" --policy "$TDIR/etc/policy.yaml" \
+		--state-dir "$TDIR/state" >/dev/null 2>&1
+	assert_eq 137 "$?" "egret requests approve killed at the approvals file's rename"
+	assert_absent "$file" "approvals file after the killed approval"
+	assert_contains ".owner__a.yaml.new-" "$(hidden_left "$TDIR/etc/approved.d")" \
+		"control: the killed approver's hidden file"
+	out=$("$EGRET" requests approve "$id" --policy "$TDIR/etc/policy.yaml" \
+		--state-dir "$TDIR/state" 2>&1) || fail "approve after the killed one: $out"
+	grep -q '203.0.113.24' "$file" || fail "approvals file: $(cat "$file")"
+	assert_eq "" "$(hidden_left "$TDIR/etc/approved.d")" "hidden files beside the approvals"
+	assert_eq "" "$(hidden_left "$TDIR/state/requests")$(hidden_left "$TDIR/state")" \
+		"hidden files in the store"
+}
+
 # 4. The sandbox cannot touch the store or the approvals: COMMAND (the test user)
 # tries to create, edit, replace and approve, and everything stays as it was.
 t_requests_sandbox_cannot_write() {

@@ -17,12 +17,12 @@
 #include "enforce/loader.h"
 #include "enforce/shared.h"
 #include "enforce/sockkill.h"
+#include "lib/atomic_file.h"
 #include "lib/log.h"
 #include "lib/paths.h"
 #include "lib/util.h"
 
 #define KILL_TIMEOUT_MS 5000
-#define NEW_RECORD_GRACE_S 60
 
 /*
  * The attempt's entries in the set's maps go first: the maps are every
@@ -142,16 +142,10 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 	fd = openat(dfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	/* A record being born is created, then locked: between the two a
-	 * concurrent egret must not take its lock (the creator would fail)
-	 * or remove it. Unpublished records are left alone while young. */
-	if (name[0] == '.' && (fstat(fd, &sb) < 0 ||
-			       time(NULL) - sb.st_mtime < NEW_RECORD_GRACE_S))
-		return 0;
 	/* What is not ours to remove is passed over unlocked: a lock taken
 	 * even for an instant makes an egretd's re-adopter, which wants it
 	 * then, think another has the attempt. */
-	if (name[0] != '.' && state_read_fd(fd, &st) == 0 &&
+	if (state_read_fd(fd, &st) == 0 &&
 	    ((o->under && !cgroup_under(st.cgroup, o->under)) ||
 	     (st.daemon && o->daemon == GC_DAEMON_NONE)))
 		return 0;
@@ -161,12 +155,6 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 	if (fstat(fd, &sb) < 0 || sb.st_nlink == 0)
 		return 0;
 
-	if (name[0] == '.') {
-		/* A record its egret died before publishing: nothing was
-		 * created for it yet (records come first). */
-		unlinkat(dfd, name, 0);
-		return 0;
-	}
 	r = state_read_fd(fd, &st);
 	if (r < 0 || strcmp(st.id, name))
 		return log_error_errno(r < 0 ? r : -EINVAL,
@@ -188,6 +176,18 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 	return 1;
 }
 
+void gc_hidden_files(void)
+{
+	static const char *const dirs[] = { EGRET_UID_LOCK_DIR, EGRETD_ATTEMPT_DIR };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		int r = atomic_file_sweep(dirs[i]);
+
+		if (r < 0)
+			log_warn("gc: %s: what dead writers left: %s", dirs[i], strerror(-r));
+	}
+}
+
 int gc_stale_attempts(const struct gc_opts *o)
 {
 	int removed = 0, failed = 0;
@@ -200,9 +200,17 @@ int gc_stale_attempts(const struct gc_opts *o)
 	while ((de = readdir(dir))) {
 		int r;
 
-		/* Records are files; a directory (SHARED_LOCK_DIR) is not one. */
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    de->d_type == DT_DIR)
+		/* A record is born whole (lib/atomic_file.h): what an egret
+		 * that died left of one is a hidden name, and nothing was
+		 * made for it yet (records come first). */
+		if (atomic_file_is_hidden(de->d_name)) {
+			if (atomic_file_sweep_at(dirfd(dir), de->d_name) < 0)
+				failed++;
+			continue;
+		}
+		/* Records are named by their id; a directory
+		 * (SHARED_LOCK_DIR) is not one. */
+		if (de->d_name[0] == '.' || de->d_type == DT_DIR)
 			continue;
 		r = gc_one(dirfd(dir), de->d_name, o);
 		if (r > 0)
@@ -211,7 +219,9 @@ int gc_stale_attempts(const struct gc_opts *o)
 			failed++;
 	}
 	closedir(dir);
-	if (o->daemon != GC_DAEMON_NONE)
+	if (o->daemon != GC_DAEMON_NONE) {
 		daemon_instance_prune();
+		gc_hidden_files();
+	}
 	return failed ? -EBUSY : removed;
 }

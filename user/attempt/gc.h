@@ -40,6 +40,14 @@ struct gc_opts {
  */
 int gc_stale_attempts(const struct gc_opts *o);
 
+/*
+ * Remove what writers that died left half-written (lib/atomic_file.h) in
+ * egretd's directories: EGRET_UID_LOCK_DIR, EGRETD_ATTEMPT_DIR (what they
+ * left in EGRET_RUN_DIR, gc_stale_attempts removes). Files being written
+ * are left alone. egretd at its start and scans; egret gc.
+ */
+void gc_hidden_files(void);
+
 /* Tear down one attempt: cgroup (killing what is inside), then pins. The
  * order matters: programs stay attached until nothing is left to police. */
 int attempt_teardown(const char *cgroup, const char *pins);

@@ -10,47 +10,30 @@
 #include <unistd.h>
 
 #include "attempt/state.h"
+#include "lib/atomic_file.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 
 /* A record's text at most: its paths, repo, instance and numbers. */
 #define STATE_TEXT_MAX	(3 * PATH_MAX + 512)
 
+static int fill_record(int fd, const void *ctx)
+{
+	return state_update(fd, ctx);
+}
+
 int state_create(const struct attempt_state *st, int *ret_fd)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
-	_cleanup_close_ int fd = -1;
+	char path[PATH_MAX];
 	int r;
 
 	r = private_dir_ensure(EGRET_RUN_DIR);
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), EGRET_RUN_DIR "/%s", st->id);
-	snprintf(tmp, sizeof(tmp), EGRET_RUN_DIR "/.new-%s-%d", st->id,
-		 (int)getpid());
-
-	/* Write and lock under a hidden name, then move into place without
-	 * replacing: gc never sees an unlocked, half-written record. */
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	r = state_update(fd, st);
-	if (r < 0)
-		goto fail;
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	*ret_fd = TAKE_FD(fd);
-	return 0;
-fail:
-	unlink(tmp);
-	return r;
+	/* Written and locked unnamed, then linked without replacing: gc
+	 * never sees an unlocked, half-written record. */
+	return atomic_file_create(path, 0600, fill_record, st, ret_fd);
 }
 
 int state_update(int fd, const struct attempt_state *st)

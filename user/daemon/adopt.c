@@ -28,6 +28,7 @@
 #include "daemon/reply.h"
 #include "lib/exit.h"
 #include "lib/fdpass.h"
+#include "lib/atomic_file.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/trust.h"
@@ -39,33 +40,32 @@
 
 /* ---- the options, kept ------------------------------------------- */
 
+struct argv_words {
+	int argc;
+	char *const *argv;
+};
+
+static int fill_argv(FILE *f, const void *ctx)
+{
+	const struct argv_words *w = ctx;
+
+	for (int i = 0; i < w->argc; i++)
+		if (fwrite(w->argv[i], 1, strlen(w->argv[i]) + 1, f) != strlen(w->argv[i]) + 1)
+			return -EIO;
+	return 0;
+}
+
 int daemon_adopt_save_argv(const char *id, int argc, char *const *argv)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	_cleanup_close_ int fd = -1;
+	struct argv_words w = { argc, argv };
+	char path[PATH_MAX];
 	int r = private_dir_ensure(EGRETD_ATTEMPT_DIR);
 
 	if (r == 0)
 		r = state_file_path(id, "argv", path, sizeof(path));
 	if (r < 0)
 		return r;
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	for (int i = 0; i < argc; i++) {
-		size_t n = strlen(argv[i]) + 1;
-
-		if (write(fd, argv[i], n) != (ssize_t)n) {
-			unlink(tmp);
-			return errno ? -errno : -EIO;
-		}
-	}
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		unlink(tmp);
-	}
-	return r;
+	return atomic_file_write(path, 0600, fill_argv, &w);
 }
 
 /* The words of @id's argv file, into *@ret_argv (one allocation with the

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attempt/gc.h"
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
@@ -377,6 +378,7 @@ static void adopt_orphans(struct server *sv)
 		memcpy(sv->w[sv->n++].id, found[i].id, sizeof(found[i].id));
 	}
 	preflight_uid_prune_range(sv->cfg->uid_first, sv->cfg->uid_last);
+	gc_hidden_files();
 }
 
 /* Callers keep the uids they used (daemon/uids.h): a range smaller than

@@ -396,6 +396,8 @@ static int fill(FILE *f, const void *ctx)
 
 int approvals_save(const struct approvals *a, const char *path)
 {
+	/* What an approver killed mid-write left beside it goes first. */
+	atomic_file_sweep_beside(path);
 	return atomic_file_write(path, 0644, fill, a);
 }
 

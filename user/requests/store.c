@@ -84,8 +84,14 @@ int request_store_open(struct request_store *s, const char *dir, int wait_ms)
 		return -errno;
 	/* Bounded: a stuck holder must not hang attempts at exit. */
 	for (int waited = 0;; waited += 20) {
-		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+		if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0) {
+			/* Every writer holds the lock: what a dead one left
+			 * half-written goes now. */
+			snprintf(path, sizeof(path), "%s/requests", dir);
+			atomic_file_sweep(dir);
+			atomic_file_sweep(path);
 			return 0;
+		}
 		if (errno != EWOULDBLOCK || waited >= wait_ms)
 			break;
 		usleep(20000);
