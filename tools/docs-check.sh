@@ -23,6 +23,48 @@ check_upload_budgets() {
 	[ "$n" -gt 0 ] || fail "no upload_limits: found in user/policy/catalog.yaml"
 }
 
+# egret run's options by audience (user/attempt/run_options.def, read by
+# the C preprocessor as the code reads it): docs/EGRETD.md's table of
+# "Options through egretd" names exactly the rows of each audience, and
+# egret(1) every option a caller may send through egretd (and --via, the
+# client's own).
+run_options() {	# VIA: the names of the rows with that bit, sorted
+	${CC:-cc} -E -P -D'RUN_OPTION(n,s,m,v,p,h)=n v' -x c user/attempt/run_options.def |
+		awk -v via="$1" '{ gsub(/"/, "", $1) } index($0, via) { print $1 }' | sort
+}
+
+# The names of the `--NAME`s (or `NAME`s) on stdin, sorted.
+# shellcheck disable=SC2016 # the backquotes are Markdown's
+names() {
+	grep -o -e '`[a-z-]*`' | tr -d '`' | sed 's/^--//' | sort -u
+}
+
+# The second column of docs/EGRETD.md's row for an audience.
+audience() {	# ROW-PREFIX
+	grep -F -e "$1" docs/EGRETD.md | awk -F'|' '{ print $3 }' | names
+}
+
+same() {	# WHERE WANT GOT
+	[ "$2" = "$3" ] || fail "$1 lists '${3//$'\n'/ }', egret run's table says '${2//$'\n'/ }'"
+}
+
+check_run_options() {
+	local passed field egretd caller man
+	passed=$(run_options RUN_VIA_OPTION) field=$(run_options RUN_VIA_FIELD)
+	egretd=$(run_options RUN_VIA_EGRETD)
+	caller=$(printf '%s\n%s\nvia\n' "$passed" "$field" | sort)
+	if [ -z "$passed" ] || [ -z "$field" ] || [ -z "$egretd" ]; then
+		fail "no options by audience in user/attempt/run_options.def"
+	fi
+	same "docs/EGRETD.md, passed on," "$passed" "$(audience '| passed on (')"
+	same "docs/EGRETD.md, a field of its own," "$field" "$(audience '| a field of its own (')"
+	same "docs/EGRETD.md, egretd's," "$egretd" "$(audience "| egretd's (")"
+	man=$(awk '/^Through egretd only/ { on = 1 } on { print } /^are taken;/ { exit }' docs/man/egret.1 |
+		sed -n 's/^\.BR\{0,1\} \\-\\-\([a-z\\-]*\).*/\1/p' | sed 's/\\//g' | sort -u)
+	same "egret(1), Through egretd only," "$caller" "$man"
+}
+
 check_upload_budgets
+check_run_options
 [ "$failed" = 0 ] && echo "ok    docs-check: the docs' figures match the code's"
 exit "$failed"

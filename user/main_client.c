@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attempt/run_options.h"
 #include "cmd/client.h"
 #include "lib/log.h"
 
@@ -17,15 +18,15 @@
 
 static int usage(FILE *to)
 {
-	fprintf(to, "Usage: egret run [--via SOCKET] [options] -- COMMAND [ARGS...]\n"
+	fprintf(to, "Usage: egret run [--via SOCKET] [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       egret status [--via SOCKET] [--json] [ID]\n\n"
 		"egretd's client: runs COMMAND as an attempt of egretd, which decides\n"
-		"the policy (docs/EGRETD.md). The options it passes on: --repo,\n"
-		"--allow, --audit, --pty, --pty-size, --chdir, --home, --setenv,\n"
-		"--pass-env, --clean-env, --umask, --upload-limit. The socket:\n"
-		"--via, else $EGRET_SOCKET, else /run/egretd/egret.sock.\n"
+		"the policy (docs/EGRETD.md). The socket: --via, else $EGRET_SOCKET,\n"
+		"else /run/egretd/egret.sock.\n"
 		"egret status: your own live attempts, as egretd shows them.\n"
-		"It always asks egretd, as root too (the full egret enforces by itself).\n");
+		"It always asks egretd, as root too (the full egret enforces by itself).\n\n"
+		"The OPTIONS of egret run it passes on (egretd decides the rest):\n");
+	run_options_usage(to, RUN_VIA_CALLER);
 	return to == stdout ? 0 : 2;
 }
 

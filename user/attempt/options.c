@@ -12,6 +12,7 @@
 
 #include "launch/launch.h"
 #include "attempt/options.h"
+#include "attempt/run_options.h"
 #include "lib/text.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
@@ -22,82 +23,12 @@ void run_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: egret run [OPTIONS] -- COMMAND [ARG...]\n\n"
-		"Run COMMAND in a fresh cgroup whose network egress is denied unless allowed.\n\n"
-		"  --allow SPEC          allow a destination (repeatable): ADDR, CIDR,\n"
-		"                        ADDR:PORTS, CIDR:PORTS, [V6ADDR]:PORTS, [V6CIDR]:PORTS,\n"
-		"                        HOST, HOST:PORTS, *.DOMAIN[:PORTS];\n"
-		"                        PORTS = 443,80,8000-8100; no ports = any port\n"
-		"  --policy FILE         YAML policy (docs/POLICY.md; default " POLICY_DEFAULT_PATH ",\n"
-		"                        or the built-in default if that does not exist;\n"
-		"                        'none': only --allow entries)\n"
-		"  --repo OWNER/NAME     the target repository: selects its repos: section\n"
-		"  --git-remote URL      the target repository's remote: its host is allowed\n"
-		"  --state-dir DIR       where denials of a --repo become requests for the\n"
-		"                        operator (egret requests; default " REQUESTS_DEFAULT_DIR ")\n"
-		"  --user USER[:GROUP]   run COMMAND as USER (name or uid), with its groups\n"
-		"  --allow-root          run COMMAND as root without --user (it could undo enforcement)\n"
-		"  --home DIR            COMMAND's HOME (default: its user's home; USER, LOGNAME\n"
-		"                        and SHELL are its user's too)\n"
-		"  --chdir DIR           start COMMAND in DIR (as its user; default: egret's cwd)\n"
-		"  --umask MASK          COMMAND's umask, octal (default: egret's; through egretd:\n"
-		"                        the caller's)\n"
-		"  --view                with --user: COMMAND's own mounts: the start directory\n"
-		"                        (and a worktree's git directories) idmapped so that its\n"
-		"                        owner's files are COMMAND's, private /tmp, /var/tmp,\n"
-		"                        /dev/shm, /run/lock, IPC, and HOME " VIEW_HOME "\n"
-		"  --view-owner UID:GID  with --view: the owner the start directory must have\n"
-		"                        (default: whoever owns it, never root)\n"
-		"  --view-cache DIR      with --view: DIR, the owner's, is COMMAND's HOME/.cache\n"
-		"                        (npm's, pip's and Go's caches), kept across attempts\n"
-		"  --clean-env           start COMMAND with only PATH, HOME, USER, LOGNAME, SHELL\n"
-		"                        (and TERM with a pty), plus --pass-env and --setenv\n"
-		"  --pass-env NAME       with --clean-env, pass egret's NAME (repeatable)\n"
-		"  --setenv NAME=VALUE   set NAME in COMMAND's environment (repeatable)\n"
-		"  --allow-shared-uid    only warn when COMMAND's uid also runs processes outside\n"
-		"                        the attempt (default: refuse; give each attempt a uid)\n"
-		"  --allow-unconfined-unix  run on a kernel that cannot keep COMMAND from abstract\n"
-		"                        unix sockets outside the attempt (Landlock ABI < 6)\n"
-		"  --allow-unix @NAME    let COMMAND reach the abstract unix socket NAME outside\n"
-		"                        the attempt (repeatable; then only named ones, its own\n"
-		"                        included: docs/SECURITY.md; needs Linux 6.7+)\n"
-		"  --keep-fd N           pass fd N to COMMAND (repeatable; never a socket other\n"
-		"                        than unix, or a BPF or cgroup handle); the rest are closed\n"
-		"  --pty                 give COMMAND a pseudo-terminal of its own even when\n"
-		"                        none of egret's stdin, stdout and stderr is a terminal\n"
-		"                        (it gets one whenever one of them is; it never gets\n"
-		"                        egret's terminal)\n"
-		"  --pty-size COLSxROWS  that pty's size (default: egret's terminal's, else\n"
-		"                        80x24); implies --pty\n"
-		"  --id ID               attempt id (default: random); names cgroup and pins\n"
-		"  --cgroup-parent DIR   cgroup2 directory to create the attempt in\n"
-		"                        (default: egret/ under egret's own cgroup)\n"
-		"  --upload-limit SIZE   bytes COMMAND may send to each destination (name or\n"
-		"                        static rule), e.g. 1M, 512K; the policy's may be lower\n"
-		"  --max-entries N       exact addresses per family the attempt may hold\n"
-		"                        (default %d)\n"
-		"  --max-cidrs N         prefixes per family it may hold (default %d)\n"
-		"  --dns-upstream ADDR[:PORT]  resolver egret forwards allowed names to\n"
-		"                        (repeatable; default: /etc/resolv.conf)\n"
-		"  --dns-min-ttl SECONDS lifetime floor of learned addresses (default %d)\n"
-		"  --log FILE            append every decision as a JSON line (docs/EVENTS.md)\n"
-		"  --log-allowed         log allowed decisions too\n"
-		"  --audit               deny nothing; log what would be denied\n"
-		"  --deny-errno ERRNO    what a refused connect() or sendto() fails with:\n"
-		"                        ECONNREFUSED (default where the kernel can, Linux\n"
-		"                        5.18+), EPERM, ENETUNREACH or EHOSTUNREACH\n"
-		"  --no-shared           load the BPF programs now, for this attempt alone\n"
-		"                        (docs/ARCHITECTURE.md)\n"
-		"  --no-pinning          TLS and plain HTTP to learned addresses may name\n"
-		"                        any host: SNI and Host pinning off, whatever the\n"
-		"                        policy's pinning: says (docs/POLICY.md)\n"
-		"  -v, --verbose         more detail (-vv: libbpf debug)\n"
-		"  -q, --quiet           errors only, no exit summary\n"
-		"  -h, --help            this text\n\n"
+		"Run COMMAND in a fresh cgroup whose network egress is denied unless allowed.\n\n");
+	run_options_usage(out, RUN_VIA_ANY);
+	fprintf(out, "\n"
 		"Exit status: COMMAND's; 128+N if it died of signal N; 126 cannot execute;\n"
 		"127 not found; 125 egret could not set up enforcement (COMMAND did not run);\n"
-		"2 the policy was refused (COMMAND did not run).\n",
-		EGRET_DEFAULT_MAX_ENTRIES, EGRET_DEFAULT_MAX_CIDRS,
-		POLICY_DEFAULT_MIN_TTL);
+		"2 the policy was refused (COMMAND did not run).\n");
 }
 
 static const struct { const char *name; int e; } deny_errnos[] = {
@@ -154,7 +85,8 @@ typedef int (*run_option_fn)(struct run_parse *p, const struct run_option *opt,
 			     const char *arg);
 
 /*
- * One `egret run` option. Most only set a field of struct run_opts
+ * One `egret run` option: a row of attempt/run_options.def, its PARSE
+ * spelled out (OPT_* below). Most only set a field of struct run_opts
  * (@field, checked against its type where the row is made: a bool setter
  * pointed at a long would write past it); the rest have a handler of
  * their own. A handler returns 0, 1 to stop with 1 (--help), or -EINVAL
@@ -162,7 +94,7 @@ typedef int (*run_option_fn)(struct run_parse *p, const struct run_option *opt,
  */
 struct run_option {
 	const char *name;
-	int has_arg;		/* no_argument or required_argument */
+	const char *metavar;	/* NULL: takes no argument */
 	char short_name;	/* 'v', or 0: long only */
 	run_option_fn parse;
 	size_t field;		/* offsetof(struct run_opts, ...) */
@@ -419,132 +351,54 @@ static int option_help(struct run_parse *p, const struct run_option *opt,
 	return 1;
 }
 
-#define OPT_CALL(n, arg, fn)	{ .name = (n), .has_arg = (arg), .parse = (fn) }
-#define OPT_SHORT(n, s, fn)	{ .name = (n), .has_arg = no_argument, \
-				  .short_name = (s), .parse = (fn) }
-#define OPT_FLAG(n, m)		{ .name = (n), .has_arg = no_argument,		\
-				  .parse = option_flag, .field = RUN_FIELD(m, bool) }
-#define OPT_STRING(n, m)	{ .name = (n), .has_arg = required_argument,	\
-				  .parse = option_string,			\
-				  .field = RUN_FIELD(m, const char *) }
-#define OPT_PATH(n, m)		{ .name = (n), .has_arg = required_argument,	\
-				  .parse = option_path,				\
-				  .field = RUN_FIELD(m, const char *) }
-#define OPT_CHECKED(n, m, test, says) { .name = (n), .has_arg = required_argument, \
-				  .parse = option_checked,			\
+/* What a row of attempt/run_options.def does (its PARSE). */
+#define OPT_CALL(fn)		.parse = (fn)
+#define OPT_FLAG(m)		.parse = option_flag, .field = RUN_FIELD(m, bool)
+#define OPT_STRING(m)		.parse = option_string, .field = RUN_FIELD(m, const char *)
+#define OPT_PATH(m)		.parse = option_path, .field = RUN_FIELD(m, const char *)
+#define OPT_CHECKED(m, test, says) .parse = option_checked,			\
 				  .field = RUN_FIELD(m, const char *),		\
-				  .valid = (test), .want = (says) }
-#define OPT_LONG(n, m, lo, hi, what) { .name = (n), .has_arg = required_argument, \
-				  .parse = option_long, .field = RUN_FIELD(m, long), \
-				  .min = (lo), .max = (hi), .unit = (what) }
+				  .valid = (test), .want = (says)
+#define OPT_LONG(m, lo, hi, what) .parse = option_long, .field = RUN_FIELD(m, long), \
+				  .min = (lo), .max = (hi), .unit = (what)
 
-/*
- * In the order getopt_long matches abbreviations against ("--allow-r" is
- * --allow-root); run_usage() says what each one does.
- */
+/* The table's rows with what each does, in its order: run_option_rows[i]
+ * (its name, argument and usage) is run_options[i]. */
 static const struct run_option run_options[] = {
-	OPT_CALL("allow", required_argument, option_allow),
-	OPT_STRING("policy", policy_file),
-	OPT_STRING("user", user),
-	OPT_FLAG("allow-root", allow_root),
-	OPT_CALL("id", required_argument, option_id),
-	OPT_CHECKED("cgroup-parent", cgroup_parent, cgroup_parent_valid,
-		    "want an absolute path on the cgroup2 mount"),
-	OPT_LONG("max-entries", max_entries, 1, 1L << 24, "a number"),
-	OPT_LONG("max-cidrs", max_cidrs, 1, 1L << 24, "a number"),
-	OPT_CALL("dns-upstream", required_argument, option_dns_upstream),
-	OPT_LONG("dns-min-ttl", dns_min_ttl, 0, 86400, "seconds"),
-	OPT_CHECKED("repo", repo, policy_repo_name_valid, "want owner/name"),
-	OPT_CALL("git-remote", required_argument, option_git_remote),
-	OPT_CALL("keep-fd", required_argument, option_keep_fd),
-	OPT_STRING("log", log_file),
-	OPT_FLAG("log-allowed", log_allowed),
-	OPT_FLAG("audit", audit),
-	OPT_PATH("state-dir", state_dir),
-	OPT_FLAG("no-shared", no_shared),
-	OPT_FLAG("no-pinning", no_pinning),
-	OPT_FLAG("pty", pty),
-	OPT_CALL("pty-size", required_argument, option_pty_size),
-	OPT_FLAG("allow-shared-uid", allow_shared_uid),
-	OPT_FLAG("allow-unconfined-unix", allow_unconfined_unix),
-	OPT_CALL("allow-unix", required_argument, option_allow_unix),
-	OPT_PATH("home", env.home),
-	OPT_PATH("chdir", chdir),
-	OPT_CALL("umask", required_argument, option_umask),
-	OPT_FLAG("view", view),
-	OPT_STRING("view-owner", view_owner),
-	OPT_PATH("view-cache", view_cache),
-	OPT_FLAG("clean-env", env.clean),
-	OPT_CALL("pass-env", required_argument, option_pass_env),
-	OPT_CALL("setenv", required_argument, option_setenv),
-	OPT_CALL("deny-errno", required_argument, option_deny_errno),
-	OPT_CALL("upload-limit", required_argument, option_upload_limit),
-	OPT_SHORT("verbose", 'v', option_verbose),
-	OPT_SHORT("quiet", 'q', option_quiet),
-	OPT_SHORT("help", 'h', option_help),
+#define RUN_OPTION(n, s, meta, via, parse, help) \
+	{ .name = (n), .short_name = (s), .metavar = (meta), parse },
+#include "attempt/run_options.def"
+#undef RUN_OPTION
 };
-
-/* '+': options end at COMMAND; ':': a missing argument is told apart. */
-#define RUN_SHORT_OPTIONS	"+:vqh"
-
-/* What getopt_long returns for a long-only option: past every char. */
-#define RUN_OPTION_VAL_BASE	256
-
-/* The table as getopt_long wants it; @ret has room for a terminator. */
-static void run_options_getopt(struct option *ret)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
-		const struct run_option *opt = &run_options[i];
-
-		ret[i] = (struct option){
-			.name = opt->name,
-			.has_arg = opt->has_arg,
-			.val = opt->short_name ? opt->short_name :
-						 RUN_OPTION_VAL_BASE + (int)i,
-		};
-	}
-	ret[ARRAY_SIZE(run_options)] = (struct option){};
-}
-
-/* The row getopt_long's @c stands for; NULL: not an option of ours. */
-static const struct run_option *run_option_find(int c)
-{
-	if (c >= RUN_OPTION_VAL_BASE &&
-	    c < RUN_OPTION_VAL_BASE + (int)ARRAY_SIZE(run_options))
-		return &run_options[c - RUN_OPTION_VAL_BASE];
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++)
-		if (c && run_options[i].short_name == c)
-			return &run_options[i];
-	return NULL;
-}
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o)
 {
 	struct option longopts[ARRAY_SIZE(run_options) + 1];
+	/* '+': options end at COMMAND; ':': a missing argument is told apart. */
+	char shorts[2 + 2 * ARRAY_SIZE(run_options) + 1] = "+:";
 	struct run_parse p = { .o = o, .verbosity = LOG_WARN };
-	const struct run_option *opt;
-	int c, r;
+	int c, i, r;
 
 	policy_init(&o->cli);
 	policy_init(&o->policy);
 	o->max_entries = o->max_cidrs = o->dns_min_ttl = -1;
 	o->umask = -1;
-	run_options_getopt(longopts);
+	run_options_getopt(longopts, shorts + 2, RUN_VIA_ANY);
 	opterr = 0;
 	optind = 0;	/* full re-initialisation: parse may run more than once */
-	while ((c = getopt_long(argc, argv, RUN_SHORT_OPTIONS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		if (c == ':') {
 			log_error("run: option '%s' needs an argument",
 				  argv[optind - 1]);
 			return -EINVAL;
 		}
-		opt = run_option_find(c);
-		if (!opt) {
+		i = run_option_index(c);
+		if (i < 0) {
 			log_error("run: unknown option '%s' (see egret run --help)",
 				  argv[optind - 1]);
 			return -EINVAL;
 		}
-		r = opt->parse(&p, opt, optarg);
+		r = run_options[i].parse(&p, &run_options[i], optarg);
 		if (r != 0)
 			return r;
 	}

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "attempt/run_options.h"
 #include "launch/environ.h"
 #include "cmd/client.h"
 #include "daemon/config.h"
@@ -87,76 +88,80 @@ static int pass_on(struct wire_run *run, const char *name, const char *value)
 }
 
 /*
+ * An option with a wire field of its own (RUN_VIA_FIELD), into that
+ * field; --chdir into @chdir_to (the request's CWD, request_from_args()).
+ */
+static int take_field(struct wire_run *run, const char **chdir_to, const char *name,
+		      char *arg)
+{
+	if (!strcmp(name, "allow")) {
+		if (run->nallow == WIRE_ALLOW_MAX) {
+			log_error("--allow: at most %d through egretd", WIRE_ALLOW_MAX);
+			return -E2BIG;
+		}
+		run->allow[run->nallow++] = arg;
+	} else if (!strcmp(name, "repo")) {
+		run->repo = arg;
+	} else if (!strcmp(name, "audit")) {
+		run->audit = true;
+	} else if (!strcmp(name, "pty")) {
+		run->pty = true;
+	} else if (!strcmp(name, "chdir")) {
+		*chdir_to = arg;
+	} else {
+		log_error("--%s: no field of egretd's request carries it (attempt/run_options.def)",
+			  name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What getopt_long answers for --via: neither a row's nor a char. */
+#define OPT_VIA	1
+
+/*
  * The options that mean something through egretd, into @run; the index of
- * COMMAND's first word, or -errno after one line. Everything else (the
- * policy file, state, log, user, cgroup, ids, the view) is egretd's to
- * decide, so asking for it is refused, never ignored.
+ * COMMAND's first word, or -errno after one line. A RUN_VIA_OPTION row
+ * shapes COMMAND's own process: egretd passes it on to egret run
+ * (wire_option_valid()), which judges it. Everything else (the policy
+ * file, state, log, user, cgroup, ids, the view) is egretd's to decide,
+ * so asking for it is refused, never ignored.
  */
 static int request_options(const char *socket, int argc, char **argv,
 			   struct wire_run *run, const char **chdir_to)
 {
-	enum { OPT_REPO = 256, OPT_ALLOW, OPT_AUDIT, OPT_PTY, OPT_CHDIR, OPT_VIA,
-	       OPT_PASS_ON };
-	/* OPT_PASS_ON: shapes COMMAND's own process; egretd passes it on
-	 * to egret run (wire_option_valid()), which judges it. */
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "audit", no_argument, NULL, OPT_AUDIT },
-		{ "pty", no_argument, NULL, OPT_PTY },
-		{ "chdir", required_argument, NULL, OPT_CHDIR },
-		{ "via", required_argument, NULL, OPT_VIA },
-		{ "home", required_argument, NULL, OPT_PASS_ON },
-		{ "setenv", required_argument, NULL, OPT_PASS_ON },
-		{ "pass-env", required_argument, NULL, OPT_PASS_ON },
-		{ "clean-env", no_argument, NULL, OPT_PASS_ON },
-		{ "umask", required_argument, NULL, OPT_PASS_ON },
-		{ "upload-limit", required_argument, NULL, OPT_PASS_ON },
-		{ "pty-size", required_argument, NULL, OPT_PASS_ON },
-		{ NULL, 0, NULL, 0 },
-	};
+	/* The rows a caller may send (RUN_VIA_CALLER), then --via. */
+	_cleanup_free_ struct option *opts = calloc(run_option_nrows + 2, sizeof(*opts));
+	const struct run_option_row *row;
 	bool umask_given = false;
-	int c, which;
+	int c, r;
 
+	if (!opts)
+		return log_error_errno(-ENOMEM, "the options");
+	opts[run_options_getopt(opts, NULL, RUN_VIA_CALLER)] =
+		(struct option){ .name = "via", .has_arg = required_argument, .val = OPT_VIA };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, &which)) != -1) {
-		switch (c) {
-		case OPT_PASS_ON:
-			umask_given |= !strcmp(opts[which].name, "umask");
-			if (pass_on(run, opts[which].name, optarg) < 0)
-				return -E2BIG;
-			break;
-		case OPT_REPO:
-			run->repo = optarg;
-			break;
-		case OPT_ALLOW:
-			if (run->nallow == WIRE_ALLOW_MAX) {
-				log_error("--allow: at most %d through egretd", WIRE_ALLOW_MAX);
-				return -E2BIG;
-			}
-			run->allow[run->nallow++] = optarg;
-			break;
-		case OPT_AUDIT:
-			run->audit = true;
-			break;
-		case OPT_PTY:
-			run->pty = true;
-			break;
-		case OPT_CHDIR:
-			*chdir_to = optarg;
-			break;
-		case OPT_VIA:
-			if (strcmp(optarg, socket)) {
-				log_error("--via %s: give it once, spelled out (--via SOCKET)", optarg);
-				return -EINVAL;
-			}
-			break;
-		default:
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		r = run_option_index(c);
+		row = r < 0 ? NULL : &run_option_rows[r];
+		if (c == OPT_VIA && strcmp(optarg, socket)) {
+			log_error("--via %s: give it once, spelled out (--via SOCKET)", optarg);
+			return -EINVAL;
+		}
+		if (c == OPT_VIA)
+			continue;
+		if (!row) {
 			log_error("%s: not an option egret run takes through egretd (egretd decides the rest; docs/EGRETD.md)",
 				  argv[optind - 1]);
 			return -EINVAL;
 		}
+		umask_given |= !strcmp(row->name, "umask");
+		r = row->via & RUN_VIA_OPTION ?
+			pass_on(run, row->name, row->metavar ? optarg : NULL) :
+			take_field(run, chdir_to, row->name, optarg);
+		if (r < 0)
+			return r;
 	}
 	/* The caller's umask reaches COMMAND, as it would without egretd. */
 	if (!umask_given) {

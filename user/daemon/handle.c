@@ -24,19 +24,16 @@
 #include "daemon/handle.h"
 #include "daemon/peer.h"
 #include "daemon/reply.h"
+#include "daemon/run_argv.h"
 #include "daemon/uids.h"
 #include "daemon/wire.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/paths.h"
+#include "lib/strv.h"
 #include "lib/text.h"
 #include "lib/util.h"
-
-/* At most: "run", --view, --user, --repo, --chdir, --view-owner,
- * --view-cache, --cgroup-parent, --state-dir, --audit, --pty, the --allows, the
- * options, "--", COMMAND's words, NULL. */
-#define SYNTH_ARGV_MAX	(12 + WIRE_ALLOW_MAX + WIRE_OPTION_MAX + WIRE_ARGV_MAX + 1)
 
 #define REQUEST_TIMEOUT_S	5	/* a caller's time to send its request */
 
@@ -151,57 +148,29 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
 	return NULL;
 }
 
-/* The options egret run takes, written by egretd: the request's strings
- * are only ever option values ("--repo=...") or COMMAND's words after
- * "--", never options of their own. The attempt's cgroup is a child of
- * the caller's own, as the kernel names it (@cgroup: "/a/b"). */
-static int synth_argv(const struct wire_run *run, uid_t uid,
+/* egret run's command line for the request (daemon/run_argv.h) into
+ * @argv: 0, or the status of the refusal sent. */
+static int write_argv(int conn, const struct wire_run *run, uid_t uid,
 		      const struct daemon_peer *peer, const char *state_dir,
-		      const struct daemon_caller *k, char **argv)
+		      const struct daemon_caller *k, struct strv *argv)
 {
 	char mnt[PATH_MAX];
-	int n = 0, r;
+	struct run_argv_from from = { .uid = uid, .peer = peer, .caller = k,
+				      .cgroup_mount = mnt, .state_dir = state_dir };
+	int r = cgroup2_mount(mnt, sizeof(mnt));
 
-	r = cgroup2_mount(mnt, sizeof(mnt));
 	if (r < 0)
-		return r;
-	/* The strings live as long as this process: the attempt is its last
-	 * work. */
-	argv[n++] = "run";
-	/* The caller's start directory as the attempt's own, and nothing
-	 * else of the attempt's anywhere it could write (launch/view.h). */
-	argv[n++] = "--view";
-	if (asprintf(&argv[n++], "--user=%u", (unsigned int)uid) < 0 ||
-	    (run->repo && asprintf(&argv[n++], "--repo=%s", run->repo) < 0) ||
-	    asprintf(&argv[n++], "--chdir=%s", run->cwd) < 0 ||
-	    asprintf(&argv[n++], "--view-owner=%u:%u", (unsigned int)peer->uid,
-		     (unsigned int)peer->gid) < 0 ||
-	    (k->cache && asprintf(&argv[n++], "--view-cache=%s", k->cache) < 0) ||
-	    /* The caller's ceiling: egret run keeps the smallest of its
-	     * --upload-limit words, so a request's own only lowers it. */
-	    (k->upload_limit && asprintf(&argv[n++], "--upload-limit=%llu",
-					 (unsigned long long)k->upload_limit) < 0) ||
-	    asprintf(&argv[n++], "--cgroup-parent=%s%s", mnt,
-		     strcmp(peer->cgroup, "/") ? peer->cgroup : "") < 0 ||
-	    asprintf(&argv[n++], "--state-dir=%s", state_dir) < 0)
-		return -ENOMEM;
-	if (run->audit)
-		argv[n++] = "--audit";
-	if (run->pty)
-		argv[n++] = "--pty";
-	for (size_t i = 0; i < run->nallow; i++)
-		if (asprintf(&argv[n++], "--allow=%s", run->allow[i]) < 0)
-			return -ENOMEM;
-	/* Only COMMAND's own process (wire_option_valid()): one word each,
-	 * "--NAME=VALUE", for egret run to judge as it judges its own. */
-	for (size_t i = 0; i < run->noption; i++)
-		if (asprintf(&argv[n++], "--%s", run->option[i]) < 0)
-			return -ENOMEM;
-	argv[n++] = "--";
-	for (size_t i = 0; i < run->argc; i++)
-		argv[n++] = run->argv[i];
-	argv[n] = NULL;
-	return n;
+		return daemon_refusef(conn, "egretd: cannot find the cgroup2 mount");
+	r = strv_init(argv, daemon_run_argv_max());
+	if (r == 0)
+		r = daemon_run_argv(argv, run, &from);
+	if (r == -E2BIG)
+		return daemon_refusef(conn, "egretd: the request makes egret run's command line longer than its %zu words",
+				      argv->cap);
+	if (r < 0)
+		return daemon_refusef(conn, "egretd: %s", r == -ENOMEM ? "out of memory" :
+				      "egret run's command line: an option its table does not let egretd write");
+	return 0;
 }
 
 static void on_client(struct loop_source *src, uint32_t events)
@@ -355,16 +324,16 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
-	_cleanup_free_ char **argv = calloc(SYNTH_ARGV_MAX, sizeof(char *));
+	_cleanup_(strv_free) struct strv argv = {};
 	const struct daemon_caller *k = NULL;
 	struct daemon_peer peer;
 	struct handler h = { .log_fd = -1 };
-	int fds[3] = { -1, -1, -1 }, lock_fd = -1, json_fd, argc, r, status;
+	int fds[3] = { -1, -1, -1 }, lock_fd = -1, json_fd, r, status;
 	char err[256], comm[64], ns[64];
 	const char *why;
 	uid_t uid = 0;
 
-	if (!m || !buf || !argv)
+	if (!m || !buf)
 		return daemon_refusef(conn, "egretd: out of memory");
 	r = admit_caller(cfg, conn, &peer, &k);
 	if (r != 0)
@@ -386,11 +355,10 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	r = take_uid(cfg, k, conn, &uid, &lock_fd);
 	if (r != 0)
 		return r;
-	argc = synth_argv(&m->run, uid, &peer, cfg->state_dir, k, argv);
-	if (argc < 0) {
+	r = write_argv(conn, &m->run, uid, &peer, cfg->state_dir, k, &argv);
+	if (r != 0) {
 		preflight_uid_unlock(uid, lock_fd);
-		return daemon_refusef(conn, "egretd: %s", argc == -ENOMEM ? "out of memory" :
-			      "cannot find the cgroup2 mount");
+		return r;
 	}
 	safe_text(m->run.argv[0], comm, sizeof(comm));
 	log_info("uid %u (pid %d, namespaces not egretd's: %s): attempt as uid %u: %s",
@@ -417,13 +385,13 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	for (int i = 0; i < 3; i++)
 		if (fds[i] > 2)
 			close(fds[i]);
-	h = (struct handler){ .argc = argc, .argv = argv, .log_fd = h.log_fd,
+	h = (struct handler){ .argc = (int)argv.n, .argv = argv.v, .log_fd = h.log_fd,
 		.ctl = { .src = { .fd = conn, .fn = on_client },
 			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
 			 .world = &peer.world, .caller = peer.uid, .instance = instance,
 			 .started = on_started, .finished = on_finished,
 			 .suspended = on_suspended, .json_fd = json_fd } };
-	status = attempt_command(argc, argv, &h.ctl);
+	status = attempt_command(h.argc, h.argv, &h.ctl);
 	/* Not taken over (refused before the attempt began): ours to drop. */
 	preflight_uid_unlock(uid, h.ctl.uid_lock_fd);
 	daemon_peer_close(&peer);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attempt/run_options.h"
 #include "launch/environ.h"
 #include "daemon/wire_impl.h"
 #include "lib/util.h"
@@ -77,26 +78,26 @@ static const char *allow_check(const char *v, size_t len, size_t i)
 
 bool wire_option_valid(const char *v, size_t len)
 {
-	static const char *const with_value[] = {
-		"home", "setenv", "pass-env", "umask", "upload-limit", "pty-size",
-	};
 	const char *eq = memchr(v, '=', len);
-	size_t n = eq ? (size_t)(eq - v) : len;
+	const struct run_option_row *row = run_option_find(v, eq ? (size_t)(eq - v) : len);
 
-	if (!eq)
-		return len == strlen("clean-env") && !memcmp(v, "clean-env", len);
-	if (eq + 1 == v + len)
-		return false;	/* a value, or no "=" */
-	for (size_t i = 0; i < ARRAY_SIZE(with_value); i++)
-		if (n == strlen(with_value[i]) && !memcmp(v, with_value[i], n))
-			return true;
-	return false;
+	if (!row || !(row->via & RUN_VIA_OPTION))
+		return false;
+	/* A value, not empty, exactly when the option takes one. */
+	return row->metavar ? eq && eq + 1 < v + len : !eq;
 }
 
+/* "not an option egretd passes on (home=, ..., clean-env)": the table's. */
 static const char *option_check(const char *v, size_t len, size_t i)
 {
-	return wire_option_valid(v, len) ? NULL :
-	       "not an option egretd passes on (home=, setenv=, pass-env=, umask=, upload-limit=, pty-size=, clean-env)";
+	static char names[384], why[448];
+
+	if (wire_option_valid(v, len))
+		return NULL;
+	if (run_options_join(names, sizeof(names), RUN_VIA_OPTION, "", "=") < 0)
+		snprintf(names, sizeof(names), "egret-client --help lists them");
+	snprintf(why, sizeof(why), "not an option egretd passes on (%s)", names);
+	return why;
 }
 
 static const char *id_check(const char *v, size_t len, size_t i)

@@ -75,8 +75,8 @@ enum wire_tag {
 	WIRE_TAG_STATUS = 10,		/* u32, 0..WIRE_STATUS_MAX */
 	WIRE_TAG_TEXT = 11,		/* printable ASCII and space */
 	WIRE_TAG_OPTION = 12,		/* repeated NAME[=VALUE]: an option of
-					 * egret run that only shapes COMMAND's
-					 * own process (wire_option_valid) */
+					 * egret run egretd passes on
+					 * (wire_option_valid) */
 	WIRE_TAG_JSON = 13,		/* flag: --json (STATUS) */
 	WIRE_TAG_MAX = WIRE_TAG_JSON,
 };
@@ -102,11 +102,12 @@ struct wire_run {
 };
 
 /*
- * May a RUN carry option @v (NAME or NAME=VALUE)? The options of egret run
- * that only shape COMMAND's own process, which egretd passes on as
- * "--NAME=VALUE" for egret run to judge: home, setenv, pass-env, umask,
- * upload-limit (which only lowers a budget) and pty-size with a value,
- * clean-env without. Everything else is egretd's to decide.
+ * May a RUN carry option @v (@len bytes: NAME or NAME=VALUE)? The options
+ * of egret run whose row in its table (attempt/run_options.def) says
+ * RUN_VIA_OPTION: those that only shape COMMAND's own process, or only
+ * lower what egretd gives, which egretd passes on as "--NAME=VALUE" for
+ * egret run to judge. NAME=VALUE, VALUE not empty, for one that takes an
+ * argument; NAME alone otherwise. Everything else is egretd's to decide.
  */
 bool wire_option_valid(const char *v, size_t len);
 
