@@ -15,18 +15,19 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'user')
 # A folder may include its own headers and those of the folders listed.
 LAYERS = {
     'lib': [],
-    'launch': ['lib'],
+    'git': ['lib'],
+    'launch': ['lib', 'git'],
     'policy': ['lib'],
     'dns': ['lib', 'policy', 'enforce'],
     'enforce': ['lib', 'policy'],
     'requests': ['lib', 'policy', 'dns'],
     'observe': ['lib', 'policy', 'dns', 'enforce', 'requests'],
-    'attempt': ['lib', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe'],
-    'daemon': ['lib', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
+    'attempt': ['lib', 'git', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe'],
+    'daemon': ['lib', 'git', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
                'attempt'],
-    'cmd': ['lib', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
+    'cmd': ['lib', 'git', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
             'attempt', 'daemon'],
-    '.': ['lib', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
+    '.': ['lib', 'git', 'launch', 'policy', 'dns', 'enforce', 'requests', 'observe',
           'attempt', 'cmd'],
 }
 INC = re.compile(r'^#include "([a-z_]+/[a-z_]+)\.h"', re.M)

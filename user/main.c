@@ -7,6 +7,7 @@
 #include "cmd/check.h"
 #include "cmd/daemon.h"
 #include "cmd/gc.h"
+#include "cmd/git.h"
 #include "cmd/requests.h"
 #include "cmd/run.h"
 #include "cmd/status.h"
@@ -44,6 +45,7 @@ static const struct cmd {
 	{ "requests", cmd_requests, "review what attempts were denied: list, approve, deny" },
 	{ "suggest", cmd_suggest, "turn decision logs into a policy fragment" },
 	{ "gc", cmd_gc, "clean up attempts whose egret is gone" },
+	{ "git", cmd_git, "the caller's git over an attempt's worktree, nothing it planted run" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },
 };

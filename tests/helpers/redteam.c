@@ -80,6 +80,10 @@
  * Files:
  *   open PATH | write PATH DATA | mkdir PATH | unlink PATH | rmdir PATH
  *   umount PATH | fds (list fds above 2) | fd-write FD TOKEN
+ *   exchange A B SECONDS             swap names A and B atomically
+ *                                    (RENAME_EXCHANGE), again and again, for
+ *                                    SECONDS: a path that is one thing, then
+ *                                    the other, never neither
  *   setid CALL PATH                  make PATH set-id with CALL: chmod fchmod
  *                                    fchmodat fchmodat2 (mode 06755 on an
  *                                    existing file), open openat creat mknod
@@ -1265,6 +1269,20 @@ static int do_file(const char *op, const char *path, const char *data)
 	return usage();
 }
 
+/* A path component swapped while someone walks it (the view's set-up). */
+static int do_exchange(const char *a, const char *b, const char *seconds)
+{
+	time_t end = time(NULL) + atoi(seconds);
+	unsigned long n = 0;
+
+	while (time(NULL) < end)
+		for (int i = 0; i < 1000; i++, n++)
+			if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) < 0)
+				return fail("renameat2", errno);
+	fprintf(stderr, "exchange: %lu swaps\n", n);
+	return ok(NULL);
+}
+
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452	/* Linux 6.6; the same number on every arch */
 #endif
@@ -2200,6 +2218,8 @@ int main(int argc, char **argv)
 		return do_dns_smuggle(argv[2], argv[3], argv[4], argv[5]);
 	if (IS("expiry", 7))
 		return do_expiry(argv[2], argv[3], argv[4], argv[5], argv[6]);
+	if (IS("exchange", 5))
+		return do_exchange(argv[2], argv[3], argv[4]);
 #undef IS
 	return usage();
 }

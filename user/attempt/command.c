@@ -162,7 +162,7 @@ static int plan_view(struct run_opts *o, const struct launch_user *user)
 	fd = open_callers_dir(o, dir, "start directory");
 	if (fd < 0)
 		return fd;
-	r = view_prepare(&o->view_plan, fd, dir, o->view_owner, user);
+	r = view_prepare(&o->view_plan, fd, dir, o->view_owner, user, o->world);
 	if (r < 0 || !o->view_cache)
 		return r;
 	close(fd);

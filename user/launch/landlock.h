@@ -10,11 +10,18 @@
  * permissions never judged them: containerd-shim's CVE-2020-15257), and no
  * signal to a process outside it. The attempt's own abstract sockets and
  * children are inside, so they keep working. It needs no privilege and no
- * BPF LSM. The filesystem is left alone: the ruleset handles creating
- * block devices (which COMMAND cannot do anyway; a domain needs one right)
- * and REFER, granted beneath "/", because a domain that does not handle
- * REFER refuses every rename and link across directories (EXDEV). ABI 1
- * has no REFER right, so there egret makes no domain at all.
+ * BPF LSM. Without a view the filesystem is left alone: the ruleset
+ * handles creating block devices (which COMMAND cannot do anyway; a domain
+ * needs one right) and REFER, granted beneath "/", because a domain that
+ * does not handle REFER refuses every rename and link across directories
+ * (EXDEV). ABI 1 has no REFER right, so there egret makes no domain at all.
+ *
+ * With a view (launch/view.h), COMMAND writes only its own places: every
+ * right to write, make, remove or truncate is handled, and granted beneath
+ * the trees the view mapped and its fresh places alone, plus writing
+ * (never making) in /dev and /proc and to COMMAND's stdio files. Nothing
+ * outside them, however its modes read (a world-writable file in another
+ * caller's worktree, /var/crash, a spool), takes a byte from the attempt.
  */
 #ifndef EGRET_LANDLOCK_H
 #define EGRET_LANDLOCK_H
@@ -44,8 +51,10 @@ int landlock_abi(void);
  */
 void landlock_plan_make(struct landlock_plan *ret, int abi, bool abstract_scope);
 
-/* In the child, after no_new_privs (async-signal-safe). 0 or -errno; a
- * plan with abi 0 does nothing. */
-int landlock_apply(const struct landlock_plan *p);
+/* In the child, after no_new_privs (async-signal-safe). @writable: NULL,
+ * or the NULL-terminated places COMMAND may write beneath (paths in its
+ * mounts; a missing one is skipped). 0 or -errno; a plan with abi 0 does
+ * nothing. */
+int landlock_apply(const struct landlock_plan *p, const char *const *writable);
 
 #endif

@@ -57,6 +57,8 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_VIEW_OVERLAY] = "map the start directory as its own: it lies on overlayfs (a container's writable layer), which refuses idmapped mounts; keep worktrees on a volume or a tmpfs (docs/DEPLOYMENT.md)",
 		[LAUNCH_STEP_VIEW_PRIVATE] = "give it private /tmp, /var/tmp, /dev/shm, /run/lock and /dev/mqueue",
 		[LAUNCH_STEP_VIEW_HOME] = "make its HOME " VIEW_HOME,
+		[LAUNCH_STEP_VIEW_GIT] = "pin git's pointers and make its configuration read-only (a file of it with another name, or not a plain file, is refused)",
+		[LAUNCH_STEP_VIEW_CHANGED] = "map the start directory and its git directories: one is no longer the directory checked (it was moved or replaced during set-up)",
 	};
 
 	if (step <= 0 || step >= (int)ARRAY_SIZE(names) || !names[step])
@@ -189,6 +191,7 @@ static int close_inherited(const struct launch *l, int pipe_fd)
 /* The child between clone3 and exec: only async-signal-safe calls. */
 static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 {
+	const char *writable[VIEW_WRITABLE_MAX + 1];
 	sigset_t none;
 	int cap, r, top, step;
 
@@ -235,8 +238,10 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		if (setresuid(l->user.uid, l->user.uid, l->user.uid) < 0)
 			child_fail(pipe_fd, LAUNCH_STEP_UID, errno, 125);
 	}
-	if (l->umask >= 0)
-		umask((mode_t)l->umask);
+	/* S_IWOTH from the start: nothing COMMAND makes is others' to write
+	 * unless it clears its umask itself (the seccomp filter refuses it
+	 * in a chmod; another attempt cannot write it anyway: landlock.h). */
+	umask((l->umask >= 0 ? (mode_t)l->umask : umask(0)) | S_IWOTH);
 	/* As COMMAND's user: its own permissions decide. */
 	if (l->chdir && chdir(l->chdir) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_CHDIR, errno, 125);
@@ -244,7 +249,7 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		child_fail(pipe_fd, LAUNCH_STEP_CAPS, errno, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_NNP, errno, 125);
-	r = landlock_apply(&l->landlock);
+	r = landlock_apply(&l->landlock, l->view.on ? view_writable(&l->view, writable) : NULL);
 	if (r < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_LANDLOCK, -r, 125);
 	r = seccomp_install();

@@ -77,8 +77,10 @@ enum launch_step {
 	LAUNCH_STEP_VIEW_OVERLAY,
 	LAUNCH_STEP_VIEW_PRIVATE,
 	LAUNCH_STEP_VIEW_HOME,
+	LAUNCH_STEP_VIEW_GIT,
+	LAUNCH_STEP_VIEW_CHANGED,
 };
-_Static_assert(LAUNCH_STEP_VIEW_HOME - LAUNCH_STEP_VIEW_NS == VIEW_STEP_HOME - VIEW_STEP_NS,
+_Static_assert(LAUNCH_STEP_VIEW_CHANGED - LAUNCH_STEP_VIEW_NS == VIEW_STEP_CHANGED - VIEW_STEP_NS,
 	       "launch.h numbers view.h's steps in their order");
 
 const char *launch_step_name(int step);

@@ -35,22 +35,30 @@
 #define IF_NR(nr)	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1)
 /*
  * A syscall whose argument @arg is a mode: refused (EPERM) when the mode
- * carries S_ISUID or S_ISGID, allowed otherwise (no later rule concerns
- * it). The low 32 bits hold every mode bit.
+ * carries one of @bits, allowed otherwise (no later rule concerns it).
+ * The low 32 bits hold every mode bit.
  */
-#define SETID_MODE(nr, arg)						\
+#define MODE_REFUSED(nr, arg, bits)					\
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 4),		\
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS,				\
 		 offsetof(struct seccomp_data, args[arg])),		\
-	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, S_ISUID | S_ISGID, 0, 1),	\
+	BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (bits), 0, 1),		\
 	ERRNO(EPERM),							\
 	RET(SECCOMP_RET_ALLOW)
+/* A file's new mode: no set-id bit, and writable by others never. */
+#define CHMOD_MODE(nr, arg)	MODE_REFUSED(nr, arg, S_ISUID | S_ISGID | S_IWOTH)
+/* A created file's mode: no set-id bit (others' write goes with the
+ * umask, which keeps S_IWOTH: see umask below). */
+#define CREATE_MODE(nr, arg)	MODE_REFUSED(nr, arg, S_ISUID | S_ISGID)
 
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2	452	/* Linux 6.6; one number on every arch */
 #endif
 #ifndef __NR_openat2
 #define __NR_openat2	437
+#endif
+#ifndef __NR_setxattrat
+#define __NR_setxattrat	463	/* Linux 6.13; one number on every arch */
 #endif
 
 int seccomp_install(void)
@@ -81,20 +89,34 @@ int seccomp_install(void)
 		 * as the attempt uid outside any attempt. Modes are read from
 		 * registers; openat2's sits in memory, out of reach: ENOSYS,
 		 * and libraries fall back to openat. */
-		SETID_MODE(__NR_fchmod, 1),
-		SETID_MODE(__NR_fchmodat, 2),
-		SETID_MODE(__NR_fchmodat2, 2),
-		SETID_MODE(__NR_openat, 3),
-		SETID_MODE(__NR_mkdirat, 2),
-		SETID_MODE(__NR_mknodat, 2),
+		/* Nor anything others may write (S_IWOTH, sticky or not): any
+		 * user could then write into the caller's tree, which the
+		 * miner harvests. A chmod that asks for it is refused; a
+		 * created file gets it only through a umask COMMAND cleared
+		 * itself (it starts with S_IWOTH: launch.c), never through a
+		 * POSIX ACL, which no setxattr sets. Reading the umask is
+		 * umask(0) and back, so clearing it cannot be refused. */
+		CHMOD_MODE(__NR_fchmod, 1),
+		CHMOD_MODE(__NR_fchmodat, 2),
+		CHMOD_MODE(__NR_fchmodat2, 2),
+		CREATE_MODE(__NR_openat, 3),
+		CREATE_MODE(__NR_mkdirat, 2),
+		CREATE_MODE(__NR_mknodat, 2),
 #ifdef __NR_chmod
-		SETID_MODE(__NR_chmod, 1),
-		SETID_MODE(__NR_open, 2),
-		SETID_MODE(__NR_creat, 1),
-		SETID_MODE(__NR_mkdir, 1),
-		SETID_MODE(__NR_mknod, 1),
+		CHMOD_MODE(__NR_chmod, 1),
+		CREATE_MODE(__NR_open, 2),
+		CREATE_MODE(__NR_creat, 1),
+		CREATE_MODE(__NR_mkdir, 1),
+		CREATE_MODE(__NR_mknod, 1),
 #endif
 		IF_NR(__NR_openat2), ERRNO(ENOSYS),
+		/* Extended attributes: a POSIX ACL grants what a mode does not
+		 * (others' write), and a default ACL overrides the umask. As
+		 * on a filesystem without them: EOPNOTSUPP. */
+		IF_NR(__NR_setxattr), ERRNO(EOPNOTSUPP),
+		IF_NR(__NR_lsetxattr), ERRNO(EOPNOTSUPP),
+		IF_NR(__NR_fsetxattr), ERRNO(EOPNOTSUPP),
+		IF_NR(__NR_setxattrat), ERRNO(EOPNOTSUPP),
 		/* Sends that hand the kernel pages it does not copy - the page
 		 * cache's (sendfile, splice) or COMMAND's own (vmsplice, tee
 		 * into a pipe that is spliced on): what SNI pinning judged

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,13 +13,13 @@
 #include <linux/magic.h>
 
 #include "launch/view.h"
+#include "launch/view_git.h"
 #include "lib/child.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
-/* The start directory, the worktree's git directory, its common one, the
- * cache. */
-#define VIEW_TREES	4
+/* The start directory, the cache, a worktree's common git directory. */
+#define VIEW_TREES	3
 
 /* Places anyone may write: each a fresh instance for the attempt. */
 static const char *const private_places[] = { "/tmp", "/var/tmp", "/dev/shm", "/run/lock" };
@@ -116,16 +117,67 @@ int view_owner_parse(const char *text, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
+/* How the layout's directories are opened: with the owner's rights when
+ * egretd names one (no right of egretd's lent), in the caller's world. */
+struct opener {
+	const struct attempt_world *w;
+	const struct launch_view *v;
+	bool as_owner;
+};
+
+static int open_as_owner(void *ctx, const char *path)
+{
+	const struct opener *o = ctx;
+
+	return o->as_owner ? world_open_dir_as(o->w, path, o->v->owner_uid, o->v->owner_gid)
+			   : world_open_dir(o->w, path);
+}
+
+/* The owner's home, which no git directory may be: an O_PATH fd, or -1
+ * (a caller in a world of its own has a passwd of its own). */
+static int owner_home(const struct launch_view *v, const struct attempt_world *w)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	int fd;
+
+	if (world_foreign(w) || getpwuid_r(v->owner_uid, &pw, buf, sizeof(buf), &found) != 0 ||
+	    !found || pw.pw_dir[0] != '/')
+		return -1;
+	fd = open(pw.pw_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -1 : fd;
+}
+
+/* Which git directories the view maps (git/layout.h), decided now. */
+static int prepare_git(struct launch_view *v, int dirfd, const char *dir, bool as_owner,
+		       const struct attempt_world *w)
+{
+	struct opener o = { .w = w, .v = v, .as_owner = as_owner };
+	_cleanup_close_ int home = owner_home(v, w);
+	char err[PATH_MAX + 256];
+	int r;
+
+	r = git_layout_find(dirfd, &(struct git_layout_rules){ .owner = v->owner_uid, .top = dir,
+							       .home = home, .open_dir = open_as_owner,
+							       .ctx = &o },
+			    &v->git, err, sizeof(err));
+	if (r < 0)
+		log_error("refusing to run COMMAND: its git directories: %s", err);
+	return r;
+}
+
 int view_prepare(struct launch_view *v, int dirfd, const char *dir,
-		 const char *owner, const struct launch_user *user)
+		 const char *owner, const struct launch_user *user,
+		 const struct attempt_world *w)
 {
 	struct statfs sfs;
 	struct stat st;
-	int fd;
+	int fd, r;
 
 	*v = (struct launch_view){ .on = true, .dir = dir, .userns_fd = -1 };
 	if (fstat(dirfd, &st) < 0)
 		return log_error_errno(-errno, "the start directory %s", dir);
+	v->dir_id = (struct git_id){ st.st_dev, st.st_ino };
 	if (owner) {
 		if (view_owner_parse(owner, &v->owner_uid, &v->owner_gid) < 0)
 			return log_error_errno(-EINVAL, "--view-owner %s: want UID:GID, not root", owner);
@@ -142,6 +194,9 @@ int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 	if (fstatfs(dirfd, &sfs) == 0 && sfs.f_type == OVERLAYFS_SUPER_MAGIC)
 		return log_error_errno(-EINVAL, "refusing to run COMMAND: its start directory %s lies on overlayfs (a container's writable layer), which refuses the idmapped mount that makes it the attempt's own; keep worktrees on a volume or a tmpfs (docs/DEPLOYMENT.md)",
 				       dir);
+	r = prepare_git(v, dirfd, dir, owner != NULL, w);
+	if (r < 0)
+		return r;
 	fd = view_userns(v->owner_uid, v->owner_gid, user->uid, user->gid);
 	if (fd < 0)
 		return log_error_errno(fd, "--view: a user namespace for the idmapped mount (needs Linux 5.12+)");
@@ -159,6 +214,7 @@ int view_prepare_cache(struct launch_view *v, int fd, const char *dir)
 		return log_error_errno(-EPERM, "refusing to run COMMAND: the cache directory %s is not its caller's (uid %u owns it): egretd maps only the caller's own files to the attempt",
 				       dir, (unsigned int)st.st_uid);
 	v->cache = dir;
+	v->cache_id = (struct git_id){ st.st_dev, st.st_ino };
 	return 0;
 }
 
@@ -188,37 +244,6 @@ static bool below(const char *path, const char *top)
 	return !strncmp(path, top, n) && (path[n] == '/' || path[n] == '\0');
 }
 
-/*
- * The directory a line "gitdir: X" of @dfd's file @name names (X relative
- * to @dfd, or absolute), or the one a "commondir" file names: an O_PATH
- * fd, or -1 when there is none.
- */
-static int git_pointer(int dfd, const char *name, const char *prefix)
-{
-	char buf[PATH_MAX + 16], *p, *end;
-	size_t plen = strlen(prefix);
-	ssize_t n;
-	int fd;
-
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (strncmp(buf, prefix, plen))
-		return -1;
-	p = buf + plen;
-	end = memchr(p, '\n', (size_t)(buf + n - p));
-	if (end)
-		*end = '\0';
-	if (!*p)
-		return -1;
-	return openat(dfd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-}
-
 struct tree {
 	int from;		/* the directory, O_PATH */
 	int clone;		/* its idmapped copy, detached */
@@ -226,45 +251,49 @@ struct tree {
 	char path[PATH_MAX];
 };
 
-/* The trees to map: the start directory (refused unless the owner's),
- * then the worktree's git directories that are the owner's. */
+/* @path, still the directory checked; else the step says it changed. */
+static int open_checked(const char *path, const struct git_id *id, int *step)
+{
+	int fd = git_open_checked(path, id);
+
+	if (fd == -ESTALE)
+		*step = VIEW_STEP_CHANGED;
+	return fd;
+}
+
+/* The trees to map, each the directory view_prepare() checked: the start
+ * directory, the cache, a worktree's common git directory (git/layout.h;
+ * its own git directory lies below it). */
 static int find_trees(const struct launch_view *v, struct tree *t, int *n, int *step)
 {
 	struct stat st;
-	int gitdir;
 
 	*step = VIEW_STEP_OWNER;
+	*n = 0;
 	for (int i = 0; i < VIEW_TREES; i++)
-		t[i].cache = false;
-	t[0].from = open(v->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		t[i] = (struct tree){ .from = -1, .clone = -1 };
+	t[0].from = open_checked(v->dir, &v->dir_id, step);
 	if (t[0].from < 0)
-		return -errno;
+		return t[0].from;
+	*n = 1;
 	if (fstat(t[0].from, &st) < 0)
 		return -errno;
 	if (st.st_uid != v->owner_uid)
 		return -EPERM;
-	*n = 1;
 	if (v->cache) {
-		t[1].from = open(v->cache, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		t[1].from = open_checked(v->cache, &v->cache_id, step);
 		if (t[1].from < 0)
-			return -errno;
+			return t[1].from;
+		t[(*n)++].cache = true;
 		if (fstat(t[1].from, &st) < 0 || st.st_uid != v->owner_uid)
 			return -EPERM;
-		t[(*n)++].cache = true;
 	}
-	gitdir = git_pointer(t[0].from, ".git", "gitdir: ");
-	if (gitdir < 0)
-		return 0;
-	t[(*n)++].from = gitdir;
-	t[*n].from = git_pointer(gitdir, "commondir", "");
-	if (t[*n].from >= 0)
+	if (v->git.kind == GIT_LAYOUT_WORKTREE) {
+		t[*n].from = open_checked(v->git.common, &v->git.common_id, step);
+		if (t[*n].from < 0)
+			return t[*n].from;
 		(*n)++;
-	/* Only the owner's are mapped; another's stay as they are. */
-	for (int i = 1; i < *n; i++)
-		if (!t[i].cache && (fstat(t[i].from, &st) < 0 || st.st_uid != v->owner_uid)) {
-			close(t[i].from);
-			t[i--] = t[--*n];
-		}
+	}
 	return 0;
 }
 
@@ -341,28 +370,67 @@ static int make_places(bool *made, uid_t uid, gid_t gid, int *step)
 	return 0;
 }
 
-/* The trees at their paths (inside a fresh place, on a path made for
- * them), the cache at VIEW_CACHE. */
+/* Where tree @t goes: onto the very directory checked, through its fd
+ * (no path walked again); in a fresh place, onto the path made for it
+ * there; the cache at VIEW_CACHE. An fd to mount onto, or -errno. */
+static int tree_target(struct tree *t, const bool *made)
+{
+	int fd;
+
+	if (t->cache) {
+		if (mkdir(VIEW_CACHE, 0700) < 0)
+			return -errno;
+		fd = open(VIEW_CACHE, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	for (size_t j = 0; j < ARRAY_SIZE(private_places); j++) {
+		if (!made[j] || !below(t->path, private_places[j]))
+			continue;
+		/* Below a fresh tmpfs the directory checked is out of sight:
+		 * its path is made anew there, by us, before COMMAND runs. */
+		if (strcmp(t->path, private_places[j]) &&
+		    make_path(t->path, strlen(private_places[j])) < 0)
+			return -errno;
+		fd = open(t->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = dup(t->from);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Each tree's clone onto its target. */
 static int place_trees(struct tree *t, int n, const bool *made, int *step)
 {
 	*step = VIEW_STEP_IDMAP;
 	for (int i = 0; i < n; i++) {
-		const char *at = t[i].cache ? VIEW_CACHE : t[i].path;
+		_cleanup_close_ int at = -1;
 
 		if (t[i].clone < 0)
 			continue;
-		if (t[i].cache && mkdir(VIEW_CACHE, 0700) < 0)
-			return -errno;
-		for (size_t j = 0; j < ARRAY_SIZE(private_places) && !t[i].cache; j++)
-			if (made[j] && below(t[i].path, private_places[j]) &&
-			    strcmp(t[i].path, private_places[j]) &&
-			    make_path(t[i].path, strlen(private_places[j])) < 0)
-				return -errno;
-		if (move_mount(t[i].clone, "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		at = tree_target(&t[i], made);
+		if (at < 0)
+			return at;
+		if (move_mount(t[i].clone, "", at, "",
+			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			return -errno;
 	}
 	return 0;
 }
+
+const char *const *view_writable(const struct launch_view *v, const char **ret)
+{
+	size_t n = 0;
+
+	ret[n++] = v->dir;
+	if (v->git.kind == GIT_LAYOUT_WORKTREE)
+		ret[n++] = v->git.common;
+	for (size_t i = 0; i < ARRAY_SIZE(private_places); i++)
+		ret[n++] = private_places[i];
+	ret[n] = NULL;
+	return ret;
+}
+_Static_assert(2 + ARRAY_SIZE(private_places) <= VIEW_WRITABLE_MAX,
+	       "view_writable() fills at most VIEW_WRITABLE_MAX places");
 
 int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret_step)
 {
@@ -383,9 +451,19 @@ int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret
 		r = make_places(made, uid, gid, ret_step);
 	if (r == 0)
 		r = place_trees(t, n, made, ret_step);
+	if (r == 0) {
+		*ret_step = VIEW_STEP_GIT;
+		r = view_git_guard(&(struct view_git){
+			.dir = v->dir, .dir_id = v->dir_id, .git = &v->git,
+			.owner_uid = v->owner_uid, .owner_gid = v->owner_gid,
+			.start_orig = t[0].from,
+			.common_orig = v->git.kind == GIT_LAYOUT_WORKTREE ? t[n - 1].from : -1 });
+		if (r == -ESTALE)
+			*ret_step = VIEW_STEP_CHANGED;
+	}
 	for (int i = 0; i < n; i++) {
 		close(t[i].from);
-		if (r == 0 && t[i].clone >= 0)
+		if (t[i].clone >= 0)
 			close(t[i].clone);
 	}
 	return r;

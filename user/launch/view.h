@@ -5,16 +5,27 @@
  *
  * COMMAND gets a mount namespace of its own, a child of the caller's
  * (nothing propagates back), and an IPC namespace of its own. In it:
- *  - the start directory, and for a `git worktree` the git directories its
- *    .git file names, are bind-mounted over themselves with an idmapped
- *    mount that shows their owner's uid and gid as COMMAND's: COMMAND
- *    edits, creates and commits as the owner, and on disk every file
- *    stays the owner's. Only that one uid and gid are mapped: files of
- *    other owners look unmapped (nobody) and cannot be written, so
- *    COMMAND gets at most the owner's own rights on that tree. A start
- *    directory of anyone but the expected owner is refused: egretd never
- *    lends its rights. An overlayfs (a container's writable layer)
- *    refuses the idmap: one clear line, never a weaker mode.
+ *  - the start directory, and for a `git worktree` its repository's git
+ *    directory, are bind-mounted over themselves with an idmapped mount
+ *    that shows their owner's uid and gid as COMMAND's: COMMAND edits,
+ *    creates and commits as the owner, and on disk every file stays the
+ *    owner's. Only that one uid and gid are mapped: files of other owners
+ *    look unmapped (nobody) and cannot be written, so COMMAND gets at
+ *    most the owner's own rights on that tree. A start directory of
+ *    anyone but the expected owner is refused: egretd never lends its
+ *    rights. An overlayfs (a container's writable layer) refuses the
+ *    idmap: one clear line, never a weaker mode.
+ *  - which git directories are mapped is decided by git/layout.h's
+ *    checks, made before anything is created, never by what a pointer
+ *    file says alone: an attempt that rewrote one chose what the next
+ *    attempt got. Each directory is mounted onto the very one checked
+ *    (its identity checked again in the child, the mount made onto its
+ *    fd), so no path swapped in between moves a mount.
+ *  - git's pointers (.git, the worktree's gitdir and commondir) are
+ *    pinned: mount points an attempt cannot rename, replace or rewrite;
+ *    the configuration the miner's own git runs (config,
+ *    config.worktree, hooks/, info/, and a submodule's under modules/)
+ *    is read-only (view_git.h).
  *  - with --view-cache (an operator's choice per egretd caller), a
  *    directory of the owner's, mapped alike, is HOME/.cache in every
  *    attempt: what one attempt leaves there, a later one reads.
@@ -32,7 +43,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "git/layout.h"
 #include "launch/user.h"
+#include "launch/world.h"
 
 /* The step of view_apply_child() that failed (launch.h numbers them as
  * its own, from LAUNCH_STEP_VIEW_NS, in this order). */
@@ -43,6 +56,8 @@ enum view_step {
 	VIEW_STEP_OVERLAY,	/* ... refused by overlayfs */
 	VIEW_STEP_PRIVATE,	/* the fresh places */
 	VIEW_STEP_HOME,		/* HOME */
+	VIEW_STEP_GIT,		/* git's pointers and configuration guarded */
+	VIEW_STEP_CHANGED,	/* a directory is not the one checked */
 };
 
 /* COMMAND's HOME in the view, when no --home names another. */
@@ -56,6 +71,9 @@ struct launch_view {
 	int userns_fd;		/* maps the owner to COMMAND (view_userns) */
 	const char *cache;	/* NULL, or the owner's directory that is
 				 * mounted, mapped alike, at VIEW_CACHE */
+	struct git_id dir_id;	/* the start directory, as checked */
+	struct git_id cache_id;	/* the cache, as checked */
+	struct git_layout git;	/* its git directories (git/layout.h) */
 };
 
 /* Where a persistent cache (--view-cache) appears: XDG's default for HOME,
@@ -77,19 +95,28 @@ int view_owner_parse(const char *text, uid_t *uid, gid_t *gid);
 
 /*
  * The view of COMMAND's @user, starting in @dir (absolute, in COMMAND's
- * mounts), which @dirfd is open on (world_open_dir()): checked before
- * anything is made, with one line for what fails. Its owner must be
- * @owner ("UID:GID", egretd's caller), or else it is whoever owns it now,
- * never root (that would lend root's files); on overlayfs the idmap
- * cannot be had. Then the user namespace of the mapping, whose fd the
- * caller closes once COMMAND runs. 0, or -errno after one line.
+ * mounts, those of @w), which @dirfd is open on (world_open_dir()):
+ * checked before anything is made, with one line for what fails. Its
+ * owner must be @owner ("UID:GID", egretd's caller), or else it is
+ * whoever owns it now, never root (that would lend root's files); on
+ * overlayfs the idmap cannot be had; its git directories must pass
+ * git/layout.h's checks (opened with the owner's rights). Then the user
+ * namespace of the mapping, whose fd the caller closes once COMMAND runs.
+ * 0, or -errno after one line.
  */
 int view_prepare(struct launch_view *v, int dirfd, const char *dir,
-		 const char *owner, const struct launch_user *user);
+		 const char *owner, const struct launch_user *user,
+		 const struct attempt_world *w);
 
 /* --view-cache @dir, open on @fd: the owner's (v->owner_uid), or -errno
  * after one line; then it is mounted at VIEW_CACHE. */
 int view_prepare_cache(struct launch_view *v, int fd, const char *dir);
+
+/* The places COMMAND may write beneath (landlock.h): the trees mapped
+ * and the fresh places, NULL-terminated in @ret (VIEW_WRITABLE_MAX + 1
+ * slots). Async-signal-safe. */
+#define VIEW_WRITABLE_MAX	8
+const char *const *view_writable(const struct launch_view *v, const char **ret);
 
 /*
  * In the child, as root, after it entered the caller's namespaces and
