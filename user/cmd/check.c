@@ -18,8 +18,32 @@ static void check_usage(FILE *out)
 	fprintf(out,
 		"Usage: egret check [--policy FILE] [--repo OWNER/NAME] [--git-remote URL] [--json]\n\n"
 		"Validate the policy and print the effective allowlist for that repository:\n"
-		"every host and prefix with its ports and the section it came from.\n"
+		"every host and prefix with its ports and the section it came from, and\n"
+		"the agent profiles' quiet names (refused at once, never a request).\n"
 		"Exit status: 0 valid, 2 refused (each problem on its own line).\n");
+}
+
+/* A quiet name another rule allows is not quiet (an allow wins). */
+static bool quiet_in_force(const struct policy *p, const struct host_rule *h)
+{
+	return host_rules_quiet(p->hosts, p->nhosts, h->name) != NULL;
+}
+
+static void print_quiet_text(const struct policy *p)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < p->nhosts; i++) {
+		const struct host_rule *h = &p->hosts[i];
+
+		if (!h->quiet)
+			continue;
+		if (!any)
+			printf("\n%-40s %-16s %s\n", "QUIET (NXDOMAIN, never a request)", "", "FROM");
+		any = true;
+		printf("%-40s %-16s %s%s\n", h->name, "-", h->origin,
+		       quiet_in_force(p, h) ? "" : " (allowed by another entry: not quiet)");
+	}
 }
 
 static void print_text(const struct policy *p, const char *source,
@@ -34,6 +58,8 @@ static void print_text(const struct policy *p, const char *source,
 		const struct host_rule *h = &p->hosts[i];
 		char name[DNS_NAME_MAX + 3];
 
+		if (h->quiet)
+			continue;
 		snprintf(name, sizeof(name), "%s%s", h->wildcard ? "*." : "", h->name);
 		ports_format(h->ports, h->nports, ports, sizeof(ports), false);
 		printf("%-40s %-16s %s%s", name, ports, h->origin,
@@ -42,6 +68,7 @@ static void print_text(const struct policy *p, const char *source,
 			printf(" (upload_limit %llu)", (unsigned long long)h->upload_limit);
 		printf("\n");
 	}
+	print_quiet_text(p);
 	printf("\n%-40s %-16s %s\n", "ADDRESS/PREFIX", "PORTS", "FROM");
 	for (size_t i = 0; i < p->nspecs; i++) {
 		struct allow_spec a = p->specs[i];
@@ -74,6 +101,25 @@ static void print_text(const struct policy *p, const char *source,
 		printf("upload_limit: none\n");
 }
 
+/* "],\"quiet\":[...]": the agent profiles' noise, and whether it is quiet
+ * in force (no other entry allows it). */
+static void print_quiet_json(const struct policy *p)
+{
+	printf("],\"quiet\":[");
+	for (size_t i = 0, n = 0; i < p->nhosts; i++) {
+		const struct host_rule *h = &p->hosts[i];
+
+		if (!h->quiet)
+			continue;
+		printf("%s{\"name\":", n++ ? "," : "");
+		json_fputs(stdout, h->name);
+		printf(",\"from\":");
+		json_fputs(stdout, h->origin);
+		printf(",\"in_force\":%s}", quiet_in_force(p, h) ? "true" : "false");
+	}
+	printf("]");
+}
+
 /* The schema is documented in docs/POLICY.md ("egret check --json"). */
 static void print_json(const struct policy *p, const char *source, bool builtin,
 		       const char *repo, long max_entries, long max_cidrs,
@@ -90,11 +136,13 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 	else
 		printf("null");
 	printf(",\"hosts\":[");
-	for (size_t i = 0; i < p->nhosts; i++) {
+	for (size_t i = 0, n = 0; i < p->nhosts; i++) {
 		const struct host_rule *h = &p->hosts[i];
 
+		if (h->quiet)
+			continue;
 		ports_format(h->ports, h->nports, ports, sizeof(ports), true);
-		printf("%s{\"name\":", i ? "," : "");
+		printf("%s{\"name\":", n++ ? "," : "");
 		json_fputs(stdout, h->name);
 		printf(",\"wildcard\":%s,\"ports\":%s,\"from\":",
 		       h->wildcard ? "true" : "false", ports);
@@ -102,7 +150,8 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 		printf(",\"pin\":%s,\"upload_limit\":", h->no_pin ? "false" : "true");
 		printf(h->upload_limit ? "%llu}" : "null}", (unsigned long long)h->upload_limit);
 	}
-	printf("],\"cidrs\":[");
+	print_quiet_json(p);
+	printf(",\"cidrs\":[");
 	for (size_t i = 0; i < p->nspecs; i++) {
 		struct allow_spec a = p->specs[i];
 

@@ -109,9 +109,11 @@ static int read_log(const char *path, struct wanted *w, size_t *n,
 		    (strcmp(verdict, "deny") && strcmp(verdict, "would-deny")))
 			continue;
 		/* Refused for its upload budget: allowed already, a budget
-		 * is no entry to add. */
+		 * is no entry to add. An agent's known noise (quiet) is
+		 * nothing to allow either. */
 		if (json_field(line, "reason", reason, sizeof(reason)) &&
-		    (!strcmp(reason, "budget") || !strcmp(reason, "uncounted")))
+		    (!strcmp(reason, "budget") || !strcmp(reason, "uncounted") ||
+		     !strcmp(reason, "quiet")))
 			continue;
 		if (!strcmp(kind, "dns")) {
 			/* A name asked for; its ports come from connects. */

@@ -33,6 +33,8 @@ enum dns_why {
 	DNS_WHY_TOO_MANY,		/* more addresses than egret learns */
 	DNS_WHY_MAP_FULL,		/* the allow map is full */
 	DNS_WHY_BUSY,			/* too many questions upstream at once */
+	DNS_WHY_QUIET,			/* an agent profile's known noise: NXDOMAIN,
+					 * never a request (policy/host.h) */
 	DNS_WHY_MAX,
 };
 

@@ -135,6 +135,14 @@ static void reply_answer(struct query *qy, uint8_t *msg, size_t len)
 	reply(qy, trunc, (size_t)t);
 }
 
+/* Why an answered question was allowed, or (--audit) would not be. */
+static enum dns_why audit_why(const struct query *qy)
+{
+	if (!qy->audit_only)
+		return DNS_WHY_NONE;
+	return qy->quiet ? DNS_WHY_QUIET : DNS_WHY_NOT_ALLOWED;
+}
+
 /* Write every address of the answer into the maps, and log it. Special
  * addresses (loopback, link-local, metadata, multicast, broadcast, the
  * host's own) are never learned from DNS; an --audit answer for a name not
@@ -199,7 +207,7 @@ static int learn_answer(struct query *qy, const uint8_t *msg, size_t len)
 		p->stats.learned++;
 	}
 	decided(qy, qy->audit_only ? DNS_VERDICT_WOULD_DENY : DNS_VERDICT_ALLOW,
-		qy->audit_only ? DNS_WHY_NOT_ALLOWED : DNS_WHY_NONE, addrs, n, min_seen);
+		audit_why(qy), addrs, n, min_seen);
 	return n;
 }
 
@@ -232,7 +240,7 @@ static void on_answer(void *arg, enum dns_upstream_status status, const uint8_t 
 	 * where the whole answer is learned. Error answers teach nothing. */
 	if ((buf[2] & 0x02) || (buf[3] & 0x0f) != DNS_RCODE_NOERROR) {
 		decided(qy, qy->audit_only ? DNS_VERDICT_WOULD_DENY : DNS_VERDICT_ALLOW,
-			qy->audit_only ? DNS_WHY_NOT_ALLOWED : DNS_WHY_NONE, NULL, 0, 0);
+			audit_why(qy), NULL, 0, 0);
 	} else {
 		r = learn_answer(qy, buf, alen);
 		if (r < 0) {
@@ -298,11 +306,13 @@ static bool read_question(struct query *tmpl, const uint8_t *msg, size_t len)
 }
 
 /* A name no rule allows gets NXDOMAIN (under --audit it goes on, marked);
- * true if it was answered. */
+ * true if it was answered. An agent's known noise (a quiet rule) the same,
+ * said only with -v and told to the observer as quiet: never a request. */
 static bool refuse_name(struct dns_proxy *p, struct query *tmpl)
 {
-	if (tmpl->q.qclass == DNS_CLASS_IN &&
-	    host_rules_match(p->cfg.rules, p->cfg.nrules, tmpl->q.name,
+	bool in = tmpl->q.qclass == DNS_CLASS_IN;
+
+	if (in && host_rules_match(p->cfg.rules, p->cfg.nrules, tmpl->q.name,
 			     tmpl->ports, &tmpl->nports, &tmpl->any_port) != 0) {
 		/* An empty name (the root) has nothing to pin to. */
 		tmpl->pinned = p->cfg.pinning && tmpl->q.name[0] &&
@@ -313,17 +323,20 @@ static bool refuse_name(struct dns_proxy *p, struct query *tmpl)
 		return false;
 	}
 	p->stats.denied++;
-	if (p->cfg.audit && tmpl->q.qclass == DNS_CLASS_IN) {
+	tmpl->quiet = in && host_rules_quiet(p->cfg.rules, p->cfg.nrules, tmpl->q.name);
+	p->stats.quiet += tmpl->quiet;
+	if (p->cfg.audit && in) {
 		/* --audit asked to see everything: forwarded, and logged as
 		 * would-deny when the answer comes. */
 		tmpl->audit_only = true;
 		return false;
 	}
 	/* Never forwarded: the name itself could carry data. */
-	log_info("dns: denied %s (type %u): NXDOMAIN",
-		 tmpl->q.name[0] ? tmpl->q.name : ".", tmpl->q.type);
-	decided_refused(tmpl, tmpl->q.qclass != DNS_CLASS_IN ?
-			      DNS_WHY_CLASS : DNS_WHY_NOT_ALLOWED);
+	log_msg(tmpl->quiet ? LOG_DEBUG : LOG_INFO, "dns: %s %s (type %u): NXDOMAIN",
+	       tmpl->quiet ? "quiet" : "denied", tmpl->q.name[0] ? tmpl->q.name : ".",
+	       tmpl->q.type);
+	decided_refused(tmpl, !in ? DNS_WHY_CLASS :
+			      tmpl->quiet ? DNS_WHY_QUIET : DNS_WHY_NOT_ALLOWED);
 	reply_rcode(tmpl, DNS_RCODE_NXDOMAIN);
 	return true;
 }

@@ -27,6 +27,7 @@ struct dns_stats {
 	uint64_t queries;
 	uint64_t allowed;		/* forwarded upstream */
 	uint64_t denied;		/* NXDOMAIN: name not allowed */
+	uint64_t quiet;			/* of those, an agent's known noise */
 	uint64_t nodata;		/* HTTPS/SVCB answered empty */
 	uint64_t notimp;		/* a type egret does not forward */
 	uint64_t servfail;		/* upstream failure, full map, over cap */
@@ -78,6 +79,7 @@ struct query {
 	unsigned int nports;
 	bool any_port;
 	bool audit_only;		/* not allowed; answered for --audit */
+	bool quiet;			/* and an agent's known noise */
 	bool pinned;			/* its addresses get SNI pinning */
 	__u64 upload_limit;		/* its rules' upload budget; 0: none */
 	bool oversize;			/* a UDP query longer than its room */

@@ -24,6 +24,7 @@ static const char *const dns_why_names_[DNS_WHY_MAX] = {
 	[DNS_WHY_TIMEOUT] = "upstream-timeout", [DNS_WHY_UPSTREAM] = "upstream-error",
 	[DNS_WHY_MALFORMED] = "malformed-answer", [DNS_WHY_TOO_MANY] = "too-many-addresses",
 	[DNS_WHY_MAP_FULL] = "map-full", [DNS_WHY_BUSY] = "busy",
+	[DNS_WHY_QUIET] = "quiet",
 };
 
 static const char *const dns_why_texts_[DNS_WHY_MAX] = {
@@ -35,6 +36,7 @@ static const char *const dns_why_texts_[DNS_WHY_MAX] = {
 	[DNS_WHY_TOO_MANY] = "more addresses than egret learns from one answer",
 	[DNS_WHY_MAP_FULL] = "the allow map is full (raise --max-entries)",
 	[DNS_WHY_BUSY] = "too many questions upstream at once",
+	[DNS_WHY_QUIET] = "an agent's known noise (its profile's quiet list)",
 };
 
 static const char *dns_why_name(enum dns_why why)
@@ -401,6 +403,8 @@ void events_dns(struct events *ev, const struct dns_decision *d)
 		remember_name(ev, name, why, d->verdict == DNS_VERDICT_SERVFAIL);
 	if (d->verdict == DNS_VERDICT_ALLOW)
 		ev->dns_answered++;
+	else if (why == DNS_WHY_QUIET)
+		ev->dns_quiet++;	/* refused, and nothing to attend to */
 	else if (d->verdict == DNS_VERDICT_DENY)
 		ev->dns_denied++;
 	else if (d->verdict == DNS_VERDICT_WOULD_DENY)
@@ -522,7 +526,11 @@ static uint64_t counter(const struct events *ev, uint32_t index)
 static int by_name_count(const void *a, const void *b)
 {
 	const struct denied_name *x = a, *y = b;
+	bool xq = x->why == DNS_WHY_QUIET, yq = y->why == DNS_WHY_QUIET;
 
+	/* What needs attention first; an agent's quiet noise last. */
+	if (xq != yq)
+		return xq ? 1 : -1;
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->name, y->name);
 }
 
@@ -624,13 +632,15 @@ void events_summary(struct events *ev, FILE *out)
 	}
 	dropped = counter(ev, EGRET_COUNTER_DROPPED);
 	fprintf(out, "egret: attempt %s: connections/datagrams %llu allowed, %llu %s; "
-		"DNS %llu answered, %llu %s, %llu failed",
+		"DNS %llu answered, %llu %s, ",
 		ev->attempt, (unsigned long long)allowed,
 		(unsigned long long)(ev->audit ? would : denied), deny_word,
 		(unsigned long long)ev->dns_answered,
 		(unsigned long long)(ev->audit ? ev->dns_would_deny : ev->dns_denied),
-		ev->audit ? "would be denied" : "names denied",
-		(unsigned long long)ev->dns_failed);
+		ev->audit ? "would be denied" : "names denied");
+	if (ev->dns_quiet)
+		fprintf(out, "%llu quiet, ", (unsigned long long)ev->dns_quiet);
+	fprintf(out, "%llu failed", (unsigned long long)ev->dns_failed);
 	for (int h = EGRET_HOOK_SOCKET; h < EGRET_HOOK_MAX; h++) {
 		uint64_t n = counter(ev, EGRET_COUNTER(h, ev->audit ?
 					EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY));
@@ -680,7 +690,8 @@ void events_summary(struct events *ev, FILE *out)
 		const struct denied_name *d = &ev->names_out[i];
 
 		fprintf(out, "egret:   %s %6llu x %s: %s\n",
-			d->failed ? "DNS failed " : ev->audit ? "name would be denied" : "name denied",
+			d->failed ? "DNS failed " : d->why == DNS_WHY_QUIET ? "quiet      " :
+			ev->audit ? "name would be denied" : "name denied",
 			(unsigned long long)d->count, d->name,
 			dns_why_text(d->why));
 	}

@@ -86,6 +86,7 @@ struct events {
 	int64_t boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	/* For the summary. */
 	uint64_t dns_answered, dns_denied, dns_would_deny, dns_failed;
+	uint64_t dns_quiet;		/* an agent's known noise, refused */
 	uint64_t write_errors;
 	struct denied_dest top[EVENTS_TOP];
 	size_t ntop;

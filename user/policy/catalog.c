@@ -13,6 +13,7 @@ static const char *const section_keys[CATALOG_NSECTIONS] = {
 	[CATALOG_OS] = "os_registries",
 	[CATALOG_FORGE] = "forges",
 	[CATALOG_ECOSYSTEM] = "ecosystems",
+	[CATALOG_AGENT] = "agents",
 };
 
 const char *catalog_section_key(enum catalog_section s)
@@ -22,7 +23,7 @@ const char *catalog_section_key(enum catalog_section s)
 
 const char *const upload_category_keys[UPLOAD_CATEGORIES] = {
 	[UPLOAD_OS] = "os_registries", [UPLOAD_ECOSYSTEMS] = "ecosystems",
-	[UPLOAD_GIT_REMOTE] = "git_remote",
+	[UPLOAD_GIT_REMOTE] = "git_remote", [UPLOAD_AGENTS] = "agents",
 };
 
 /* `upload_limits: {CATEGORY: SIZE, ...}`: the categories' default budgets. */
@@ -44,7 +45,7 @@ static int parse_upload_limits(yaml_document_t *doc, yaml_node_t *map,
 		for (k = 0; k < UPLOAD_CATEGORIES && key && strcmp(key, upload_category_keys[k]); k++)
 			;
 		if (!key || k == UPLOAD_CATEGORIES || size_parse(yaml_scalar(v), &n) < 0) {
-			diag_add(d, v, "upload_limits: want os_registries, ecosystems or git_remote: SIZE");
+			diag_add(d, v, "upload_limits: want os_registries, ecosystems, git_remote or agents: SIZE");
 			return -EINVAL;
 		}
 		c->upload_limits[k] = n;
@@ -79,6 +80,38 @@ static int parse_hosts(yaml_document_t *doc, yaml_node_t *list,
 		strcpy(out[n++], rule.name);
 	}
 	*ret_n = n;
+	return 0;
+}
+
+/* An agent profile's own keys: `quiet:`, `upload_limit:`, `measured:`. */
+static int parse_agent_key(yaml_document_t *doc, const char *key, yaml_node_t *v,
+			   struct catalog_entry *e, struct diag *d)
+{
+	uint64_t n;
+
+	if (!strcmp(key, "quiet"))
+		return parse_hosts(doc, v, e->quiet, CATALOG_MAX_QUIET, &e->nquiet, d);
+	if (!strcmp(key, "upload_limit") && size_parse(yaml_scalar(v), &n) == 0) {
+		e->upload_limit = n;
+		return 0;
+	}
+	if (!strcmp(key, "measured") && yaml_scalar(v)) {
+		snprintf(e->measured, sizeof(e->measured), "%s", yaml_scalar(v));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A name a profile needs for its work is never its noise too. */
+static int agent_check(const struct catalog_entry *e, yaml_node_t *map, struct diag *d)
+{
+	for (size_t i = 0; i < e->nquiet; i++)
+		for (size_t j = 0; j < e->nhosts; j++)
+			if (!strcmp(e->quiet[i], e->hosts[j])) {
+				diag_add(d, map, "agent '%s': %s is in hosts and quiet",
+					 e->name, e->hosts[j]);
+				return -EINVAL;
+			}
 	return 0;
 }
 
@@ -129,6 +162,8 @@ static int parse_entry(yaml_document_t *doc, enum catalog_section s,
 					e->nports++;
 			}
 			have_ports = r == 0 && e->nports > 0;
+		} else if (s == CATALOG_AGENT) {
+			r = parse_agent_key(doc, key, v, e, d);
 		} else {
 			r = -EINVAL;
 		}
@@ -139,12 +174,14 @@ static int parse_entry(yaml_document_t *doc, enum catalog_section s,
 		}
 	}
 	if (!have_hosts || !have_source || !have_ports ||
-	    (s == CATALOG_FORGE && e->nremote_hosts == 0)) {
+	    (s == CATALOG_FORGE && e->nremote_hosts == 0) ||
+	    (s == CATALOG_AGENT && (!e->measured[0] || !e->upload_limit))) {
 		diag_add(d, map, "entry '%s' lacks source, ports, hosts%s", name,
-			 s == CATALOG_FORGE ? " or remote_hosts" : "");
+			 s == CATALOG_FORGE ? " or remote_hosts" :
+			 s == CATALOG_AGENT ? ", measured or upload_limit" : "");
 		return -EINVAL;
 	}
-	return 0;
+	return s == CATALOG_AGENT ? agent_check(e, map, d) : 0;
 }
 
 int catalog_parse(struct catalog *c, const char *text, size_t len,

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * policy/catalog.h - the registry catalog compiled into egret (user/policy/catalog.yaml):
- * OS package registries, git forges and language ecosystems, each a list of
- * exact hosts with ports and the source the list comes from.
+ * OS package registries, git forges, language ecosystems and agent
+ * profiles, each a list of exact hosts with ports and the source the list
+ * comes from. An agent profile also names its CLI's known noise (`quiet`:
+ * answered NXDOMAIN at once, never a request) and the upload budget its
+ * hosts get, both measured on the CLI versions it states.
  */
 #ifndef EGRET_CATALOG_H
 #define EGRET_CATALOG_H
@@ -16,12 +19,14 @@ enum catalog_section {
 	CATALOG_OS = 0,		/* os_registries */
 	CATALOG_FORGE,		/* forges */
 	CATALOG_ECOSYSTEM,	/* ecosystems */
+	CATALOG_AGENT,		/* agents */
 	CATALOG_NSECTIONS,
 };
 
 #define CATALOG_MAX_ENTRIES	64
 #define CATALOG_MAX_HOSTS	16
 #define CATALOG_NAME_MAX	32
+#define CATALOG_MAX_QUIET	8	/* an agent profile's quiet names */
 
 struct catalog_entry {
 	char name[CATALOG_NAME_MAX];
@@ -36,6 +41,14 @@ struct catalog_entry {
 	 * on 443): never SNI-pinned (`not_tls:`). */
 	char not_tls[4][DNS_NAME_MAX + 1];
 	size_t nnot_tls;
+	/* Agent profiles only: the CLI's noise, answered NXDOMAIN and never
+	 * a request (`quiet:`); its hosts' upload budget (`upload_limit:`,
+	 * sized for its work and its telemetry together; 0: none); what it
+	 * was measured on (`measured:`, the CLI's version and the date). */
+	char quiet[CATALOG_MAX_QUIET][DNS_NAME_MAX + 1];
+	size_t nquiet;
+	__u64 upload_limit;
+	char measured[160];
 };
 
 /* Is @host one of @e's not_tls hosts? */
@@ -47,10 +60,12 @@ enum upload_category {
 	UPLOAD_OS = 0,		/* os_registries */
 	UPLOAD_ECOSYSTEMS,	/* ecosystems */
 	UPLOAD_GIT_REMOTE,	/* git_remote: the remote's host and its forge's */
+	UPLOAD_AGENTS,		/* agents: every profile's hosts (each profile
+				 * has a budget of its own unless given) */
 	UPLOAD_CATEGORIES,
 };
 
-/* Their keys, "os_registries", "ecosystems", "git_remote". */
+/* Their keys, "os_registries", "ecosystems", "git_remote", "agents". */
 extern const char *const upload_category_keys[UPLOAD_CATEGORIES];
 
 /* An `upload_limits:` value of `none`: no budget, the default's neither. */

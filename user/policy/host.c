@@ -110,6 +110,12 @@ bool host_rule_matches(const struct host_rule *rule, const char *name)
 	       !strcmp(name + n - s, rule->name);
 }
 
+/* A quiet rule matches a name only to refuse it (host_rules_quiet). */
+static bool rule_allows(const struct host_rule *rule, const char *name)
+{
+	return !rule->quiet && host_rule_matches(rule, name);
+}
+
 int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 		     struct port_range *ret_ports, unsigned int *ret_nports,
 		     bool *ret_any)
@@ -122,7 +128,7 @@ int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
 	for (k = 0; k < n; k++) {
 		const struct host_rule *rule = &rules[k];
 
-		if (!host_rule_matches(rule, name))
+		if (!rule_allows(rule, name))
 			continue;
 		matched++;
 		if (rule->nports == 0)
@@ -145,6 +151,7 @@ bool host_rule_equal(const struct host_rule *x, const struct host_rule *y)
 {
 	return x->wildcard == y->wildcard && x->nports == y->nports &&
 	       x->no_pin == y->no_pin && x->upload_limit == y->upload_limit &&
+	       x->quiet == y->quiet &&
 	       !strcmp(x->name, y->name) &&
 	       !memcmp(x->ports, y->ports, sizeof(x->ports[0]) *
 		       (x->nports <= EGRET_PORT_SLOTS ? x->nports : 0));
@@ -157,7 +164,7 @@ void host_rules_dest_name(const struct host_rule *rules, size_t n, const char *n
 
 	snprintf(out, len, "%s", name);
 	for (size_t i = 0; i < n; i++) {
-		if (!host_rule_matches(&rules[i], name))
+		if (!rule_allows(&rules[i], name))
 			continue;
 		if (!rules[i].wildcard)
 			return;
@@ -173,7 +180,7 @@ __u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const cha
 	__u64 min = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (rules[i].upload_limit && host_rule_matches(&rules[i], name) &&
+		if (rules[i].upload_limit && rule_allows(&rules[i], name) &&
 		    (!min || rules[i].upload_limit < min))
 			min = rules[i].upload_limit;
 	return min;
@@ -182,7 +189,22 @@ __u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const cha
 bool host_rules_unpinned(const struct host_rule *rules, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (rules[i].no_pin && host_rule_matches(&rules[i], name))
+		if (rules[i].no_pin && rule_allows(&rules[i], name))
 			return true;
 	return false;
+}
+
+const struct host_rule *host_rules_quiet(const struct host_rule *rules, size_t n,
+					 const char *name)
+{
+	const struct host_rule *quiet = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!host_rule_matches(&rules[i], name))
+			continue;
+		if (!rules[i].quiet)
+			return NULL;	/* work wins: an allow is never quieted */
+		quiet = quiet ? quiet : &rules[i];
+	}
+	return quiet;
 }

@@ -26,6 +26,10 @@ struct host_rule {
 	/* `upload_limit:` of the entry, or of its catalog category: its
 	 * names' upload budget (docs/POLICY.md); 0: none of its own. */
 	__u64 upload_limit;
+	/* An agent profile's noise (`quiet:` in the catalog): the name is
+	 * refused at once and never becomes a request; no rule allows
+	 * anything by it (docs/POLICY.md, "Agent profiles"). */
+	bool quiet;
 	char origin[64];		/* where it came from, for egret check */
 };
 
@@ -49,8 +53,8 @@ bool host_rule_equal(const struct host_rule *x, const struct host_rule *y);
 bool host_rule_matches(const struct host_rule *rule, const char *name);
 
 /*
- * The union of the ports of every rule matching @name, as rules for
- * allow_add_rule: *@ret_any when some rule allows any port. Returns the
+ * The union of the ports of every rule matching @name (quiet rules
+ * never do), as rules for allow_add_rule: *@ret_any when some rule allows any port. Returns the
  * number of matching rules (0 = the name is not allowed).
  */
 int host_rules_match(const struct host_rule *rules, size_t n, const char *name,
@@ -72,5 +76,15 @@ void host_rules_dest_name(const struct host_rule *rules, size_t n, const char *n
 __u64 host_rules_upload_limit(const struct host_rule *rules, size_t n, const char *name);
 
 bool host_rules_unpinned(const struct host_rule *rules, size_t n, const char *name);
+
+/*
+ * The quiet rule @name matches (the first), when no rule allows @name:
+ * an agent's known noise, to refuse without making it a request. NULL
+ * when no quiet rule matches, or when another rule allows the name (the
+ * git remote, a host the operator listed, an approval, another
+ * profile's work: an allow always wins).
+ */
+const struct host_rule *host_rules_quiet(const struct host_rule *rules, size_t n,
+					 const char *name);
 
 #endif

@@ -174,6 +174,36 @@ static int add_catalog(struct policy *out, const struct catalog *cat,
 	return r;
 }
 
+/*
+ * An agent profile: its hosts, with the profile's upload budget unless the
+ * policy gave the category one (@upload_limit, UPLOAD_LIMIT_NONE: none),
+ * and its quiet names, which allow nothing (host_rules_quiet).
+ */
+static int add_agent(struct policy *out, const struct catalog *cat, const char *name,
+		     __u64 upload_limit)
+{
+	const struct catalog_entry *e = catalog_find(cat, CATALOG_AGENT, name);
+	__u64 limit;
+	char origin[64];
+	int r = 0;
+
+	if (!e)
+		return 0;
+	limit = !upload_limit ? e->upload_limit :
+		upload_limit == UPLOAD_LIMIT_NONE ? 0 : upload_limit;
+	snprintf(origin, sizeof(origin), "%s: %s", catalog_section_key(CATALOG_AGENT), name);
+	for (size_t i = 0; i < e->nhosts && r == 0; i++)
+		r = add_host(out, e->hosts[i], e->ports, e->nports, origin, false, limit);
+	for (size_t i = 0; i < e->nquiet && r == 0; i++) {
+		struct host_rule quiet = { .quiet = true };
+
+		snprintf(quiet.name, sizeof(quiet.name), "%s", e->quiet[i]);
+		snprintf(quiet.origin, sizeof(quiet.origin), "%s", origin);
+		r = policy_add_host(out, &quiet);
+	}
+	return r;
+}
+
 /* Entries as written, with the effective ports where they named none. */
 static int add_lists(struct policy *out, const struct policy *lists,
 		     const struct effective *eff)
@@ -274,6 +304,7 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	const struct policy_section *ports_from = eff.repo && eff.repo->ports_set ?
 						  eff.repo : eff.base;
 	int git_remote = eff.base->git_remote;
+	__u64 agents_limit;
 	int r = 0;
 
 	/* Scalars: the repo's value wins over the defaults. */
@@ -318,6 +349,10 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 				eff.category_limits[c] = secs[i]->category_limits[c];
 	}
 
+	/* Agent profiles have budgets of their own: the policy's replaces
+	 * them (add_agent); `none` (kept as such) removes them. */
+	agents_limit = eff.category_limits[UPLOAD_AGENTS] ?
+		       eff.category_limits[UPLOAD_AGENTS] : cat->upload_limits[UPLOAD_AGENTS];
 	/* A category no section gave a budget gets the catalog's; `none`
 	 * none. */
 	for (int c = 0; c < UPLOAD_CATEGORIES; c++) {
@@ -339,6 +374,8 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 		for (size_t j = 0; j < s->neco && r == 0; j++)
 			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j],
 					eff.category_limits[UPLOAD_ECOSYSTEMS]);
+		for (size_t j = 0; j < s->nagents && r == 0; j++)
+			r = add_agent(out, cat, s->agents[j], agents_limit);
 		if (r == 0)
 			r = add_lists(out, &s->lists, &eff);
 		if (r == 0 && s->lists.upstreams_csv[0])

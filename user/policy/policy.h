@@ -26,7 +26,7 @@
 #define POLICY_MAX_SPECS	4096
 #define POLICY_MAX_FILE_SIZE	(1024 * 1024)
 #define POLICY_MAX_REPOS	1024
-#define POLICY_MAX_NAMES	32	/* os_registries / ecosystems per section */
+#define POLICY_MAX_NAMES	32	/* os_registries / ecosystems / agents per section */
 #define POLICY_DEFAULT_PATH	"/etc/egret/policy.yaml"
 /* --policy none: no policy file, the command line alone. */
 #define POLICY_FILE_NONE	"none"
@@ -73,6 +73,8 @@ struct policy_section {
 	size_t nos;
 	char eco[POLICY_MAX_NAMES][CATALOG_NAME_MAX];
 	size_t neco;
+	char agents[POLICY_MAX_NAMES][CATALOG_NAME_MAX];	/* agent profiles */
+	size_t nagents;
 	int git_remote;			/* -1 unset, 0, 1 */
 	bool ports_set;			/* `ports:` given (nports 0 = any) */
 	struct port_range ports[EGRET_PORT_SLOTS];
@@ -83,7 +85,8 @@ struct policy_section {
 	__u16 http_ports[EGRET_PIN_PORTS];
 	unsigned int nhttp_ports;
 	/* `upload_limits: {os_registries: SIZE, ecosystems: SIZE,
-	 * git_remote: SIZE}`: the catalog categories' upload budgets, by
+	 * git_remote: SIZE, agents: SIZE}`: the catalog categories' upload
+	 * budgets (agents: every profile's, replacing each profile's own), by
 	 * enum upload_category; 0: not given (the catalog's default),
 	 * UPLOAD_LIMIT_NONE: `none`. */
 	__u64 category_limits[UPLOAD_CATEGORIES];

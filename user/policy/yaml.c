@@ -18,7 +18,7 @@
 #include "policy/yaml_util.h"
 
 static const char *const section_keys[] = {
-	"ports", "os_registries", "git_remote", "ecosystems", "hosts", "cidrs", "pinning",
+	"ports", "os_registries", "git_remote", "ecosystems", "agents", "hosts", "cidrs", "pinning",
 	"dns", "maps", "loopback", "upload_limit", "upload_limits",
 };
 static const char *const top_only_keys[] = { "version", "repos" };
@@ -439,7 +439,7 @@ static int parse_category_limits(struct parser *ps, yaml_node_t *node,
 	int r = 0, c;
 
 	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "upload_limits: want a mapping (os_registries, ecosystems, git_remote)");
+		diag_add(ps->d, node, "upload_limits: want a mapping (os_registries, ecosystems, git_remote, agents)");
 		return -EINVAL;
 	}
 	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
@@ -566,6 +566,8 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 			rr = parse_names(ps, v, CATALOG_OS, sec->os, &sec->nos);
 		} else if (!strcmp(key, "ecosystems")) {
 			rr = parse_names(ps, v, CATALOG_ECOSYSTEM, sec->eco, &sec->neco);
+		} else if (!strcmp(key, "agents")) {
+			rr = parse_names(ps, v, CATALOG_AGENT, sec->agents, &sec->nagents);
 		} else if (!strcmp(key, "git_remote")) {
 			rr = parse_bool(ps, v, &sec->git_remote);
 		} else if (!strcmp(key, "hosts") || !strcmp(key, "cidrs")) {

@@ -256,8 +256,10 @@ void request_log_event(struct request_log *l, const struct egret_event *e,
 void request_log_lookup(struct request_log *l, const struct dns_decision *d)
 {
 	/* Only address lookups ask for a host; PTR, TXT and the rest of a
-	 * refused name's traffic stay in the log. */
+	 * refused name's traffic stay in the log. An agent's known noise
+	 * (quiet) asks for nothing: the operator has nothing to decide. */
 	if (!l || (d->verdict != DNS_VERDICT_DENY && d->verdict != DNS_VERDICT_WOULD_DENY) ||
+	    d->why == DNS_WHY_QUIET ||
 	    (d->qtype != DNS_TYPE_A && d->qtype != DNS_TYPE_AAAA))
 		return;
 	request_log_note(l, REQUEST_NAME, d->name, 0, "dns", 0, NULL);

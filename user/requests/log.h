@@ -74,7 +74,8 @@ void request_log_event(struct request_log *l, const struct egret_event *e,
 		       const char *name, uint64_t count);
 
 /* A refused (or, --audit, would-be refused) address lookup: a request for
- * the name, with who asked when the proxy knows. Other types are not. */
+ * the name, with who asked when the proxy knows. Other types are not, nor
+ * is an agent profile's quiet name (DNS_WHY_QUIET). */
 void request_log_lookup(struct request_log *l, const struct dns_decision *d);
 
 /* Fold into the store. @wait: block for its lock (the final flush). */
