@@ -2,7 +2,7 @@
 #
 #   make            build build/egret
 #   make test       install missing deps, build, run unit, BPF program,
-#                   integration, red-team and real-client tests
+#                   integration, red-team, real-client and agent CLI tests
 #   make demo       install missing deps, build, run the offline demo
 #   make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
 
@@ -65,7 +65,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: FORCE install uninstall install-check deploy-test all deps test bpf-stats bpf-budget sanitize stress layers docs-check unit integration redteam clients demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
+.PHONY: FORCE install uninstall install-check deploy-test all deps test bpf-stats bpf-budget sanitize stress layers docs-check unit integration redteam clients agents demo bench bench-clients bench-egretd bench-uploads vmlinux helpers fuzz clean
 
 all: $(OUT)/egret $(OUT)/egretd $(OUT)/egret-client
 
@@ -184,10 +184,19 @@ clients: $(OUT)/egret helpers
 	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
 		CLIENTS_BUILD=$(abspath $(OUT)/clients) tests/clients/run.sh
 
+# The real agent CLIs (Claude Code, Codex, Gemini CLI, the versions in
+# tests/agents/versions, installed by tools/install-deps.sh) through one
+# task each, driven by mock model APIs, under root egret run and through
+# egretd, with a policy of `agents: [CLI]` (tests/agents/run.sh); about a
+# minute.
+agents: $(OUT)/egret $(OUT)/egretd $(OUT)/egret-client helpers
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) \
+		tests/agents/run.sh
+
 # The two set-up commands: each installs what is missing first, then
 # re-enters make so pkg-config sees the new packages.
 test: deps
-	@$(MAKE) --no-print-directory layers docs-check unit bpf-tests bpf-budget integration redteam clients install-check deploy-test
+	@$(MAKE) --no-print-directory layers docs-check unit bpf-tests bpf-budget integration redteam clients agents install-check deploy-test
 
 # What the verifier spends on each program of the shipped object
 # (tools/bpf-stats.c), and the gate: each program within its reference

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install every Debian package egret needs to build, test and demo.
 # Idempotent: prints nothing and touches nothing when all are present.
-#   tools/install-deps.sh          build, test, demo
+#   tools/install-deps.sh          build, test, demo (and the agent CLIs
+#                                  tests/agents drives, from the npm registry)
 #   tools/install-deps.sh bench    plus what `make bench` compares against
 #   tools/install-deps.sh stress   plus stress-ng, for `make stress`
 #   tools/install-deps.sh deploy   plus Docker, for tests/deploy/docker.sh (CI
@@ -53,6 +54,38 @@ fi
 test_user=${EGRET_TEST_USER:-egret-test}
 test_home=/var/lib/$test_user
 
+# The agent CLIs of tests/agents (tests/agents/versions: NAME PACKAGE
+# VERSION COMMAND), each exactly that version, into a directory of its
+# own under /opt/egret-agents that only egret's tests use: never npm's
+# global prefix or another user's cache.
+agents_dir=${AGENTS_DIR:-/opt/egret-agents}
+agents_file=$(dirname "$0")/../tests/agents/versions
+agents_missing=()
+while read -r name pkg version bin; do
+	[ -x "$agents_dir/$name@$version/node_modules/.bin/$bin" ] ||
+		agents_missing+=("$name $pkg $version $bin")
+done < <(grep -v '^#' "$agents_file" 2>/dev/null)
+
+install_agents() {
+	local a name pkg version bin dir
+	for a in "${agents_missing[@]}"; do
+		read -r name pkg version bin <<<"$a"
+		dir=$agents_dir/$name@$version
+		echo "install-deps: installing $pkg@$version into $dir"
+		# Made aside and renamed: a failed install leaves no directory
+		# that looks installed.
+		if ! { rm -rf "$dir.new" && mkdir -p "$dir.new" &&
+			(umask 022 && npm install --prefix "$dir.new" --cache "$agents_dir/.npm-cache" \
+				--no-audit --no-fund --loglevel=error "$pkg@$version" >/dev/null) &&
+			"$dir.new/node_modules/.bin/$bin" --version >/dev/null; }; then
+			echo "install-deps: $pkg@$version did not install" >&2
+			return 1
+		fi
+		rm -rf "$dir" && mv "$dir.new" "$dir" || return 1
+	done
+	rm -rf "$agents_dir/.npm-cache"
+}
+
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -63,10 +96,11 @@ home_ok() {
 	[ "$(getent passwd "$test_user" | cut -d: -f6)" = "$test_home" ] &&
 		[ "$(stat -c %U "$test_home" 2>/dev/null)" = "$test_user" ]
 }
-id "$test_user" >/dev/null 2>&1 && home_ok && [ ${#missing[@]} -eq 0 ] && exit 0
+id "$test_user" >/dev/null 2>&1 && home_ok && [ ${#missing[@]} -eq 0 ] &&
+	[ ${#agents_missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: missing packages (${missing[*]}) or user $test_user; run as root: sudo $0" >&2
+	echo "install-deps: missing packages (${missing[*]}), agent CLIs (${#agents_missing[@]}) or user $test_user; run as root: sudo $0" >&2
 	exit 1
 fi
 if [ ${#missing[@]} -gt 0 ]; then
@@ -84,3 +118,4 @@ if ! home_ok; then
 	usermod --home "$test_home" "$test_user"
 	install -d -m 0700 -o "$test_user" -g "$test_user" "$test_home"
 fi
+install_agents

@@ -1,0 +1,37 @@
+#!/bin/sh
+# agent.sh CLI PROMPT - COMMAND of a tests/agents attempt: one agent CLI,
+# non-interactive, its tool use approved in advance, on the task PROMPT
+# names (tests/agents/models.py). Run as the attempt's user, in its HOME;
+# the environment (API key, the test CA) comes from `egret run --setenv`.
+#
+#   claude-code  claude -p PROMPT --dangerously-skip-permissions
+#                (every tool allowed without asking; -p prints the answer)
+#   codex        codex exec --dangerously-bypass-approvals-and-sandbox
+#                --skip-git-repo-check PROMPT (no approvals; Codex's own
+#                sandbox, bubblewrap, cannot start inside egret: egret's
+#                seccomp closes user namespaces, issue 40)
+#   gemini-cli   gemini -p PROMPT --yolo --skip-trust (every tool call
+#                approved; the start directory trusted for this run)
+set -e
+here=$(dirname "$0")
+cli=$1
+prompt=$2
+read -r name _ version cmd <<EOF
+$(grep "^$cli " "$here/versions")
+EOF
+bin=${AGENTS_DIR:-/opt/egret-agents}/$name@$version/node_modules/.bin/$cmd
+case $cli in
+claude-code)
+	exec "$bin" -p "$prompt" --dangerously-skip-permissions
+	;;
+codex)
+	# An API key login: Codex reads OPENAI_API_KEY for `exec`.
+	exec "$bin" exec --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check \
+		"$prompt"
+	;;
+gemini-cli)
+	exec "$bin" -p "$prompt" --yolo --skip-trust
+	;;
+esac
+echo "agent.sh: unknown CLI $cli" >&2
+exit 2
