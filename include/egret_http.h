@@ -10,8 +10,9 @@
  * BPF), so a head may arrive a byte per segment. It reports a name the
  * moment the line holding it ends - the request line for an absolute-form
  * target's authority, the Host field - for the caller to judge against
- * the DNS pairs, and the end of each head, after which the caller steps
- * over the body by count (egret_http_skip).
+ * the DNS pairs, and the end of each head. The caller steps over what
+ * can be stepped over by count (a body's rest, a chunk's data: state
+ * HTTP_BODY, egret_http_skip) and gives the reader every other byte.
  *
  * It reads a strict subset of RFC 9112, the one clients send; anything
  * else is refused (EGRET_REASON_NOT_HTTP), because a server that reads
@@ -24,14 +25,18 @@
  *    prior-knowledge preface ("PRI * HTTP/2.0") fails the version;
  *  - fields: a token name right before ':', no obs-fold, no NUL or bare
  *    CR; exactly one Host, whose name is judged; at most one
- *    Content-Length, digits only, below EGRET_HTTP_BODY_MAX;
- *    Transfer-Encoding (chunked bodies cannot be followed by count),
- *    Upgrade (the stream would turn into another protocol), Expect (a
- *    server that answers early may not read the body it announced) and
- *    the headers front ends take the host from instead of Host
- *    (Forwarded, X-Forwarded-Host, X-Host, X-Original-Host) are refused;
+ *    Content-Length, digits only, below EGRET_HTTP_BODY_MAX; at most one
+ *    Transfer-Encoding, exactly "chunked", never with Content-Length nor
+ *    on HTTP/1.0; at most one Expect, exactly "100-continue"; Upgrade
+ *    (the stream would turn into another protocol) and the headers front
+ *    ends take the host from instead of Host (Forwarded,
+ *    X-Forwarded-Host, X-Host, X-Original-Host) are refused, and so is
+ *    any of these names spelt with '_' for '-' (some servers fold it);
  *  - lines end in LF or CRLF; empty lines before a request line are
- *    skipped (RFC 9112, 2.2); a head is at most EGRET_HTTP_HEAD_MAX bytes.
+ *    skipped (RFC 9112, 2.2); a head is at most EGRET_HTTP_HEAD_MAX bytes;
+ *  - bodies (egret_http_body.h): a counted one is stepped over once its
+ *    first line is read for a request; a chunked one is followed chunk by
+ *    chunk, its lines in CRLF only, its trailers up to the empty line.
  * A name is judged as SNI pinning judges one (egret_tls.h): [A-Za-z0-9._-]
  * lower-cased, no empty label, no trailing dot; a port after ':' is read
  * and not judged (the connection's port is).
@@ -68,7 +73,19 @@ enum egret_http_state {
 	HTTP_HOST_TAIL,		/* whitespace after the host */
 	HTTP_LENGTH,
 	HTTP_LENGTH_TAIL,
+	HTTP_TOKEN,		/* a value that must be word ->fields */
+	HTTP_TOKEN_TAIL,	/* whitespace after it */
 	HTTP_BODY,		/* ->body bytes to step over */
+	HTTP_BODY_LINE,		/* a counted body's first line */
+	/* A chunked body's lines, each ending in CRLF: in this order, from
+	 * HTTP_CHUNK_SIZE to HTTP_CHUNK_END (egret_http_in_chunk_line()). */
+	HTTP_CHUNK_SIZE,
+	HTTP_CHUNK_EXT_NAME,	/* after ';' */
+	HTTP_CHUNK_EXT_VALUE,	/* after '=' */
+	HTTP_CHUNK_EXT_QUOTED,
+	HTTP_CHUNK_EXT_ESCAPE,	/* after a backslash in a quoted value */
+	HTTP_CHUNK_EXT_END,	/* after a quoted value */
+	HTTP_CHUNK_END,		/* the CRLF after a chunk's data */
 	HTTP_REFUSED,
 };
 
@@ -79,6 +96,8 @@ enum egret_http_state {
 enum {
 	HTTP_F_HOST = 0,
 	HTTP_F_LENGTH,
+	HTTP_F_TE,
+	HTTP_F_EXPECT,
 	HTTP_F_REFUSED,		/* the first refused field; the rest follow */
 	HTTP_FIELDS = 9,
 	/* The methods told apart (a bit each in egret_http.fields while
@@ -91,25 +110,32 @@ enum {
 	HTTP_W_VERSION,
 	HTTP_W_HTTP,
 	HTTP_W_HTTPS,
+	/* The one value each of Transfer-Encoding and Expect may have. */
+	HTTP_W_CHUNKED,
+	HTTP_W_CONTINUE,
 	HTTP_WORDS,
 	HTTP_WORD_LEN = 32,	/* the longest word and its NUL, padded to a
 				 * power of two: a mask bounds the index */
+	HTTP_WORD_SLOTS = 32,	/* HTTP_WORDS, likewise */
 };
 
 #define HTTP_METHODS	((1U << HTTP_W_CONNECT) | (1U << HTTP_W_POST) | \
 			 (1U << HTTP_W_PUT) | (1U << HTTP_W_PATCH))
 
-static const char egret_http_words[16][HTTP_WORD_LEN] = {
-	"host", "content-length", "transfer-encoding", "upgrade", "expect",
+static const char egret_http_words[HTTP_WORD_SLOTS][HTTP_WORD_LEN] = {
+	"host", "content-length", "transfer-encoding", "expect", "upgrade",
 	"forwarded", "x-forwarded-host", "x-host", "x-original-host",
 	"connect", "post", "put", "patch",
 	"HTTP/1.", "http://", "https://",
+	"chunked", "100-continue",
 };
+
+_Static_assert(HTTP_WORDS <= HTTP_WORD_SLOTS, "egret_http_words: a slot per word");
 
 /* Byte @pos of word @k (0 past its end). */
 EGRET_INLINE __u32 egret_http_word(__u32 k, __u32 pos)
 {
-	return (__u8)egret_http_words[k & 15][pos & (HTTP_WORD_LEN - 1)];
+	return (__u8)egret_http_words[k & (HTTP_WORD_SLOTS - 1)][pos & (HTTP_WORD_LEN - 1)];
 }
 
 /* egret_http.flags */
@@ -120,6 +146,13 @@ enum {
 	HTTP_HTTPS = 1U << 3,		/* the scheme may still be https */
 	HTTP_PLAIN = 1U << 4,		/* ... or http */
 	HTTP_BODY_OK = 1U << 5,		/* POST, PUT or PATCH: a body may follow */
+	HTTP_HAVE_TE = 1U << 6,		/* a Transfer-Encoding field */
+	HTTP_CHUNKED = 1U << 7,		/* ... "chunked": kept past the head */
+	HTTP_HAVE_EXPECT = 1U << 8,
+	HTTP_V10 = 1U << 9,		/* HTTP/1.0 */
+	HTTP_UNDERSCORE = 1U << 10,	/* the field name has a '_' */
+	HTTP_TRAILERS = 1U << 11,	/* the fields are a chunked body's trailers */
+	HTTP_LINE = 1U << 12,		/* a counted body's first line began */
 };
 
 /* Results of egret_http_byte(). */
@@ -139,7 +172,8 @@ struct egret_http {
 	__u32 name_len;
 	__u32 flags;		/* HTTP_* above */
 	__u32 reason;		/* EGRET_REASON_* once refused */
-	__u64 body;		/* Content-Length, then what is left of it */
+	__u64 body;		/* Content-Length or a chunk's size, then what
+				 * is left of it */
 };
 
 EGRET_INLINE int egret_http_refuse(struct egret_http *h)
@@ -198,8 +232,13 @@ EGRET_INLINE int egret_http_name_end(struct egret_http *h, const char *name)
 	return EGRET_HTTP_NAME;
 }
 
+/* The bodies: they need the state above, egret_http_byte() below needs
+ * them. */
+#include "egret_http_body.h"
+
 /* A byte @c at h->pos of a field name (or, while the method is read, of
- * the method): drop the candidate words it rules out. */
+ * the method): drop the candidate words it rules out. A '_' is compared
+ * as '-' and remembered (egret_http_field_colon()). */
 EGRET_INLINE void egret_http_field_byte(struct egret_http *h, __u32 c)
 {
 	__u32 pos = h->pos, k;
@@ -209,6 +248,10 @@ EGRET_INLINE void egret_http_field_byte(struct egret_http *h, __u32 c)
 		return;
 	}
 	c = egret_http_lower(c);
+	if (c == '_') {
+		c = '-';
+		h->flags |= HTTP_UNDERSCORE;
+	}
 	for (k = 0; k <= HTTP_W_PATCH; k++)
 		if ((h->fields & (1U << k)) && egret_http_word(k, pos) != c)
 			h->fields &= ~(1U << k);
@@ -244,27 +287,86 @@ EGRET_INLINE int egret_http_field_colon(struct egret_http *h)
 		if ((h->fields & (1U << k)) && egret_http_word(k, pos) == 0)
 			match = k;
 	h->state = HTTP_FIELD_VALUE;
-	if (match >= HTTP_F_REFUSED && match < HTTP_FIELDS)
+	h->pos = 0;
+	if (match == HTTP_FIELDS)
+		return EGRET_HTTP_MORE;
+	/* A field egret reads, or refuses: never in trailers (a server may
+	 * merge them into the head), never spelt with '_' (a server may read
+	 * it as the field, another not). */
+	if (match >= HTTP_F_REFUSED || (h->flags & (HTTP_TRAILERS | HTTP_UNDERSCORE)))
 		return egret_http_refuse(h);
-	if (match == HTTP_F_HOST) {
+	switch (match) {
+	case HTTP_F_HOST:
 		if (++h->hosts > 1)
 			return egret_http_refuse(h);	/* which one counts? */
 		h->state = HTTP_HOST;
 		h->name_len = 0;	/* its first byte clears the buffer */
-	} else if (match == HTTP_F_LENGTH) {
-		if (h->flags & HTTP_HAVE_LENGTH)
+		break;
+	case HTTP_F_LENGTH:
+	case HTTP_F_TE:
+		/* One framing, said once: a second Content-Length, or both
+		 * (RFC 9112, 6.3: the classic request smuggling). */
+		if (h->flags & (HTTP_HAVE_LENGTH | HTTP_HAVE_TE))
 			return egret_http_refuse(h);
-		h->flags |= HTTP_HAVE_LENGTH;
-		h->body = 0;
-		h->pos = 0;
-		h->state = HTTP_LENGTH;
+		if (match == HTTP_F_LENGTH) {
+			h->flags |= HTTP_HAVE_LENGTH;
+			h->body = 0;
+			h->state = HTTP_LENGTH;
+		} else {
+			h->flags |= HTTP_HAVE_TE;
+			h->fields = HTTP_W_CHUNKED;
+			h->state = HTTP_TOKEN;
+		}
+		break;
+	default:	/* HTTP_F_EXPECT */
+		if (h->flags & HTTP_HAVE_EXPECT)
+			return egret_http_refuse(h);
+		h->flags |= HTTP_HAVE_EXPECT;
+		h->fields = HTTP_W_CONTINUE;
+		h->state = HTTP_TOKEN;
+		break;
 	}
 	return EGRET_HTTP_MORE;
 }
 
-/* The end of a line (its LF). */
-EGRET_INLINE int egret_http_line_end(struct egret_http *h, const char *name)
+/* The empty line after a head's fields: the head is whole, its body
+ * follows. A body on a method that takes none is one some servers read
+ * and some do not; HTTP/1.0 has no chunked coding (RFC 9112, 6.1: a 1.0
+ * server may not know it). */
+EGRET_INLINE int egret_http_head_end(struct egret_http *h)
 {
+	__u32 chunked = h->flags & HTTP_CHUNKED;
+
+	if (h->hosts != 1 || ((h->body || chunked) && !(h->flags & HTTP_BODY_OK)) ||
+	    (chunked && (h->flags & HTTP_V10)))
+		return egret_http_refuse(h);
+	if (chunked)
+		h->state = HTTP_CHUNK_SIZE;
+	else
+		h->state = h->body ? HTTP_BODY_LINE : HTTP_REQUEST;
+	h->flags = chunked;
+	h->head = 0;
+	h->hosts = 0;
+	h->pos = 0;
+	return EGRET_HTTP_HEAD;
+}
+
+/* Is the reader in a chunk line (or the CRLF after a chunk's data)? */
+EGRET_INLINE int egret_http_in_chunk_line(const struct egret_http *h)
+{
+	return h->state >= HTTP_CHUNK_SIZE && h->state <= HTTP_CHUNK_END;
+}
+
+/* The end of a line (its LF; @crlf: a CR before it). */
+EGRET_INLINE int egret_http_line_end(struct egret_http *h, const char *name, int crlf)
+{
+	/* A chunked body's lines end in CRLF: a server that ends a chunk
+	 * line at a bare LF and one that reads on to the CRLF frame the
+	 * chunks differently. */
+	if (!crlf && (egret_http_in_chunk_line(h) || (h->flags & HTTP_TRAILERS)))
+		return egret_http_refuse(h);
+	if (egret_http_in_chunk_line(h))
+		return egret_http_chunk_line_end(h);
 	switch (h->state) {
 	case HTTP_REQUEST:
 		return EGRET_HTTP_MORE;		/* an empty line before it */
@@ -275,15 +377,13 @@ EGRET_INLINE int egret_http_line_end(struct egret_http *h, const char *name)
 		return (h->flags & HTTP_AUTHORITY) ? egret_http_name_end(h, name) :
 						     EGRET_HTTP_MORE;
 	case HTTP_FIELD:
-		/* The empty line: the head is whole. A body on a method that
-		 * takes none is one some servers read and some do not. */
-		if (h->hosts != 1 || (h->body && !(h->flags & HTTP_BODY_OK)))
-			return egret_http_refuse(h);
-		h->state = h->body ? HTTP_BODY : HTTP_REQUEST;
-		h->head = 0;
-		h->hosts = 0;
+		if (!(h->flags & HTTP_TRAILERS))
+			return egret_http_head_end(h);
+		/* The end of the trailers, and of the chunked body. */
+		h->state = HTTP_REQUEST;
 		h->flags = 0;
-		return EGRET_HTTP_HEAD;
+		h->head = 0;
+		return EGRET_HTTP_MORE;
 	case HTTP_FIELD_VALUE:
 		h->state = HTTP_FIELD;
 		return EGRET_HTTP_MORE;
@@ -298,6 +398,14 @@ EGRET_INLINE int egret_http_line_end(struct egret_http *h, const char *name)
 	case HTTP_LENGTH_TAIL:
 		if (h->pos == 0)
 			return egret_http_refuse(h);
+		h->state = HTTP_FIELD;
+		return EGRET_HTTP_MORE;
+	case HTTP_TOKEN:
+	case HTTP_TOKEN_TAIL:
+		if (egret_http_word(h->fields, h->pos) != 0)
+			return egret_http_refuse(h);	/* "", "chunk" */
+		if (h->fields == HTTP_W_CHUNKED)
+			h->flags |= HTTP_CHUNKED;
 		h->state = HTTP_FIELD;
 		return EGRET_HTTP_MORE;
 	default:
@@ -387,6 +495,8 @@ EGRET_INLINE int egret_http_target_byte(struct egret_http *h, __u32 c, char *nam
 		if (pos >= 8 || (pos < 7 && egret_http_word(HTTP_W_VERSION, pos) != c) ||
 		    (pos == 7 && c != '0' && c != '1'))
 			return egret_http_refuse(h);
+		if (pos == 7 && c == '0')
+			h->flags |= HTTP_V10;
 		h->pos = pos + 1;
 		return EGRET_HTTP_MORE;
 	}
@@ -413,6 +523,22 @@ EGRET_INLINE int egret_http_field_byte_in(struct egret_http *h, __u32 c, char *n
 			return egret_http_refuse(h);
 		if (c == 0x7f)
 			return egret_http_refuse(h);
+		/* A trailer line is what a server that does not read trailers
+		 * reads as its next request line. */
+		if ((h->flags & HTTP_TRAILERS) && egret_http_version_seen(h, c))
+			return egret_http_refuse(h);
+		return EGRET_HTTP_MORE;
+	case HTTP_TOKEN:
+		if (ws) {
+			if (h->pos)
+				h->state = HTTP_TOKEN_TAIL;
+			return EGRET_HTTP_MORE;		/* OWS */
+		}
+		/* Exactly the word, in its case: "Chunked", "chunked, x",
+		 * "gzip, chunked" are refused. */
+		if (c == 0 || c != egret_http_word(h->fields, h->pos))
+			return egret_http_refuse(h);
+		h->pos++;
 		return EGRET_HTTP_MORE;
 	case HTTP_HOST:
 		if (ws && h->name_len == 0)
@@ -441,6 +567,7 @@ EGRET_INLINE int egret_http_field_byte_in(struct egret_http *h, __u32 c, char *n
 		return EGRET_HTTP_MORE;
 	case HTTP_HOST_TAIL:
 	case HTTP_LENGTH_TAIL:
+	case HTTP_TOKEN_TAIL:
 		return ws ? EGRET_HTTP_MORE : egret_http_refuse(h);
 	case HTTP_LENGTH:
 		if (ws) {
@@ -460,13 +587,15 @@ EGRET_INLINE int egret_http_field_byte_in(struct egret_http *h, __u32 c, char *n
 }
 
 /*
- * One byte of the stream, not in a body: EGRET_HTTP_MORE, NAME, HEAD or
- * REFUSE (egret_http.h's top comment). @name: EGRET_HTTP_NAME_BUF bytes,
- * where the name being read is kept between calls (the pin key's name,
- * in BPF).
+ * One byte of the stream, not in HTTP_BODY: EGRET_HTTP_MORE, NAME, HEAD
+ * or REFUSE (egret_http.h's top comment). @name: EGRET_HTTP_NAME_BUF
+ * bytes, where the name being read is kept between calls (the pin key's
+ * name, in BPF).
  */
 EGRET_INLINE int egret_http_byte(struct egret_http *h, __u32 c, char *name)
 {
+	if (h->state == HTTP_BODY_LINE)
+		return egret_http_body_line(h, c);
 	if (h->state == HTTP_REFUSED || h->state == HTTP_BODY)
 		return egret_http_refuse(h);
 	if (++h->head > EGRET_HTTP_HEAD_MAX)
@@ -475,14 +604,16 @@ EGRET_INLINE int egret_http_byte(struct egret_http *h, __u32 c, char *name)
 		if (c != '\n')
 			return egret_http_refuse(h);	/* a bare CR */
 		h->flags &= ~HTTP_CR;
-		return egret_http_line_end(h, name);
+		return egret_http_line_end(h, name, 1);
 	}
 	if (c == '\r') {
 		h->flags |= HTTP_CR;
 		return EGRET_HTTP_MORE;
 	}
 	if (c == '\n')
-		return egret_http_line_end(h, name);
+		return egret_http_line_end(h, name, 0);
+	if (egret_http_in_chunk_line(h))
+		return egret_http_chunk_byte(h, c);
 	switch (h->state) {
 	case HTTP_REQUEST:
 		h->state = HTTP_METHOD;
@@ -504,6 +635,7 @@ EGRET_INLINE int egret_http_byte(struct egret_http *h, __u32 c, char *name)
 			return egret_http_refuse(h);	/* obs-fold, no name */
 		h->state = HTTP_FIELD_NAME;
 		h->fields = (1U << HTTP_FIELDS) - 1;
+		h->flags &= ~HTTP_UNDERSCORE;
 		h->pos = 0;
 		return egret_http_field_byte_in(h, c, name);
 	case HTTP_FIELD_NAME:
@@ -513,20 +645,11 @@ EGRET_INLINE int egret_http_byte(struct egret_http *h, __u32 c, char *name)
 	case HTTP_HOST_TAIL:
 	case HTTP_LENGTH:
 	case HTTP_LENGTH_TAIL:
+	case HTTP_TOKEN:
+	case HTTP_TOKEN_TAIL:
 		return egret_http_field_byte_in(h, c, name);
 	}
 	return egret_http_target_byte(h, c, name);
-}
-
-/* In a body: step over up to @avail of its bytes; how many. */
-EGRET_INLINE __u32 egret_http_skip(struct egret_http *h, __u32 avail)
-{
-	__u32 n = h->body < avail ? (__u32)h->body : avail;
-
-	h->body -= n;
-	if (h->body == 0)
-		h->state = HTTP_REQUEST;
-	return n;
 }
 
 #endif /* EGRET_HTTP_H */

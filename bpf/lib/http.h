@@ -13,7 +13,9 @@
  * an absolute-form target's authority, each request's one Host - as its
  * line ends; the name must be in egret_pins with this attempt and address
  * and a live rule for the port, as a TLS name must. Bodies are stepped
- * over by their Content-Length, never read.
+ * over by count - a counted body after its first line, a chunked body's
+ * data chunk by chunk, its chunk lines and trailers read - never read
+ * whole (include/egret_http_body.h).
  *
  * Only bytes the reader has judged leave: a segment past the judged
  * stream with a gap before it is refused, a retransmission of bytes
@@ -262,6 +264,7 @@ static long http_step(__u64 i, void *arg)
 	if (!hs || w->off >= w->end)
 		return 1;
 	if (hs->h.state == HTTP_BODY) {
+		/* A counted body's rest, a chunk's data: by count. */
 		w->off += egret_http_skip(&hs->h, w->end - w->off);
 		return 0;
 	}
