@@ -27,13 +27,8 @@ ACC=$!
 sleep 0.5
 RAW=$B/ab.raw; : >"$RAW"
 N=${N:-5000}
-snap() {
-	bpftool -j cgroup show "$1" | jq -r '.[] | "\(.id) \(.attach_type)"' |
-	while read -r id at; do
-		bpftool -j prog show id "$id" | jq -r --arg at "$at" \
-			'"\(.id) \($at) \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
-	done
-}
+# shellcheck source=tests/bench/progstats.sh
+. tests/bench/progstats.sh
 one() {	# LABEL EGRET KIND ROUND
 	local d us cg pid
 	d=$(mktemp -d "$B/ab.XXXXXX")

@@ -131,14 +131,9 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 
-# The BPF programs attached to cgroup $1: "<id> <attach_type> <name> <cnt> <ns>".
-snap() {
-	bpftool -j cgroup show "$1" | jq -r '.[] | "\(.id) \(.attach_type)"' |
-	while read -r id at; do
-		bpftool -j prog show id "$id" | jq -r --arg at "$at" \
-			'"\(.id) \($at) \(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
-	done
-}
+# snap CGROUP: the programs attached to it and their stats.
+# shellcheck source=progstats.sh
+. "$ROOT/tests/bench/progstats.sh"
 
 # egret_tls is attached to the set's sockhash, not to a cgroup: the same
 # line for it, when CONN_EXTRA asks for ClientHellos (one attempt at a
