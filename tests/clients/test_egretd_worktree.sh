@@ -70,6 +70,9 @@ cl_via() {
 	ERR=$(cat "$TDIR/err")
 }
 
+# Two attempts, each an npm install and ci, a pip install and a go build:
+# on a busy machine more than the runner's 120 s backstop.
+TEST_SLOW[t_client_egretd_worktree]=600
 t_client_egretd_worktree() {
 	local d uid uids="" out
 	cl_egretd_start

@@ -241,10 +241,18 @@ networks:
     name: $NET
 YAML
 COMPOSE=(docker-compose -p "egt$$" -f "$ROOT/tools/deploy/docker/compose.yaml" -f "$D/compose.test.yaml")
+# egretd takes connections at its socket: not just a file there (a killed
+# egretd's is left, and the file comes a moment before listen()). The
+# host's root, no caller of egretd's, is refused at once.
+sock_ready() {
+	/usr/bin/python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])' "$D/sock/egret.sock" 2>/dev/null
+}
 egretd_run() {
 	# As docs/DEPLOYMENT.md says: the node the request lines name.
 	EGRET_NODE=$(uname -n) "${COMPOSE[@]}" up -d egretd >"$D/compose.log" 2>&1 || say "compose up egretd: $(cat "$D/compose.log")"
-	for _ in $(seq 100); do [ -S "$D/sock/egret.sock" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do sock_ready && break; sleep 0.1; done
 }
 echo "nameserver 203.0.113.10" >"$D/resolv.conf"
 egretd_run
@@ -298,7 +306,7 @@ grep -q "data=$t_own" "$D/world/b.log" && ok "the miner's own flow reached world
 # say to export), not egretd's container, whose hostname changes with each
 # recreate.
 wait_line=""
-for _ in $(seq 50); do
+for _ in $(seq 150); do
 	wait_line=$("${DOCKER[@]}" logs "$EGRETD_C" 2>/dev/null | grep -m1 '"egret":"request"')
 	[ -n "$wait_line" ] && break
 	sleep 0.1
@@ -345,18 +353,22 @@ grep -q "data=$t_node" "$D/world/a.log" && ok "the Node-started attempt's flow r
 # attempts (egret status), the requests (list), an approval (approve),
 # with egret's defaults; the next attempt of the repository has it.
 t_rev=$(tok review) t_rev2=$(tok review2)
-# (Short, and waited for: a killed docker exec leaves its process running.)
-miner egret run --repo octo/app -- sh -c "probe tcp-name denied.example.com 80 $t_rev 4; sleep 4" >/dev/null &
+# (Bounded, and waited for: a killed docker exec leaves its process
+# running. It lives until the status was read: /out/rev.go.)
+rm -f "$D/out/rev.go"
+miner egret run --repo octo/app -- sh -c "probe tcp-name denied.example.com 80 $t_rev 4
+	i=0; while [ ! -e /out/rev.go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null &
 rev_pid=$!
-for _ in $(seq 100); do
+for _ in $(seq 150); do
 	st=$("${COMPOSE[@]}" exec -T egretd egret status 2>&1)
 	case $st in *live*) break ;; esac
 	sleep 0.2
 done
 check_has "docker-compose exec egretd egret status: the live attempt" "live" "$st"
 check_has "... with its repository" "repo octo/app" "$st"
+touch "$D/out/rev.go"
 wait "$rev_pid" 2>/dev/null
-for _ in $(seq 50); do
+for _ in $(seq 150); do
 	rid=$("${COMPOSE[@]}" exec -T egretd egret requests list --json 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
 for r in json.load(sys.stdin)["requests"]:
@@ -388,7 +400,9 @@ zombies() {
 }
 for _ in 1 2 3; do miner egret run -- sh -c 'sleep 300 & exit 0' >/dev/null; done
 check "the miner's pid 1 is docker-init (compose: init: true)" docker-init "$(miner cat /proc/1/comm)"
-check "zombies in the miner's container after attempts that left children" 0 "$(zombies "$MINER_C")"
+# docker-init reaps them as it gets to it: up to 10 s.
+for _ in $(seq 50); do n=$(zombies "$MINER_C"); [ "$n" = 0 ] && break; sleep 0.2; done
+check "zombies in the miner's container after attempts that left children" 0 "$n"
 "${DOCKER[@]}" run -d --name egt-noinit --user 1000:1000 --network none -w /work \
 	--tmpfs /work:uid=1000,gid=1000,mode=0755,exec -v "$D/sock:/run/egretd:ro" \
 	"egt/miner:$$" sleep 100000 >/dev/null
@@ -477,7 +491,9 @@ chmod 755 "$cm" "$cm/$ts"
 	-v "$D/state/run-egret:/run/egret" -v "$D/state/uids:/run/egret-uids" \
 	-v "$D/state/attempts:/run/egretd-attempts" -v "$D/state/lib:/var/lib/egret" \
 	"egt/egretd:$$" egretd >/dev/null
-for _ in $(seq 100); do "${DOCKER[@]}" logs egt-daemonset 2>&1 | grep -q listening && break; sleep 0.1; done
+# (Its "listening" line is -v's: egretd logs warnings and up by default.)
+for _ in $(seq 300); do sock_ready && break; sleep 0.1; done
+sock_ready || { say "the DaemonSet's egretd did not listen: $("${DOCKER[@]}" logs egt-daemonset 2>&1 | tail -5)"; exit 1; }
 t_ds=$(tok ds) t_dsdeny=$(tok dsdeny)
 out=$(miner egret run -- sh -c "
 	echo npm: \$(probe tcp-name registry.npmjs.org 443 $t_ds 4 2>/dev/null)
@@ -495,16 +511,19 @@ grep -q "data=$t_ds" "$D/world/a.log" && ok "the DaemonSet's egretd: the npm flo
 # the node's egretd pod for status and requests (here docker exec into
 # the same container), and the approval made in a checkout of the
 # configuration repository, from the store's hostPath.
-miner egret run --repo octo/ds -- sh -c "probe tcp 203.0.113.11 80 $(tok dsrev) >/dev/null 2>&1; sleep 4" >/dev/null &
+rm -f "$D/out/dsrev.go"
+miner egret run --repo octo/ds -- sh -c "probe tcp 203.0.113.11 80 $(tok dsrev) >/dev/null 2>&1
+	i=0; while [ ! -e /out/dsrev.go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done" >/dev/null &
 rev_pid=$!
-for _ in $(seq 100); do
+for _ in $(seq 150); do
 	st=$("${DOCKER[@]}" exec egt-daemonset egret status 2>&1)
 	case $st in *"repo octo/ds"*) break ;; esac
 	sleep 0.2
 done
 check_has "kubectl exec ds/egretd -- egret status: the live attempt" "repo octo/ds" "$st"
+touch "$D/out/dsrev.go"
 wait "$rev_pid" 2>/dev/null
-for _ in $(seq 50); do
+for _ in $(seq 150); do
 	out=$("${DOCKER[@]}" exec egt-daemonset egret requests list 2>&1)
 	case $out in *203.0.113.11*) break ;; esac
 	sleep 0.2

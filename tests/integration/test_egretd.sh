@@ -72,7 +72,7 @@ egretd_start() {
 # not have died meanwhile.
 egretd_wait_ready() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		/usr/bin/python3 -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])' "$EGRETD_SOCK" 2>/dev/null && return 0
@@ -259,6 +259,11 @@ t_egretd_inside_attempt() {
 	egretd_stop
 }
 
+# runs_as PID UID: process PID runs as UID (its /proc directory's owner).
+runs_as() {
+	[ "$(stat -c %u "/proc/$1" 2>/dev/null)" = "$2" ]
+}
+
 # Attempt uids are one caller's (daemon/uids.h): another caller never gets
 # a uid that the first one's attempt ran as, and a caller that keeps its
 # uids busy (here: root holds a process as each, as an attempt's leftover
@@ -279,12 +284,15 @@ t_egretd_uids_per_caller() {
 	assert_eq "$TEST_UID" "$(cat "/run/egret-uids/owner-$a1")" "the owner of uid $a1"
 	setpriv --reuid="$a1" --regid="$a1" --clear-groups sleep 60 &
 	holders+=($!)
+	# Busy only once the holder runs as the uid (setpriv starts as root).
+	wait_until 10 runs_as "$!" "$a1" || fail "the holder of uid $a1 never ran as it"
 	via -- id -u
 	assert_eq 0 "$RC" "caller A with uid $a1 busy $(said)"
 	a2=$OUT
 	[ "$a2" != "$a1" ] && [ "$a2" != "$b1" ] || fail "caller A's second uid: $a2 (had $a1, B has $b1)"
 	setpriv --reuid="$a2" --regid="$a2" --clear-groups sleep 60 &
 	holders+=($!)
+	wait_until 10 runs_as "$!" "$a2" || fail "the holder of uid $a2 never ran as it"
 	via -- sh -c 'touch "$1"' sh "$m"
 	assert_refused "caller A with both uids of its share busy" "$m"
 	assert_contains "share" "$ERR" "why caller A was refused"
@@ -476,13 +484,17 @@ t_egretd_limits() {
     max: 1"
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
 		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
-		"$EGRET" run --via "$EGRETD_SOCK" -- sh -c 'touch "$1/first"; sleep 3' sh "$TDIR" \
+		"$EGRET" run --via "$EGRETD_SOCK" -- sh -c 'touch "$1/first"
+			i=0; while [ ! -e "$1/go" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done' sh "$TDIR" \
 		>"$TDIR/first.out" 2>&1 &
 	cpid=$!
 	wait_for_file "$TDIR/first" 15
 	via -- sh -c 'touch "$1"' sh "$m"
 	assert_refused "a second attempt over callers.max 1" "$m"
 	assert_contains "callers.max" "$ERR" "why the second attempt was refused"
+	# The first attempt runs until it is told to end (here, after the
+	# refusal), however long the refusal took.
+	touch "$TDIR/go"
 	reap "$cpid" 20
 	assert_eq 0 "$REAPED" "the first attempt, through to its end $(cat "$TDIR/first.out")"
 	via -- sh -c 'touch "$1"' sh "$m"
@@ -562,18 +574,33 @@ t_egretd_half_written() {
 # Callers at once get one uid each: egretd takes the uid's lock when it
 # chooses it, so two handlers racing never pick the same one (and refuse).
 t_egretd_concurrent() {
-	local i pids=() uids
+	local i pids=() uids script
 	egretd_start
+	# Each COMMAND, its uid written, stays until all five have written
+	# theirs (bounded): the five attempts overlap however slowly they start.
+	script=$(write_script conc.sh <<'SH'
+id -u >"$1/uid.$2"
+i=0
+while [ $i -lt 300 ]; do
+	n=0
+	for f in "$1"/uid.*; do [ -e "$f" ] && n=$((n + 1)); done
+	[ $n -ge 5 ] && exit 0
+	sleep 0.1; i=$((i + 1))
+done
+echo "attempt $2: the other attempts never ran beside it" >&2
+exit 1
+SH
+)
 	for i in 1 2 3 4 5; do
 		timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
 			sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
 			"$EGRET" run --via "$EGRETD_SOCK" -- \
-			sh -c 'id -u >"$1/uid.$2"; sleep 1' sh "$TDIR" "$i" \
+			sh "$script" "$TDIR" "$i" \
 			>"$TDIR/c.$i.out" 2>&1 &
 		pids+=($!)
 	done
 	for i in 1 2 3 4 5; do
-		reap "${pids[$((i - 1))]}" 30
+		reap "${pids[$((i - 1))]}" 50
 		assert_eq 0 "$REAPED" "concurrent caller $i: $(cat "$TDIR/c.$i.out")"
 	done
 	uids=$(cat "$TDIR"/uid.* | sort -u | wc -l)
@@ -893,6 +920,12 @@ t_egretd_node_miner() {
 	egretd_stop
 }
 
+# unix_listening PATH: a socket bound at PATH listens, in the client's
+# network namespace (where /proc/net/unix lists it).
+unix_listening() {
+	world_exec_client awk -v p="$1" '$8 == p && $4 == "00010000" { f = 1 } END { exit !f }' /proc/net/unix
+}
+
 # egretd.socket's way, by hand (no systemd runs as PID 1 here): a socket
 # activator holds the socket (0660 root:GROUP, as SocketMode/SocketGroup
 # make it) and starts egretd on the first connection, passing the socket
@@ -906,7 +939,11 @@ t_egretd_socket_activation() {
 	"${WORLD_IN_CLIENT[@]}" systemd-socket-activate --seqpacket -l "$EGRETD_SOCK" \
 		"$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" >"$TDIR/egretd.log" 2>&1 &
 	EGRETD_PID=$!
-	wait_for_file "$EGRETD_SOCK" 10 || fail "the activator did not listen: $(cat "$TDIR/egretd.log")"
+	# Listening, not just bound (a connection would start egretd, which
+	# the control below says no caller did yet): the socket's flags in the
+	# namespace's /proc/net/unix (__SO_ACCEPTCON, 00010000).
+	wait_until 30 unix_listening "$EGRETD_SOCK" ||
+		fail "the activator did not listen: $(cat "$TDIR/egretd.log")"
 	chgrp "$TEST_GID" "$EGRETD_SOCK" && chmod 660 "$EGRETD_SOCK"
 	ino=$(stat -c %i "$EGRETD_SOCK")
 	[ "$(cat /proc/"$EGRETD_PID"/comm)" != egretd ] ||
@@ -932,12 +969,12 @@ t_egretd_requests_json() {
 	"${WORLD_IN_CLIENT[@]}" "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
 		>"$TDIR/egretd.out" 2>"$TDIR/egretd.log" &
 	EGRETD_PID=$!
-	wait_for_file "$EGRETD_SOCK" 10
+	egretd_wait_ready
 	via --repo octo/app -- "$P" tcp 203.0.113.11 80 "$tok"
 	assert_eq "$REFUSED" "$OUT" "the denied flow $(said)"
 	! grep -q '"egret":"request"' "$TDIR/out" "$TDIR/err" ||
 		fail "a request line reached the caller's stdio"
-	wait_until 5 grep -q '"target":"203.0.113.11"' "$TDIR/egretd.out" ||
+	wait_until 20 grep -q '"target":"203.0.113.11"' "$TDIR/egretd.out" ||
 		fail "no request line on egretd's stdout: $(cat "$TDIR/egretd.out" "$TDIR/egretd.log" "$TDIR/err")"
 	line=$(grep '"egret":"request"' "$TDIR/egretd.out" | head -n 1)
 	assert_contains '"repo":"octo/app"' "$line" "the request line's repository"
@@ -961,9 +998,9 @@ t_egretd_requests_json() {
 	"${WORLD_IN_CLIENT[@]}" "$(dirname "$EGRET")/egretd" --config "$EGRETD_CONF" \
 		>"$TDIR/egretd2.out" 2>"$TDIR/egretd2.log" &
 	EGRETD_PID=$!
-	wait_for_file "$EGRETD_SOCK" 10
+	egretd_wait_ready
 	via --repo octo/app -- "$P" tcp 203.0.113.11 80 "$tok-2"
-	wait_until 5 grep -q '"node":"fleet-node-7"' "$TDIR/egretd2.out" ||
+	wait_until 20 grep -q '"node":"fleet-node-7"' "$TDIR/egretd2.out" ||
 		fail "no request line naming node fleet-node-7: $(cat "$TDIR/egretd2.out" "$TDIR/egretd2.log")"
 	egretd_stop
 }

@@ -37,11 +37,6 @@ attempt_proc_gone() {	# COMM
 	[ -z "$(attempt_proc "$1")" ]
 }
 
-# For the pane's shell: wait until the terminal is ROWS COLS, 5 s at most.
-size_wait() {
-	echo "i=0; while [ \"\$(stty size)\" != \"$1\" ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done;"
-}
-
 # A TUI agent through egretd: COMMAND's pty has the caller's terminal's
 # size and follows its changes (the client forwards SIGWINCH; before, the
 # agent drew at the start size for ever), and its status is the caller's.
@@ -59,13 +54,13 @@ t_egretd_terminal_resize() {
 		fail "COMMAND's terminal: want a pty of 30x100, got '$line'"
 	[[ $line != *" uid=$TEST_UID" ]] || fail "COMMAND runs as the caller: '$line'"
 	# The resize travels (client, egretd, pty) while the shell reads the
-	# next line: it waits for it, 5 s at most.
+	# next line: it waits for it (size_wait, tmux.sh).
 	tmux -S "$TMUX_SOCK" resize-window -t t -x 120 -y 40
 	tmux_line "$(size_wait "40 120") echo \"resized=\$(stty size)\""
-	tmux_wait "resized=40 120" || fail "after a resize to 120x40: $(tmux_tail 3)"
+	tmux_wait "resized=40 120" 20 || fail "after a resize to 120x40: $(tmux_tail 3)"
 	tmux -S "$TMUX_SOCK" resize-window -t t -x 90 -y 25
 	tmux_line "$(size_wait "25 90") echo \"again=\$(stty size)\""
-	tmux_wait "again=25 90" || fail "after a resize to 90x25: $(tmux_tail 3)"
+	tmux_wait "again=25 90" 20 || fail "after a resize to 90x25: $(tmux_tail 3)"
 	tmux_line 'exit 7'
 	tmux_wait "egret-rc=7" || fail "the caller's status: $(tmux_tail 3)"
 	egretd_stop
@@ -162,7 +157,7 @@ t_egretd_terminal_restart() {
 		fail "the caller's shell answered: COMMAND is gone ($(tmux_tail 5))"
 	tmux -S "$TMUX_SOCK" resize-window -t t -x 120 -y 40
 	tmux_line "$(size_wait "40 120") echo \"resized=\$(stty size)\""
-	tmux_wait "resized=40 120" || fail "a resize after egretd's restart: $(tmux_tail 3)"
+	tmux_wait "resized=40 120" 20 || fail "a resize after egretd's restart: $(tmux_tail 3)"
 	tmux_line 'exit 5'
 	tmux_wait "egret-rc=5" || fail "the caller's status after egretd's restart: $(tmux_tail 5)"
 	egretd_stop

@@ -607,19 +607,23 @@ EOF
 	# one-liner it prints (README) keeps this attempt's entries only.
 	assert_eq "$cg" "$("$EGRET" status "$id" --json | jq '.attempts[0].key')" \
 		"egret status --json: the attempt's key"
-	# Another attempt's entries are in the same map meanwhile.
+	# Another attempt's entries are in the same map meanwhile: it runs
+	# until the test lets it end (other.go; bounded).
 	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id-other" \
-		--user "$(own_uid 950)" --allow 203.0.113.12:443 -- sleep 5 >/dev/null 2>&1 &
+		--user "$(own_uid 950)" --allow 203.0.113.12:443 -- sh -c \
+		'i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' \
+		sh "$TDIR/other.go" >/dev/null 2>&1 &
 	other=$!
-	wait_until 5 test -e "$PIN_ROOT/$id-other/egret_allow4" || fail "the other attempt did not start"
-	wait_until 5 sh -c 'bpftool map dump pinned "$1" | jq -e "map(select(.key.attempt != $2)) | length > 0" >/dev/null' \
+	wait_until 20 test -e "$PIN_ROOT/$id-other/egret_allow4" || fail "the other attempt did not start"
+	wait_until 20 sh -c 'bpftool map dump pinned "$1" | jq -e "map(select(.key.attempt != $2)) | length > 0" >/dev/null' \
 		sh "$PIN_ROOT/$id/egret_allow4" "$cg" || fail "the other attempt's entry never showed in the map"
 	line=$("$EGRET" status "$id" | sed -n "s/^  key $cg (the maps' .key.attempt: \(.*\))$/\1/p")
 	[ -n "$line" ] || fail "egret status: no 'key $cg (...)' line: $("$EGRET" status "$id")"
 	out=$(sh -c "$line" | jq -sc 'map(.key.attempt) | unique') ||
 		fail "the printed one-liner failed: $line"
 	assert_eq "[$cg]" "$out" "the one-liner's entries: this attempt's only"
-	wait "$other"
+	touch "$TDIR/other.go"
+	reap "$other" 30
 	out=$(bpftool map dump pinned "$PIN_ROOT/$id/egret_names" 2>&1) ||
 		fail "bpftool map dump egret_names: $out"
 	note "egret_names: $(tr -d ' \n' <<<"$out")"

@@ -49,6 +49,10 @@ unserved() {
 	flock -n -s "$1" true
 }
 
+# 100 attempts one after another beside two busy loops take a minute
+# here: more than the runner's 120 s backstop on a slower machine.
+TEST_SLOW[t_fault_fast_commands]=300
+
 # 100 COMMANDs that end at once, one after another, beside two busy
 # loops: each status is COMMAND's (0 or 7), never egret's 125. The
 # keeper's race (unit test test_keeper) made 12-50 % of them 125.
@@ -113,9 +117,13 @@ t_fault_unit_killed_30() {
 
 # egretd's unit killed while 50 attempts are being set up: the 50 callers
 # wait for one signal to connect at once, and the first record is the
-# signal to kill, so the others are in set-up or waiting to be accepted. Those that had started get their status through the next
-# egretd; those cut short get 125 and one line; the next egretd removes
-# what the cut ones left at its start, with no gc run by anyone.
+# signal to stop the unit where it is (cgroup.freeze), so the others are
+# in set-up or waiting to be accepted. A 51st caller then connects to the
+# frozen egretd, which cannot accept it: one caller, at least, is cut
+# short whatever the scheduling did, and the unit is killed. Those that
+# had started get their status through the next egretd; those cut short
+# get 125 and one line; the next egretd removes what the cut ones left at
+# its start, with no gc run by anyone.
 t_fault_setup_killed_50() {
 	local i pids=() n3=0 cut=0 refused=0 out killer
 	egretd_start "  - user: $TEST_USER
@@ -123,24 +131,30 @@ t_fault_setup_killed_50() {
 	(
 		t0=$SECONDS
 		while [ -z "$(our_records)" ] && [ $((SECONDS - t0)) -lt 60 ]; do :; done
-		echo 1 >"$EGRETD_UNIT/cgroup.kill"
+		echo 1 >"$EGRETD_UNIT/cgroup.freeze"
 	) &
 	killer=$!
-	for ((i = 1; i <= 50; i++)); do
+	for ((i = 1; i <= 51; i++)); do
 		timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" sh -c \
-			'cd "$1" && shift && while [ ! -e s50.go ]; do sleep 0.01; done && exec "$@"' \
-			sh "$TDIR" "$EGRET" run --via "$EGRETD_SOCK" -- \
+			'cd "$1" && shift && while [ ! -e "s50.go.$1" ]; do sleep 0.01; done && shift && exec "$@"' \
+			sh "$TDIR" "$((i / 51))" "$EGRET" run --via "$EGRETD_SOCK" -- \
 			sh -c 'touch "$1/s50.started.$2"; sleep 2; exit 3' sh "$TDIR" "$i" \
 			>"$TDIR/s50.$i.out" 2>&1 &
 		pids+=($!)
 	done
-	touch "$TDIR/s50.go"
+	touch "$TDIR/s50.go.0"
 	wait "$killer"
+	wait_until 30 grep -qx 'frozen 1' "$EGRETD_UNIT/cgroup.events" ||
+		fail "egretd's unit never froze: $(cat "$EGRETD_UNIT/cgroup.events")"
+	touch "$TDIR/s50.go.1"
+	wait_until 30 accept_queued ||
+		fail "control: the 51st caller's connection never waited in egretd's queue"
+	echo 1 >"$EGRETD_UNIT/cgroup.kill"
 	wait "$EGRETD_PID" 2>/dev/null
 	wait_until 10 rmdir "$EGRETD_UNIT" 2>/dev/null || fail "egretd's killed unit is not empty"
 	egretd_start "  - user: $TEST_USER
     max: 60" "  max: 60"
-	for ((i = 1; i <= 50; i++)); do
+	for ((i = 1; i <= 51; i++)); do
 		reap "${pids[$((i - 1))]}" 90
 		out=$(cat "$TDIR/s50.$i.out")
 		case $REAPED:$out in
@@ -157,6 +171,11 @@ t_fault_setup_killed_50() {
 	assert_nothing_left ""
 	[ -z "$(find "$SUITE_CG" -mindepth 1 -maxdepth 1 -type d ! -name egret)" ] ||
 		fail "attempt cgroups left under $SUITE_CG: $(find "$SUITE_CG" -mindepth 1 -maxdepth 1 -type d)"
+}
+
+# A connection waits in egretd's listening socket's queue, not accepted.
+accept_queued() {
+	[ "$(world_exec_client ss -xlnH | awk -v p="$EGRETD_SOCK" '$5 == p { print $3 }')" -gt 0 ] 2>/dev/null
 }
 
 # /run full (here egretd's own files: a small tmpfs on /run/egretd-attempts
@@ -309,32 +328,54 @@ t_fault_second_build() {
 }
 
 # hold_idle N NAME: N connections to egretd as the caller that send
-# nothing, in the background (HOLDER), kept until TDIR/NAME.go appears;
-# TDIR/NAME.refused says, a second after they connected, how many egretd
-# had answered with its "too many connections" line.
+# nothing and, at once beside them, a request (`egret run --via ... -- sh
+# -c 'echo ran'`): its status, stdout and stderr in TDIR/NAME.rc, .out,
+# .err. The request starts right after the last connect, well inside the
+# 5 s an idle connection's process waits for its request
+# (user/daemon/handle.c, REQUEST_TIMEOUT_S). TDIR/NAME.early: how many
+# idle connections had been answered "no request" by the time the request
+# ended (0 unless the request came too late to be beside them). Then each
+# connection's first answer, however long it takes (bounded):
+# TDIR/NAME.refused counts the "too many connections" lines among them,
+# TDIR/NAME.unanswered those that had none after 30 s.
 hold_idle() {
-	"${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" /usr/bin/python3 -c '
-import os, socket, sys, time
-sock, n, flag, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-conns, refused = [], 0
+	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" /usr/bin/python3 -c '
+import socket, subprocess, sys, time
+sock, n, egret, d, name = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+conns = []
 for i in range(n):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(sock)
     conns.append(s)
-time.sleep(1)
+with open("%s/%s.out" % (d, name), "w") as o, open("%s/%s.err" % (d, name), "w") as e:
+    rc = subprocess.call([egret, "run", "--via", sock, "--", "sh", "-c", "echo ran"], cwd=d,
+                         stdin=subprocess.DEVNULL, stdout=o, stderr=e, timeout=60)
+open("%s/%s.rc" % (d, name), "w").write("%d\n" % rc)
+first = [None] * n
 for s in conns:
     s.setblocking(False)
-    try:
-        if b"too many connections" in s.recv(4096):
-            refused += 1
-    except BlockingIOError:
-        pass
-open(out, "w").write("%d\n" % refused)
-while not os.path.exists(flag):
+def poll():
+    for i, s in enumerate(conns):
+        if first[i] is None:
+            try:
+                first[i] = s.recv(4096)
+            except BlockingIOError:
+                pass
+poll()
+early = sum(1 for m in first if m is not None and b"no request" in m)
+deadline = time.monotonic() + 30
+while None in first and time.monotonic() < deadline:
     time.sleep(0.1)
-' "$EGRETD_SOCK" "$1" "$TDIR/$2.go" "$TDIR/$2.refused" &
-	HOLDER=$!
-	wait_for_file "$TDIR/$2.refused" 20
+    poll()
+refused = sum(1 for m in first if m is not None and b"too many connections" in m)
+open("%s/%s.early" % (d, name), "w").write("%d\n" % early)
+open("%s/%s.unanswered" % (d, name), "w").write("%d\n" % first.count(None))
+open("%s/%s.refused" % (d, name), "w").write("%d\n" % refused)
+' "$EGRETD_SOCK" "$1" "$EGRET" "$TDIR" "$2" || fail "the holder of $1 idle connections failed"
+	RC=$(cat "$TDIR/$2.rc") OUT=$(cat "$TDIR/$2.out") ERR=$(cat "$TDIR/$2.err")
+	assert_eq 0 "$(cat "$TDIR/$2.early")" \
+		"control: idle connections that timed out before the request beside them ended"
+	assert_eq 0 "$(cat "$TDIR/$2.unanswered")" "idle connections egretd never answered"
 }
 
 # A request as the caller runs COMMAND (a function: wait_until runs it
@@ -342,6 +383,11 @@ while not os.path.exists(flag):
 via_runs() {
 	via -- true
 	[ "$RC" = 0 ]
+}
+
+# egretd has no process of a connection left (nor a zombie to reap).
+egretd_no_workers() {
+	[ -z "$(pgrep -P "$EGRETD_PID")" ]
 }
 
 # A caller's idle connections hold no attempt's slot: with callers.max 1
@@ -354,20 +400,17 @@ t_fault_idle_connections() {
     max: 1"
 	hold_idle 10 idle10
 	assert_eq 0 "$(cat "$TDIR/idle10.refused")" "refusals among 10 idle connections"
-	via -- sh -c 'echo ran'
 	assert_eq ran "$OUT" "a request beside 10 idle connections, callers.max 1 $(said)"
-	touch "$TDIR/idle10.go"
-	wait "$HOLDER"
+	# The 10 connections' processes gone: none counts among the 40's.
+	wait_until 30 egretd_no_workers ||
+		fail "egretd's processes of the 10 idle connections stay: $(pgrep -a -P "$EGRETD_PID")"
 
 	hold_idle 40 idle40
-	assert_eq 7 "$(cat "$TDIR/idle40.refused")" "refusals among 40 idle connections of one uid (callers.max 1 + 32 may wait)"
-	via -- sh -c 'echo ran'
 	assert_eq 125 "$RC" "a request while 33 connections of its uid wait $(said)"
 	assert_contains "too many connections of uid $TEST_UID wait" "$ERR" "its one line"
-	assert_eq 1 "$(wc -l <"$TDIR/err")" "lines on the caller's stderr"
-	touch "$TDIR/idle40.go"
-	wait "$HOLDER"
-	wait_until 10 via_runs ||
+	assert_eq 1 "$(wc -l <"$TDIR/idle40.err")" "lines on the caller's stderr"
+	assert_eq 7 "$(cat "$TDIR/idle40.refused")" "refusals among 40 idle connections of one uid (callers.max 1 + 32 may wait)"
+	wait_until 20 via_runs ||
 		fail "requests after the idle connections went: $(said) $(tail -n 5 "$TDIR/egretd.log")"
 	egretd_stop
 	assert_nothing_left ""
@@ -410,6 +453,22 @@ t_fault_reused_cgroup() {
 	assert_nothing_left ""
 }
 
+# Someone holds the lock of record $1 (an exclusive one cannot be had).
+record_locked() {
+	! flock -n -x "$1" true
+}
+
+# A process of egretd's sleeps in poll(): while the test holds the
+# record's lock, only a re-adopter between its tries for it does
+# (daemon/adopt.c: take_attempt is its first step; no caller connects).
+readopter_waits() {
+	local pid
+	for pid in $(pgrep -P "$EGRETD_PID"); do
+		case $(cat "/proc/$pid/wchan" 2>/dev/null) in *poll*) return 0 ;; esac
+	done
+	return 1
+}
+
 # A record's lock held for an instant when a restarted egretd goes to
 # re-adopt the attempt (another egret's gc reads it that way): the
 # re-adopter waits its turn rather than leave the attempt to nobody, and
@@ -424,12 +483,22 @@ t_fault_readopt_lock_held() {
 	rec=$(our_records)
 	[ -n "$rec" ] || fail "no record of the attempt"
 	egretd_kill_all
-	flock -s "$rec" sleep 0.6 &
+	# The record's lock, shared as a gc takes it, held by a process of the
+	# test's until the test lets go (not in this shell: egretd, started
+	# below, would inherit the fd and hold the lock for good).
+	flock -s "$rec" sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done' sh "$TDIR/lock.go" &
 	holder=$!
+	wait_until 20 record_locked "$rec" || fail "control: the record's lock was never taken"
 	egretd_start
+	# Let go once egretd's re-adopter is seen waiting for the lock (its
+	# tries, 50 ms apart, span a second; if it gave up first, the next
+	# scan, 10 s on, takes the attempt).
+	wait_until 30 readopter_waits ||
+		fail "control: egretd's re-adopter never waited for the record's lock: $(tail -n 5 "$TDIR/egretd.log")"
+	touch "$TDIR/lock.go"
+	reap "$holder" 10
 	touch "$TDIR/lh.go"
 	reap "$cpid" 60
-	wait "$holder"
 	assert_eq 6 "$REAPED" "the caller's status when the record was locked at re-adoption $(cat "$TDIR/lh.out")"
 	egretd_stop
 	assert_nothing_left ""

@@ -137,7 +137,7 @@ t.join()
 	pid=$!
 	# shellcheck disable=SC2064 # expanded now
 	trap "kill -KILL $pid 2>/dev/null" EXIT
-	wait_until 5 sh -c 'grep -qs "^Uid:[[:space:]]*$2[[:space:]]" /proc/$1/task/*/status' sh "$pid" "$TEST_UID" ||
+	wait_until 20 sh -c 'grep -qs "^Uid:[[:space:]]*$2[[:space:]]" /proc/$1/task/*/status' sh "$pid" "$TEST_UID" ||
 		fail "no thread of pid $pid runs as $TEST_UID"
 	grep -q "^Uid:[[:space:]]*0[[:space:]]" "/proc/$pid/status" || fail "pid $pid's leader is not root"
 	attempt --user "$TEST_USER" --allow 203.0.113.10:80 -- sh -c 'touch "$1"' sh "$m"

@@ -52,13 +52,15 @@ t_terminal_pty() {
 	[[ $line == "tty=/dev/pts/"*" size=30 100 uid=$TEST_UID" ]] ||
 		fail "COMMAND's terminal: want its own pty of 30x100 as $TEST_UID, got '$line'"
 	[ "${line%% *}" != "tty=$pane" ] || fail "COMMAND has the operator's terminal $pane"
+	# The resize travels (SIGWINCH, egret, COMMAND's pty) while the shell
+	# reads the next line: it waits for it (size_wait, tmux.sh).
 	tmux -S "$TMUX_SOCK" resize-window -t t -x 120 -y 40
-	tmux_line 'echo "resized=$(stty size)"'
-	tmux_wait "resized=40 120" || fail "after a resize to 120x40: $(tmux_tail 3)"
+	tmux_line "$(size_wait "40 120") echo \"resized=\$(stty size)\""
+	tmux_wait "resized=40 120" 20 || fail "after a resize to 120x40: $(tmux_tail 3)"
 	tmux_line 'sleep 60; echo not-interrupted'
-	wait_until 5 cg_runs "$id" sleep || fail "sleep never started"
+	wait_until 20 cg_runs "$id" sleep || fail "sleep never started"
 	tmux_keys C-c
-	wait_until 5 not_running "$id" sleep || fail "Ctrl-C did not reach COMMAND's sleep"
+	wait_until 20 not_running "$id" sleep || fail "Ctrl-C did not reach COMMAND's sleep"
 	tmux_line 'echo "after-int=$?"'
 	tmux_wait "after-int=130" || fail "COMMAND's shell after Ctrl-C: $(tmux_tail 3)"
 	! tmux_screen | grep -q '^not-interrupted' || fail "the interrupted list went on"

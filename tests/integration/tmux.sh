@@ -13,6 +13,8 @@
 #   tmux_run TEXT [SECONDS]    type TEXT; wait until the shell finished it
 #   tmux_wait TEXT [SECONDS]   TEXT appears on the screen
 #   tmux_sync                  the shell is at its prompt again
+#   size_wait "ROWS COLS"      shell text: wait until the pane's terminal
+#                              (or COMMAND's pty) is that size
 #   tmux_down                  kill the server
 
 TMUX_SOCK=""
@@ -67,6 +69,14 @@ tmux_run() {
 	local t="ran-$RANDOM$RANDOM"
 	tmux_line "$1; echo $t-\$((6 * 7))"
 	tmux_wait "$t-42" "${2:-30}"
+}
+
+# For the pane's shell (or COMMAND's in it): text that waits until the
+# terminal is ROWS COLS, 10 s at most - a resize travels (SIGWINCH, egret,
+# COMMAND's pty) while the shell reads on. Usage:
+#   tmux_line "$(size_wait "40 120") echo ..."
+size_wait() {
+	echo "i=0; while [ \"\$(stty size)\" != \"$1\" ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done;"
 }
 
 tmux_down() {

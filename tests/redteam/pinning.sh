@@ -223,31 +223,30 @@ EOF
 # it again; if the attempt ends first, egret must destroy its sockets
 # before it detaches the programs, or the next try leaves unjudged. To be
 # sure the hello takes the wire path (not sk_msg), the world drops the
-# first SYN: write() starts while the socket is still connecting, and
-# goes on the old way once the retried SYN is answered (about 1 s; the
-# rule goes as soon as its counter shows the first SYN dropped). The
-# writer then gives up at once, the attempt ends, and the world is
-# watched for longer than the retransmissions that would carry the hello.
+# first SYN (and only it: every other one, from the first, a counter
+# and no clock decides): write() starts while the socket is still
+# connecting, and goes on the old way once the retried SYN is answered
+# (about 1 s; --wait-ms leaves ten). The writer then gives up at once,
+# the attempt ends, and the world is watched for longer than the
+# retransmissions that would carry the hello.
 t_rt_sni_pinning_teardown() {
-	local d1 rule=(INPUT -p tcp --syn -d 203.0.113.11 --dport 443 -j DROP)
+	local d1 dropped
+	local rule=(INPUT -p tcp --syn -d 203.0.113.11 --dport 443
+		-m statistic --mode nth --every 2 --packet 0 -j DROP)
 	d1=$(tk d)
 	steps in <<EOF
 resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
-early $H --early --no-wait --wait-ms 3000 --data $d1 203.0.113.11 443 $d1.cdn.test
+early $H --early --no-wait --wait-ms 10000 --data $d1 203.0.113.11 443 $d1.cdn.test
 EOF
-	world_exec_world iptables -I "${rule[@]}" || fail "iptables in the world"
-	# Let the SYN through again once the first one was dropped (the
-	# rule's counter says so), however long the attempt took to start:
-	# a fixed delay raced egret's start on a loaded machine.
-	(for _ in $(seq 200); do
-		world_exec_world iptables -w -L INPUT -v -x -n |
-			awk '$3 == "DROP" && $1 > 0 { found = 1 } END { exit !found }' &&
-			break
-		sleep 0.05
-	done
-	world_exec_world iptables -w -D "${rule[@]}") &
+	world_exec_world iptables -w -I "${rule[@]}" || fail "iptables in the world"
+	# shellcheck disable=SC2064 # expanded now: the local is gone when it runs
+	trap "world_exec_world iptables -w -D ${rule[*]} 2>/dev/null" EXIT
 	run_in in "${PIN_ALLOW[@]}" --dns-upstream "$WORLD_DNS"
-	wait
+	dropped=$(world_exec_world iptables -w -L INPUT -v -x -n |
+		awk '$3 == "DROP" && /statistic/ { print $1; exit }')
+	world_exec_world iptables -w -D "${rule[@]}"
+	trap - EXIT
+	[ "${dropped:-0}" -ge 1 ] || fail "control: the world never dropped the first SYN (counter '${dropped}')"
 	expect resolve 203.0.113.11
 	expect_re early '^sent [0-9]+$'
 	sleep 4

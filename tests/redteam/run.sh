@@ -173,10 +173,11 @@ oexpect() {	# KEY WANT: the same step outside egret gave WANT
 
 # --- evidence ----------------------------------------------------------------
 
-# wait_log TOKEN LOG [SECONDS]: TOKEN shows up in LOG.
+# wait_log TOKEN LOG [SECONDS]: TOKEN shows up in LOG (default: within
+# 15 s, which costs nothing when it does).
 wait_log() {
 	local i
-	for ((i = 0; i < ${3:-5} * 10; i++)); do
+	for ((i = 0; i < ${3:-15} * 10; i++)); do
 		grep -qiF -- "$1" "$2" 2>/dev/null && return 0
 		sleep 0.1
 	done

@@ -516,7 +516,12 @@ R=$1 P=$2 d=$3 ctl=$4
 "$R" serve-udp 0.0.0.0 7205 10 udp4 "$d/r5" >"$d/s5" 2>>"$d/serve.err" &
 "$R" serve-tcp auto6 0 10 auto6 "$d/r6" >"$d/s6" 2>>"$d/serve.err" &
 "$R" serve-udp ::ffff:0.0.0.0 7206 10 udpm "$d/r7" >"$d/s7" 2>>"$d/serve.err" &
-i=0; while [ $i -lt 50 ] && ! [ -e "$d/r1" -a -e "$d/r3" -a -e "$d/r4" -a -e "$d/r6" ]; do sleep 0.1; i=$((i + 1)); done
+# Each listener ready, or ended (its one line: a bind the kernel refuses),
+# within 20 s.
+settled() {
+	for n in 1 2 3 4 5 6 7; do [ -e "$d/r$n" ] || [ -s "$d/s$n" ] || return 1; done
+}
+i=0; while [ $i -lt 200 ] && ! settled; do sleep 0.1; i=$((i + 1)); done
 touch "$d/ready"
 echo "control: $("$P" tcp 203.0.113.10 80 "$ctl" 2>/dev/null)"
 echo "local-any4: $("$R" ask-tcp 127.0.0.1 7201 x 2>/dev/null)"
@@ -529,7 +534,7 @@ EOF
 )
 	attempt_bg "${CONTROL_ALLOW[@]}" --allow 127.0.0.1 --allow '[::1]' \
 		-- sh "$script" "$R" "$P" "$TDIR" "$c"
-	wait_for_file "$TDIR/ready" 15
+	wait_for_file "$TDIR/ready" 30
 	# From a denied peer in the world, each listener next to a closed port.
 	local -a asks=(
 		"any4:ask-tcp -s 203.0.113.11 192.0.2.2 7201 $(tk p)"
@@ -1935,7 +1940,7 @@ t_rt_legit_traffic() {
 	wait_until 10 sh -c '[ -n "$(nsenter --net="/run/netns/$1" -- git ls-remote git://203.0.113.10/repo.git 2>/dev/null)" ]' \
 		sh "$WORLD_NS" || fail "git daemon did not start: $(cat "$TDIR/git-daemon.err")"
 	steps in <<EOF
-curl curl -sS -m 3 -o /dev/null http://github.com/$t1; echo rc=\$?
+curl curl -sS -m 10 -o /dev/null http://github.com/$t1; echo rc=\$?
 dig dig +short +time=2 +tries=1 github.com A
 dig-tcp dig +tcp +short +time=2 +tries=1 @198.51.100.53 github.com A
 getent getent ahostsv4 github.com | awk '{ print \$1; exit }'
@@ -1951,6 +1956,7 @@ EOF
 	run_in in --allow github.com:80,"$ECHO_PORT",9418 --dns-upstream "$WORLD_DNS"
 	check_control "$c"
 	expect_re curl '^rc=(28|52)$'
+	wait_log "request=GET./$t1.HTTP" "$WORLD_LOG" 15 || fail "curl's request never reached the sink"
 	line=$(grep -F "request=GET./$t1.HTTP" "$WORLD_LOG" | head -n 1)
 	[[ $line == "http 203.0.113.10:80 "*" host=github.com" ||
 		$line == "http [2001:db8:2::10]:80 "*" host=github.com" ]] ||

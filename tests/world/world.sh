@@ -37,6 +37,8 @@
 #   example.net         A 203.0.113.11
 #   denied.test         A 198.51.100.7     evil.test  A 203.0.113.11
 #   short.test          A 203.0.113.11, TTL 1 (expiry)
+#   ttl3.test           A 203.0.113.11, TTL 3 (expiry, with room for a
+#                       loaded machine to connect before it)
 #   *.tunnel.test       A 198.51.100.7 (any label: a tunnel would get answers)
 #   many.test           100 A records 203.0.113.100-199: over 512 bytes and
 #                       over EDNS's 1232, so a UDP answer is truncated (TC)
@@ -149,6 +151,7 @@ _world_dns_config() {
 		echo "host-record=denied.test,198.51.100.7"
 		echo "host-record=evil.test,203.0.113.11"
 		echo "host-record=short.test,203.0.113.11,1"
+		echo "host-record=ttl3.test,203.0.113.11,3"
 		echo "address=/tunnel.test/198.51.100.7"
 		echo "host-record=deb.debian.org,203.0.113.20"
 		echo "host-record=security.debian.org,203.0.113.21"
@@ -332,11 +335,12 @@ world_sink_has() {
 	[ -n "$(world_sink_line "$@")" ]
 }
 
-# Wait up to 5 s for TOKEN to show up (UDP has no acknowledgement).
+# Wait up to 15 s for TOKEN to show up (UDP has no acknowledgement; the
+# bound costs nothing when it does, and gives a loaded machine room).
 # Usage: world_sink_wait TOKEN [LOG]
 world_sink_wait() {
 	local _
-	for _ in $(seq 50); do
+	for _ in $(seq 150); do
 		world_sink_has "$@" && return 0
 		sleep 0.1
 	done
@@ -390,7 +394,7 @@ world_dns_count_tcp() {
 world_dns_barrier() {
 	local name="$1.barrier.test" _
 	world_exec_client dig +time=2 +tries=1 @"$WORLD_DNS" "$name" >/dev/null 2>&1
-	for _ in $(seq 50); do
+	for _ in $(seq 150); do
 		[ "$(world_dns_count "$name")" -gt 0 ] && return 0
 		sleep 0.1
 	done
