@@ -16,9 +16,10 @@ packages=(
 	make gcc clang llvm pkg-config bpftool
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
 	# tests (tmux: a real terminal for the terminal tests; iptables: the
-	# red-team world delays a handshake; openssl: the clients' test CA)
+	# red-team world delays a handshake; openssl: the clients' test CA;
+	# bubblewrap: an agent's own sandbox nested in an attempt)
 	libcmocka-dev iproute2 util-linux procps curl dnsmasq-base bind9-dnsutils jq
-	tmux iptables openssl
+	tmux iptables openssl bubblewrap
 	# make fuzz: libFuzzer runtime for clang 14
 	libclang-rt-14-dev
 	# the real-client suite (tests/clients): the clients, and what its

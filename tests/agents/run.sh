@@ -241,6 +241,7 @@ attempts:
 callers:
   - user: $TEST_USER
     repos: [acme/agent]
+    git_remote: [git.test]
 CONF
 	chmod 644 "$dir/egretd.yaml"
 	"${WORLD_IN_CLIENT[@]}" unshare --mount sh -c \
@@ -288,14 +289,12 @@ agent_via() {
 # agent_egretd_case CLI: through egretd as the unprivileged test user.
 agent_egretd_case() {
 	local cli=$1
-	# TODO(issue 40): --git-remote through egretd is being built; until
-	# it passes, the forge is listed by hand here, where root's run gets
-	# it from --git-remote $AG_REMOTE.
-	write_policy "$TDIR/policy.yaml" "$cli" 'hosts: ["git.test:443"]
-'
+	# The forge from --git-remote, as root's run gets it: the caller's
+	# entry lets it name a remote on git.test (callers.git_remote).
+	write_policy "$TDIR/policy.yaml" "$cli" ''
 	agents_egretd_start "$TDIR/policy.yaml"
 	agents_env
-	agent_via "$cli" "$TDIR/work" --repo acme/agent "${AG_ENV[@]}"
+	agent_via "$cli" "$TDIR/work" --repo acme/agent --git-remote "$AG_REMOTE" "${AG_ENV[@]}"
 	agents_egretd_stop
 	assert_eq 0 "$RC" "$cli through egretd: exit status $(said) egretd: $(cat "$TDIR/egretd.log")"
 	assert_task_done "$TDIR/work" "$cli through egretd"

@@ -416,31 +416,34 @@ n=$(zombies egt-noinit)
 
 t_k=$(tok killed) t_kname=$(tok kname) t_after=$(tok after)
 rm -f "$D/out/"*
-"${DOCKER[@]}" exec -d "$MINER_C" sh -c "egret run --repo octo/app -- sh -c '
-	touch /out/started
+# COMMAND writes only beneath its own places (its worktree, /work here:
+# docs/SECURITY.md), and reads the test's signals in /out.
+miner sh -c 'rm -rf /work/k && mkdir /work/k'
+"${DOCKER[@]}" exec -d "$MINER_C" sh -c "cd /work/k && egret run --repo octo/app -- sh -c '
+	touch started
 	i=0; while [ ! -e /out/down ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
-	echo denied: \$(probe tcp 203.0.113.11 80 $t_k 2>/dev/null) >/out/down.txt
-	echo name: \$(probe tcp-name registry.npmjs.org 443 $t_kname 4 2>/dev/null) >>/out/down.txt
-	touch /out/down.done
+	echo denied: \$(probe tcp 203.0.113.11 80 $t_k 2>/dev/null) >down.txt
+	echo name: \$(probe tcp-name registry.npmjs.org 443 $t_kname 4 2>/dev/null) >>down.txt
+	touch down.done
 	i=0; while [ ! -e /out/up ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
 	i=0; while [ \$i -lt 50 ]; do r=\$(probe tcp-name registry.npmjs.org 443 $t_after 4 2>/dev/null) && break; sleep 0.2; i=\$((i + 1)); done
-	echo name: \$r >/out/up.txt
+	echo name: \$r >up.txt
 	exit 3'; echo \$? >/out/rc" >/dev/null
-for _ in $(seq 200); do [ -e "$D/out/started" ] && break; sleep 0.1; done
+for _ in $(seq 100); do miner test -e /work/k/started && break; sleep 0.1; done
 "${DOCKER[@]}" kill "$EGRETD_C" >/dev/null
 touch "$D/out/down"
-for _ in $(seq 300); do [ -e "$D/out/down.done" ] && break; sleep 0.1; done
+for _ in $(seq 150); do miner test -e /work/k/down.done && break; sleep 0.1; done
 check_has "with egretd's container killed, a denied address stays refused" \
-	"denied: err ECONNREFUSED" "$(cat "$D/out/down.txt" 2>/dev/null)"
-case "$(cat "$D/out/down.txt" 2>/dev/null)" in
-*"name: ok"*) bad "with egretd's container killed, DNS fails closed" "$(cat "$D/out/down.txt")" ;;
+	"denied: err ECONNREFUSED" "$(miner cat /work/k/down.txt 2>/dev/null)"
+case "$(miner cat /work/k/down.txt 2>/dev/null)" in
+*"name: ok"*) bad "with egretd's container killed, DNS fails closed" "$(miner cat /work/k/down.txt)" ;;
 *) ok "with egretd's container killed, DNS fails closed" ;;
 esac
 egretd_run
 touch "$D/out/up"
 for _ in $(seq 600); do [ -e "$D/out/rc" ] && break; sleep 0.1; done
 check "the attempt's status through the restarted egretd's container" 3 "$(cat "$D/out/rc" 2>/dev/null)"
-check_has "a name after re-adoption" "name: ok" "$(cat "$D/out/up.txt" 2>/dev/null)"
+check_has "a name after re-adoption" "name: ok" "$(miner cat /work/k/up.txt 2>/dev/null)"
 miner probe tcp 203.0.113.11 80 "$(tok barrier)" >/dev/null
 ! grep -q "data=$t_k" "$D/world/b.log" && ok "nothing reached world-b while egretd was down" ||
 	bad "something reached world-b while egretd was down"

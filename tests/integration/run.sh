@@ -213,6 +213,8 @@ policy_path() {
 . "$HERE/test_egretd_terminal.sh"
 # shellcheck source=tests/integration/test_worktree.sh
 . "$HERE/test_worktree.sh"
+# shellcheck source=tests/integration/test_agents_ready.sh
+. "$HERE/test_agents_ready.sh"
 # shellcheck source=tests/integration/test_faults.sh
 . "$HERE/test_faults.sh"
 # shellcheck source=tests/integration/test_budgets.sh
@@ -263,6 +265,8 @@ TESTS=(
 	# test_worktree.sh
 	t_wt_gitdir_redirect t_wt_commondir_redirect t_wt_clone_pointer
 	t_wt_git_metadata_readonly t_wt_harvest t_wt_swap_during_setup t_wt_world_writable t_egretd_largest_request
+	# test_agents_ready.sh
+	t_egretd_pass_through t_egretd_home_template t_nested_sandbox t_timeout_denied_name
 	# test_egretd_terminal.sh
 	t_egretd_terminal_resize t_egretd_terminal_job_control t_egretd_kill_stopped
 	t_egretd_forced_pty t_egretd_terminal_restart t_egretd_status_caller

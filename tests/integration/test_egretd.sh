@@ -330,7 +330,7 @@ t_egretd_worktree() {
 		uid=$(echo "$OUT" | sed -n 2p)
 		uids="$uids $uid"
 		assert_eq "0002" "$(echo "$OUT" | sed -n 1p)" "COMMAND's umask: the caller's"
-		assert_eq "/tmp/egret-home" "$(echo "$OUT" | sed -n 3p)" "COMMAND's HOME"
+		assert_eq "/run/egret-home" "$(echo "$OUT" | sed -n 3p)" "COMMAND's HOME"
 		assert_eq "664" "$(echo "$OUT" | sed -n 4p)" "the mode of a file the agent made"
 		assert_eq "0" "$(echo "$OUT" | sed -n 5p)" "changes left uncommitted"
 		assert_eq "$TEST_UID" "$(stat -c %u "$TDIR/$d/src/deep/f")" "the owner, on disk, of the agent's file"
@@ -406,7 +406,7 @@ t_egretd_cache() {
     cache: $c"
 	via -- sh -c 'echo kept >"$HOME/.cache/left"; echo "$npm_config_cache $GOMODCACHE"'
 	assert_eq 0 "$RC" "the first attempt $(said)"
-	assert_eq "/tmp/egret-home/.cache/npm /tmp/egret-home/.cache/go-mod" "$OUT" "the caches' variables"
+	assert_eq "/run/egret-home/.cache/npm /run/egret-home/.cache/go-mod" "$OUT" "the caches' variables"
 	assert_eq "$TEST_UID" "$(stat -c %u "$c/left")" "the owner on disk of what the attempt cached"
 	via --setenv GOMODCACHE=/elsewhere -- sh -c 'cat "$HOME/.cache/left"; echo "$GOMODCACHE"'
 	assert_eq "kept

@@ -230,12 +230,15 @@ EOF
 	grep -q "approved already" <<<"$out" && ! grep -q "^wrote" <<<"$out" ||
 		fail "approve again: $out"
 	assert_eq 1 "$(grep -c 'host:' "$file")" "entries after approving twice"
-	# ... unless the operator removed the entry by hand: it is written again.
+	# ... unless the operator removed the entry by hand: it is written again,
+	# without --ports too: a lookup asked for no port, so 443 (HTTPS), never
+	# the policy's whole default (plain HTTP with it).
 	printf 'version: 1\nrepo: owner/a\napprovals: []\n' >"$file"
-	out=$("$EGRET" requests approve "$id" --ports 443 --policy "$TDIR/etc/policy.yaml" \
+	out=$("$EGRET" requests approve "$id" --policy "$TDIR/etc/policy.yaml" \
 		--state-dir "$TDIR/state" 2>&1) || fail "approve after removal: $out"
 	grep -q "^wrote 1 approval to $file" <<<"$out" || fail "approve after removal: $out"
 	grep -q 'host: "registry.evil.test"' "$file" || fail "entry not written again: $(cat "$file")"
+	assert_eq 'ports: "443"' "$(grep -o 'ports: .*' "$file")" "the ports a lookup's approval opens"
 }
 
 # 3. A denied request is dismissed: the same denial later counts, but the

@@ -105,6 +105,10 @@ t_wt_git_metadata_readonly() {
 	local d out
 	egretd_start
 	wt_repos
+	# A submodule's git directory, as `git submodule add` leaves it.
+	as_caller sh -c 'm=clone/.git/modules/lib/sub; mkdir -p "$m/objects" "$m/refs" &&
+		echo "ref: refs/heads/main" >"$m/HEAD" && printf "[core]\n" >"$m/config"' ||
+		fail "the submodule's git directory"
 	for d in clone wt; do
 		VIA_DIR=$TDIR/$d via -- sh -c '
 			g=$(git rev-parse --git-dir); c=$(git rev-parse --git-common-dir)
@@ -119,6 +123,9 @@ t_wt_git_metadata_readonly() {
 			try sh -c "echo x >\"$g/config.worktree\""
 			try sh -c "echo x >\"$c/config.worktree\""
 			try mv "$g" "$g.old"
+			try sh -c "echo x >>\"$c/modules/lib/sub/config\""
+			try sh -c "echo x >\"$c/modules/lib/sub/hooks/post-checkout\""
+			try mv "$c/modules/lib/sub" "$c/modules/lib/sub.old"
 			echo edit >>a; git add a
 			git -c user.name=agent -c user.email=agent@x commit -qm agent && echo committed
 			git fetch -q . +HEAD:refs/remotes/self/head && echo fetched

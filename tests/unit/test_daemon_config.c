@@ -200,7 +200,7 @@ static void test_refused_types(void **state)
 		{ HEAD "callers:\n  uid: 1000\n",
 		  "e.yaml:5:3: callers: want a list of callers" },
 		{ HEAD "callers:\n  - 1000\n",
-		  "e.yaml:5:5: a caller: want a mapping (uid, user, cgroup, repos, allow, audit, max, cache, upload_limit)" },
+		  "e.yaml:5:5: a caller: want a mapping (uid, user, cgroup, repos, allow, audit, max, cache, upload_limit, git_remote, nested_sandbox, home)" },
 		{ HEAD "callers:\n  - uid: 1000\n    repos: octo/app\n",
 		  "e.yaml:6:12: repos: want a list of OWNER/NAME, OWNER/* or *" },
 		{ HEAD "attempts:\n  max: 0\n" ONE_CALLER,
@@ -564,6 +564,49 @@ static void test_repo_matching(void **state)
 	daemon_config_free(&c);
 }
 
+/* The gated options (attempt/run_options.def: RUN_VIA_GATED): --git-remote
+ * by callers.git_remote (true: any; a list: those hosts), --nested-sandbox
+ * by callers.nested_sandbox; home: a path; a bad value at its position. */
+static void test_gated_options(void **state)
+{
+	struct daemon_config c;
+	const struct daemon_caller *none, *any, *listed;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(parse(HEAD "callers:\n"
+			       "  - { uid: 1000 }\n"
+			       "  - { uid: 1001, git_remote: true, nested_sandbox: true, home: /srv/h }\n"
+			       "  - { uid: 1002, git_remote: [github.com, \"*.gitlab.example\"] }\n", &c), 0);
+	none = &c.callers[0];
+	any = &c.callers[1];
+	listed = &c.callers[2];
+	why = daemon_caller_may_option(none, "git-remote", "https://github.com/o/r.git");
+	assert_non_null(why);
+	assert_non_null(strstr(why, "callers.git_remote"));
+	assert_null(daemon_caller_may_option(any, "git-remote", "git@example.org:o/r.git"));
+	assert_null(daemon_caller_may_option(listed, "git-remote", "https://github.com/o/r.git"));
+	assert_null(daemon_caller_may_option(listed, "git-remote", "ssh://git@a.gitlab.example/o/r"));
+	assert_non_null(daemon_caller_may_option(listed, "git-remote", "https://gitlab.example/o/r"));
+	assert_non_null(daemon_caller_may_option(listed, "git-remote", "https://evil.test/o/r"));
+	assert_non_null(daemon_caller_may_option(listed, "git-remote", "https://192.0.2.1/o/r"));
+	assert_non_null(daemon_caller_may_option(any, "git-remote", "ext::sh -c evil"));
+	assert_non_null(daemon_caller_may_option(any, "git-remote", "/local/path"));
+	assert_non_null(daemon_caller_may_option(none, "nested-sandbox", NULL));
+	assert_null(daemon_caller_may_option(any, "nested-sandbox", NULL));
+	assert_non_null(daemon_caller_may_option(any, "no-such-gated-option", NULL));
+	assert_string_equal(any->home, "/srv/h");
+	assert_null(none->home);
+	daemon_config_free(&c);
+
+	refused(HEAD "callers: [{uid: 1000, git_remote: [github.com:443]}]\n", 1,
+		"e.yaml:4:36: git_remote: 'github.com:443' is not a host name or *.DOMAIN");
+	refused(HEAD "callers: [{uid: 1000, git_remote: []}]\n", 1,
+		"e.yaml:4:35: git_remote: want true, false, or 1 to 64 hosts (NAME or *.DOMAIN)");
+	refused(HEAD "callers: [{uid: 1000, home: relative}]\n", 1,
+		"e.yaml:4:29: home: want an absolute path of a directory");
+}
+
 static void test_grammar(void **state)
 {
 	(void)state;
@@ -606,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_caller_lookup),
 		cmocka_unit_test(test_repo_matching),
 		cmocka_unit_test(test_grammar),
+		cmocka_unit_test(test_gated_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

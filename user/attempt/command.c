@@ -163,6 +163,13 @@ static int plan_view(struct run_opts *o, const struct launch_user *user)
 	if (fd < 0)
 		return fd;
 	r = view_prepare(&o->view_plan, fd, dir, o->view_owner, user, o->world);
+	if (r == 0 && o->view_home_from) {
+		int home = open_callers_dir(o, o->view_home_from, "home template");
+
+		r = home < 0 ? home : view_prepare_home(&o->view_plan, home, o->view_home_from);
+		if (r < 0 && home >= 0)
+			close(home);
+	}
 	if (r < 0 || !o->view_cache)
 		return r;
 	close(fd);
@@ -199,7 +206,10 @@ static int check_start(struct run_opts *o, const struct launch_user *user)
  */
 static int plan_confinement(struct run_opts *o, struct landlock_plan *landlock)
 {
-	landlock_plan_make(landlock, landlock_abi(), o->nunix_names == 0);
+	if (o->nested_sandbox)
+		landlock_plan_make_nested(landlock, landlock_abi(), o->nunix_names == 0);
+	else
+		landlock_plan_make(landlock, landlock_abi(), o->nunix_names == 0);
 	o->unix_filter = o->nunix_names > 0 || landlock->abi < 6;
 	if (o->unix_filter && !unix_filter_supported()) {
 		o->unix_filter = false;
@@ -261,8 +271,8 @@ struct settled {
 
 static void settled_free(struct settled *s)
 {
-	if (s->o.view_plan.on && s->o.view_plan.userns_fd >= 0)
-		close(s->o.view_plan.userns_fd);
+	if (s->o.view_plan.on)
+		view_release(&s->o.view_plan);
 	run_opts_free(&s->o);
 	if (s->resolv_fd >= 0)
 		close(s->resolv_fd);
@@ -291,6 +301,11 @@ static int settle(int argc, char **argv, const struct attempt_control *control,
 	if (s->o.view && !s->user.set) {
 		log_error("--view needs --user: it maps the start directory's owner to COMMAND's uid");
 		return EXIT_SETUP;
+	}
+	if (!s->o.view && (s->o.view_home_from || s->o.view_cache || s->o.view_owner)) {
+		log_error("--%s needs --view: it is part of COMMAND's own mounts",
+			  s->o.view_home_from ? "home-from" : s->o.view_cache ? "view-cache" : "view-owner");
+		return EXIT_USAGE;
 	}
 	if (s->o.view && !s->o.env.home)
 		s->o.env.home = VIEW_HOME;

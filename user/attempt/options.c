@@ -329,6 +329,26 @@ static int option_pty_size(struct run_parse *p, const struct run_option *opt,
 	return 0;
 }
 
+/* A duration: seconds, or a number with s, m or h; at most 7 days. */
+static int option_timeout(struct run_parse *p, const struct run_option *opt,
+			  const char *arg)
+{
+	char *end;
+	unsigned long v = isdigit((unsigned char)arg[0]) ? strtoul(arg, &end, 10) : 0;
+	unsigned long unit = 1;
+
+	if (v && !strcmp(end, "m"))
+		unit = 60;
+	else if (v && !strcmp(end, "h"))
+		unit = 3600;
+	else if (!v || (*end && strcmp(end, "s")))
+		return option_refuse(opt, arg, "want a duration: 90, 30s, 10m, 2h");
+	if (v > 7 * 86400 / unit)
+		return option_refuse(opt, arg, "want at most 7 days");
+	p->o->timeout_ms = (uint64_t)v * unit * 1000;
+	return 0;
+}
+
 static int option_verbose(struct run_parse *p, const struct run_option *opt,
 			  const char *arg)
 {

@@ -51,6 +51,9 @@ struct run_opts {
 	bool view;			/* --view: its own mounts (launch/view.h) */
 	const char *view_owner;		/* --view-owner UID:GID (egretd: the caller) */
 	const char *view_cache;		/* --view-cache DIR: HOME/.cache, kept */
+	const char *view_home_from;	/* --home-from DIR: copied into HOME */
+	bool nested_sandbox;		/* --nested-sandbox: user namespaces */
+	uint64_t timeout_ms;		/* --timeout; 0: none */
 	bool allow_shared_uid;		/* warn, not refuse, when COMMAND's uid runs elsewhere */
 	bool allow_unconfined_unix;	/* run where abstract sockets cannot be confined */
 	/* --allow-unix @NAME: abstract sockets outside the attempt it may reach */

@@ -31,6 +31,7 @@
 #include "dns/proxy.h"
 #include "lib/exit.h"
 #include "lib/log.h"
+#include "lib/paths.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "policy/policy.h"
@@ -85,7 +86,8 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 				  .envp = envp, .chdir = o->chdir,
 				  .user = *user, .nkeep_fds = o->nkeep_fds,
 				  .world = o->world, .exit_fd = a->exit_fd > 2 ? a->exit_fd : 0,
-				  .view = o->view_plan, .umask = o->umask };
+				  .view = o->view_plan, .umask = o->umask,
+				  .nested_sandbox = o->nested_sandbox };
 	memcpy(launch.keep_fds, o->keep_fds, sizeof(o->keep_fds));
 	/* Under a keeper, the DNS proxy's port stays taken while egretd is
 	 * down (state.h: held_dns). */
@@ -129,6 +131,14 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 	else
 		log_error_errno(r, "start command in cgroup %s", a->st.cgroup);
 	return EXIT_SETUP;
+}
+
+/* The built-in default policy opens hosts nobody wrote down: said on
+ * stderr, one line (not with -q; egret check shows what it opens). */
+static void note_builtin_policy(void)
+{
+	log_warn("note: no %s; using the built-in default policy: Debian and Ubuntu registries and the git remote (egret check shows it)",
+		 POLICY_DEFAULT_PATH);
 }
 
 /* For egretd: the file COMMAND's keeper writes its status to, before
@@ -221,10 +231,8 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	}
 	if (attempt_open(&a, o, user) < 0 || (control && open_exit_file(&a) < 0))
 		goto out;
-	/* For -v: on every run it would be noise (egret check shows it). */
 	if (o->builtin_policy)
-		log_info("note: no %s; using the built-in default policy (Debian and Ubuntu registries, the git remote)",
-			 POLICY_DEFAULT_PATH);
+		note_builtin_policy();
 	/* COMMAND's environment starts from egret's own, or from egretd's
 	 * caller's: never the other way round. */
 	status = start_command(&a, o, user, landlock, &term,

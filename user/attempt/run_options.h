@@ -34,7 +34,11 @@ enum run_via {
 	/* egretd's: it writes it for every attempt (the user, the view,
 	 * the cgroup, the state); the client refuses it. */
 	RUN_VIA_EGRETD = 1 << 3,
-	RUN_VIA_ANY = RUN_VIA_LOCAL | RUN_VIA_OPTION | RUN_VIA_FIELD | RUN_VIA_EGRETD,
+	/* With RUN_VIA_OPTION: the caller's only where its egretd.yaml
+	 * entry says so (daemon/config.h: daemon_caller_may_option()). */
+	RUN_VIA_GATED = 1 << 4,
+	RUN_VIA_ANY = RUN_VIA_LOCAL | RUN_VIA_OPTION | RUN_VIA_FIELD | RUN_VIA_EGRETD |
+		      RUN_VIA_GATED,
 };
 
 /* What the caller may send: the client's options. */

@@ -21,6 +21,7 @@
 #include "attempt/supervise.h"
 #include "launch/terminal.h"
 #include "attempt/watch.h"
+#include "attempt/watchdog.h"
 #include "dns/proxy.h"
 #include "enforce/allow.h"
 #include "enforce/hostaddr.h"
@@ -41,6 +42,7 @@ struct supervisor {
 	struct loop_source signals;	/* signalfd */
 	struct loop_source sweep;	/* timerfd */
 	struct approvals_watch approvals;
+	struct watchdog dog;		/* --timeout, and the denial lines */
 	struct allow_maps maps;
 	struct terminal *term;
 	int status;
@@ -220,7 +222,8 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	      struct attempt_control *control)
 {
 	struct supervisor sv = { .status = -EIO, .term = term,
-				 .approvals = { .timer = { .fd = -1 } } };
+				 .approvals = { .timer = { .fd = -1 } },
+				 .dog = { .deadline = { .fd = -1 }, .tick = { .fd = -1 } } };
 	_cleanup_close_ int sweep_fd = -1;
 	struct allow_learned *learned;
 	uint64_t sweep_ms;
@@ -269,6 +272,8 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
 			      loader_counters_fd(&a->ld), a->ld.key, loader_repeats_fd(&a->ld),
 			      dns_proxy_names(a->dns))) < 0 ||
+	    (r = watchdog_start(&sv.dog, &sv.loop, &a->ev, a->st.cgroup, o->timeout_ms,
+				o->quiet)) < 0 ||
 	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
 	    (o->approvals_path[0] &&
 	     (r = approvals_watch_start(&sv.approvals, &sv.loop, o->approvals_path,
@@ -286,6 +291,8 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	terminal_suspend(term);
 	events_drain(&a->ev);
 	events_log_destinations(&a->ev);
+	if (r >= 0)
+		r = watchdog_status(&sv.dog, r, stderr);
 	if (!o->quiet)
 		events_summary(&a->ev, stderr);
 out:
@@ -294,6 +301,7 @@ out:
 	dns_proxy_close(a->dns);
 	a->dns = NULL;
 	approvals_watch_free(&sv.approvals);
+	watchdog_stop(&sv.dog, &sv.loop);
 	hostaddr_close(&a->host);
 	request_log_detach(&a->requests);
 	loop_close(&sv.loop);

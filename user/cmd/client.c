@@ -132,17 +132,20 @@ static int request_options(const char *socket, int argc, char **argv,
 {
 	/* The rows a caller may send (RUN_VIA_CALLER), then --via. */
 	_cleanup_free_ struct option *opts = calloc(run_option_nrows + 2, sizeof(*opts));
+	/* '+': options end at COMMAND; then the rows' short letters (-q, -v). */
+	_cleanup_free_ char *shorts = calloc(2 * run_option_nrows + 2, 1);
 	const struct run_option_row *row;
 	bool umask_given = false;
 	int c, r;
 
-	if (!opts)
+	if (!opts || !shorts)
 		return log_error_errno(-ENOMEM, "the options");
-	opts[run_options_getopt(opts, NULL, RUN_VIA_CALLER)] =
+	shorts[0] = '+';
+	opts[run_options_getopt(opts, shorts + 1, RUN_VIA_CALLER)] =
 		(struct option){ .name = "via", .has_arg = required_argument, .val = OPT_VIA };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		r = run_option_index(c);
 		row = r < 0 ? NULL : &run_option_rows[r];
 		if (c == OPT_VIA && strcmp(optarg, socket)) {

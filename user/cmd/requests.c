@@ -28,6 +28,9 @@
 #include "requests/view.h"
 
 
+/* What approving a lookup opens without --ports: HTTPS's. */
+#define REQUESTS_LOOKUP_PORT	443
+
 static void requests_usage(FILE *out)
 {
 	fprintf(out,
@@ -39,7 +42,7 @@ static void requests_usage(FILE *out)
 		"  list      pending requests, most frequent first (--all: decided ones too)\n"
 		"  approve   allow the request's host or address for its repository only,\n"
 		"            in the approvals file next to the policy (approved.d/); the\n"
-		"            request's port, or PORTS, or (lookups) the policy's ports\n"
+		"            request's port, or PORTS; a lookup asked for none: 443\n"
 		"  deny      dismiss: the same request is counted but never pending again\n"
 		"  import    fold the request lines egretds wrote on their stdout (a fleet's\n"
 		"            collected logs; '-' for stdin) into this store\n\n"
@@ -110,11 +113,13 @@ static int to_approval(const struct request *rq, const struct port_range *ports,
 	if (nports >= 0) {
 		*n = (unsigned int)nports;
 		memcpy(pr, ports, (size_t)nports * sizeof(*ports));
-	} else if (rq->port) {
-		*n = 1;
-		pr[0] = (struct port_range){ rq->port, rq->port };
 	} else {
-		*n = PORTS_FROM_POLICY;
+		/* What was asked: the port its connection wanted; a lookup
+		 * asked for none, and agents look names up for HTTPS: 443,
+		 * never the policy's whole default (plain HTTP with it). */
+		*n = 1;
+		pr[0] = rq->port ? (struct port_range){ rq->port, rq->port } :
+				   (struct port_range){ REQUESTS_LOOKUP_PORT, REQUESTS_LOOKUP_PORT };
 	}
 	ap->request = rq->id;
 	return 0;

@@ -508,24 +508,79 @@ static int caller_upload_limit(struct parser *ps, yaml_node_t *v)
 	return 0;
 }
 
-/* An absolute path without "." or ".." components: the caller's, checked
- * (and mapped) in its mounts at each attempt. */
-static int caller_cache(struct parser *ps, yaml_node_t *v)
+/* An absolute path without "." or ".." components (cache:, home:): the
+ * caller's, checked (and mapped) in its mounts at each attempt. */
+static int caller_path(struct parser *ps, yaml_node_t *v, const char *what, char **ret)
 {
 	const char *t = yaml_scalar(v);
 	size_t n = t ? strlen(t) : 0;
 
 	if (!t || t[0] != '/' || n < 2 || n >= PATH_MAX ||
 	    !daemon_cgroup_path_clean(t, t[n - 1] == '/' ? n - 1 : n)) {
-		diag_add(ps->d, v, "cache: want an absolute path of a directory");
+		diag_add(ps->d, v, "%s: want an absolute path of a directory", what);
 		return -EINVAL;
 	}
-	caller_cur(ps)->cache = strdup(t);
-	if (!caller_cur(ps)->cache) {
+	*ret = strdup(t);
+	if (!*ret) {
 		ps->oom = -ENOMEM;
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+static int caller_home(struct parser *ps, yaml_node_t *v)
+{
+	return caller_path(ps, v, "home", &caller_cur(ps)->home);
+}
+
+static int caller_nested_sandbox(struct parser *ps, yaml_node_t *v)
+{
+	return scalar_bool(ps, v, "nested_sandbox", &caller_cur(ps)->nested_sandbox);
+}
+
+/* true, false, or the hosts (names, *.DOMAIN) a remote may be on. */
+static int caller_git_remote(struct parser *ps, yaml_node_t *v)
+{
+	struct daemon_caller *k = caller_cur(ps);
+	yaml_node_item_t *it;
+	size_t n;
+	int r = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return scalar_bool(ps, v, "git_remote", &k->git_remote);
+	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n == 0 || n > DAEMON_REMOTE_HOSTS_MAX) {
+		diag_add(ps->d, v, "git_remote: want true, false, or 1 to %d hosts (NAME or *.DOMAIN)",
+			 DAEMON_REMOTE_HOSTS_MAX);
+		return -EINVAL;
+	}
+	k->remote_hosts = calloc(n, sizeof(*k->remote_hosts));
+	if (!k->remote_hosts) {
+		ps->oom = -ENOMEM;
+		return -ENOMEM;
+	}
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = node_at(ps, *it);
+		const char *t = yaml_scalar(item);
+		char err[128];
+
+		if (!t || host_rule_parse(t, &k->remote_hosts[k->nremote_hosts], err,
+					  sizeof(err)) < 0 ||
+		    k->remote_hosts[k->nremote_hosts].nports) {
+			diag_add(ps->d, item, "git_remote: '%.80s' is not a host name or *.DOMAIN",
+				 t ? t : "?");
+			r = -EINVAL;
+			continue;
+		}
+		k->nremote_hosts++;
+	}
+	k->git_remote = r == 0;
+	return r;
+}
+
+static int caller_cache(struct parser *ps, yaml_node_t *v)
+{
+	return caller_path(ps, v, "cache", &caller_cur(ps)->cache);
 }
 
 /* Checked against attempts.max, and defaulted to it, once the file is read. */
@@ -549,6 +604,8 @@ static int parse_caller(struct parser *ps, yaml_node_t *item)
 		{ "allow", caller_allow }, { "audit", caller_audit },
 		{ "max", caller_max }, { "cache", caller_cache },
 		{ "upload_limit", caller_upload_limit },
+		{ "git_remote", caller_git_remote }, { "nested_sandbox", caller_nested_sandbox },
+		{ "home", caller_home },
 	};
 	size_t i = ps->out->ncallers;
 	unsigned int seen;

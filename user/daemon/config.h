@@ -21,6 +21,7 @@
 
 #include "lib/diag.h"
 #include "lib/names.h"
+#include "policy/host.h"
 
 #define DAEMON_CONFIG_PATH	"/etc/egret/egretd.yaml"
 #define DAEMON_CONFIG_MAX_SIZE	(64 * 1024)
@@ -39,6 +40,7 @@
 
 #define DAEMON_CALLERS_MAX	256
 #define DAEMON_REPOS_MAX	64	/* repo patterns of one caller */
+#define DAEMON_REMOTE_HOSTS_MAX	64	/* git_remote: hosts of one caller */
 #define DAEMON_CGROUP_MAX	4096	/* a cgroup prefix, NUL included */
 
 /* Who may launch, and with what. */
@@ -65,6 +67,18 @@ struct daemon_caller {
 	 * budget in its attempts (docs/POLICY.md); 0: none of its own. A
 	 * request's --upload-limit can only lower it. */
 	uint64_t upload_limit;
+	/* `git_remote:` may it name its repository's remote (--git-remote,
+	 * whose host and forge companions its attempts then reach)? false;
+	 * true: any remote; a list: one whose host is one of @remote_hosts
+	 * (names, or *.DOMAIN). */
+	bool git_remote;
+	struct host_rule *remote_hosts;
+	size_t nremote_hosts;
+	/* `nested_sandbox: true`: may ask for --nested-sandbox. */
+	bool nested_sandbox;
+	/* `home: DIR`: a directory of the caller's (in its mounts) copied
+	 * into each attempt's fresh HOME at start (--home-from); NULL. */
+	char *home;
 };
 
 struct daemon_config {
@@ -108,6 +122,14 @@ const struct daemon_caller *daemon_config_caller(const struct daemon_config *c,
 /* May @k select @repo's policy section (--repo, OWNER/NAME; compared
  * case-insensitively like the policy's repos:)? NULL (no --repo): yes. */
 bool daemon_caller_may_repo(const struct daemon_caller *k, const char *repo);
+
+/*
+ * May @k pass the gated option @name (attempt/run_options.h: RUN_VIA_GATED)
+ * with @value (NULL: it takes none)? NULL, or why not (one phrase, naming
+ * the egretd.yaml key that would allow it).
+ */
+const char *daemon_caller_may_option(const struct daemon_caller *k, const char *name,
+				     const char *value);
 
 /* The first @len bytes of @path are absolute, with no empty, "." or ".."
  * component and no control character ("/" is). A cgroup to compare. */

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "daemon/config.h"
+#include "policy/gitremote.h"
 #include "policy/policy.h"
 
 void daemon_config_free(struct daemon_config *c)
@@ -21,6 +22,8 @@ void daemon_config_free(struct daemon_config *c)
 		free(c->callers[i].cgroup);
 		free(c->callers[i].repos);
 		free(c->callers[i].cache);
+		free(c->callers[i].home);
+		free(c->callers[i].remote_hosts);
 	}
 	free(c->callers);
 	c->callers = NULL;
@@ -109,4 +112,36 @@ bool daemon_caller_may_repo(const struct daemon_caller *k, const char *repo)
 			return true;
 	}
 	return false;
+}
+
+/* --git-remote URL: a remote egret run will take, on a host @k may name. */
+static const char *may_git_remote(const struct daemon_caller *k, const char *url)
+{
+	struct git_remote remote;
+	char err[128];
+
+	if (!k->git_remote)
+		return "this caller may not name its git remote (egretd.yaml: callers.git_remote)";
+	if (!url || git_remote_parse(url, &remote, err, sizeof(err)) < 0)
+		return "--git-remote: not a remote egret takes (https://, http://, ssh://, git:// or HOST:PATH)";
+	if (k->nremote_hosts && remote.is_ip)
+		return "--git-remote: this caller's remotes are named hosts (egretd.yaml: callers.git_remote)";
+	for (size_t i = 0; i < k->nremote_hosts; i++)
+		if (host_rule_matches(&k->remote_hosts[i], remote.host))
+			return NULL;
+	return k->nremote_hosts ?
+	       "--git-remote: its host is not one of this caller's (egretd.yaml: callers.git_remote)" :
+	       NULL;
+}
+
+const char *daemon_caller_may_option(const struct daemon_caller *k, const char *name,
+				     const char *value)
+{
+	if (!strcmp(name, "git-remote"))
+		return may_git_remote(k, value);
+	if (!strcmp(name, "nested-sandbox"))
+		return k->nested_sandbox ? NULL :
+		       "this caller may not use --nested-sandbox (egretd.yaml: callers.nested_sandbox)";
+	/* A gated row this table does not know: nobody may. */
+	return "egretd does not know who may pass this option";
 }

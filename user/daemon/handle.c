@@ -21,6 +21,7 @@
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "attempt/show.h"
+#include "attempt/run_options.h"
 #include "daemon/handle.h"
 #include "daemon/peer.h"
 #include "daemon/reply.h"
@@ -145,6 +146,18 @@ static const char *judge(const struct daemon_caller *k, const struct wire_run *r
 		return "this caller may not add --allow entries (egretd.yaml: callers.allow)";
 	if (run->audit && !k->audit)
 		return "this caller may not use --audit (egretd.yaml: callers.audit)";
+	/* The options its entry must allow (attempt/run_options.def). */
+	for (size_t i = 0; i < run->noption; i++) {
+		const char *o = run->option[i], *eq = strchr(o, '=');
+		const struct run_option_row *row = run_option_find(o, eq ? (size_t)(eq - o) : strlen(o));
+		const char *why;
+
+		if (!row || !(row->via & RUN_VIA_GATED))
+			continue;
+		why = daemon_caller_may_option(k, row->name, eq ? eq + 1 : NULL);
+		if (why)
+			return why;
+	}
 	return NULL;
 }
 

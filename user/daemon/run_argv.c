@@ -65,6 +65,8 @@ int daemon_run_argv(struct strv *argv, const struct wire_run *run,
 	    (unsigned int)peer->gid);
 	if (k->cache)
 		put(argv, RUN_VIA_EGRETD, "view-cache", "%s", k->cache);
+	if (k->home)
+		put(argv, RUN_VIA_EGRETD, "home-from", "%s", k->home);
 	/* The caller's ceiling: egret run keeps the smallest of its
 	 * --upload-limit words, so a request's own only lowers it. */
 	if (k->upload_limit)

@@ -109,6 +109,16 @@ static int allow_view(int ruleset, int abi, const char *const *writable)
 	return r < 0 ? r : allow_stdio(ruleset, file);
 }
 
+void landlock_plan_make_nested(struct landlock_plan *ret, int abi, bool abstract_scope)
+{
+	landlock_plan_make(ret, abi, abstract_scope);
+	if (ret->abi < 6) {
+		*ret = (struct landlock_plan){ .abi = 0 };
+		return;
+	}
+	ret->handled_fs = 0;
+}
+
 int landlock_apply(const struct landlock_plan *p, const char *const *writable)
 {
 	struct egret_landlock_attr attr = {
@@ -125,7 +135,8 @@ int landlock_apply(const struct landlock_plan *p, const char *const *writable)
 		return -errno;
 	/* Links and renames across directories: everywhere (the write
 	 * rights above still judge both ends). */
-	r = allow_path((int)fd, "/", LANDLOCK_ACCESS_FS_REFER);
+	if (attr.handled_access_fs & LANDLOCK_ACCESS_FS_REFER)
+		r = allow_path((int)fd, "/", LANDLOCK_ACCESS_FS_REFER);
 	if (r == 0 && writable)
 		r = allow_view((int)fd, p->abi, writable);
 	if (r == 0 && syscall(SYS_landlock_restrict_self, (int)fd, 0) < 0)

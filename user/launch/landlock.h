@@ -51,6 +51,14 @@ int landlock_abi(void);
  */
 void landlock_plan_make(struct landlock_plan *ret, int abi, bool abstract_scope);
 
+/*
+ * The same for --nested-sandbox: a domain that handles no filesystem right
+ * (one that does refuses every mount, and an agent's sandbox mounts): the
+ * scopes alone, so none before ABI 6, and no view rule (landlock_apply's
+ * @writable must be NULL).
+ */
+void landlock_plan_make_nested(struct landlock_plan *ret, int abi, bool abstract_scope);
+
 /* In the child, after no_new_privs (async-signal-safe). @writable: NULL,
  * or the NULL-terminated places COMMAND may write beneath (paths in its
  * mounts; a missing one is skipped). 0 or -errno; a plan with abi 0 does

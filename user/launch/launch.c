@@ -56,7 +56,7 @@ const char *launch_step_name(int step)
 		[LAUNCH_STEP_VIEW_IDMAP] = "map the start directory (and its git directories) as its own with an idmapped mount",
 		[LAUNCH_STEP_VIEW_OVERLAY] = "map the start directory as its own: it lies on overlayfs (a container's writable layer), which refuses idmapped mounts; keep worktrees on a volume or a tmpfs (docs/DEPLOYMENT.md)",
 		[LAUNCH_STEP_VIEW_PRIVATE] = "give it private /tmp, /var/tmp, /dev/shm, /run/lock and /dev/mqueue",
-		[LAUNCH_STEP_VIEW_HOME] = "make its HOME " VIEW_HOME,
+		[LAUNCH_STEP_VIEW_HOME] = "make its HOME " VIEW_HOME " (and copy the home template into it: every entry the caller's, at most 10 000 and 256 MiB)",
 		[LAUNCH_STEP_VIEW_GIT] = "pin git's pointers and make its configuration read-only (a file of it with another name, or not a plain file, is refused)",
 		[LAUNCH_STEP_VIEW_CHANGED] = "map the start directory and its git directories: one is no longer the directory checked (it was moved or replaced during set-up)",
 	};
@@ -249,10 +249,11 @@ static _Noreturn void child_run(const struct launch *l, int pipe_fd)
 		child_fail(pipe_fd, LAUNCH_STEP_CAPS, errno, 125);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_NNP, errno, 125);
-	r = landlock_apply(&l->landlock, l->view.on ? view_writable(&l->view, writable) : NULL);
+	r = landlock_apply(&l->landlock, l->view.on && !l->nested_sandbox ?
+					 view_writable(&l->view, writable) : NULL);
 	if (r < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_LANDLOCK, -r, 125);
-	r = seccomp_install();
+	r = seccomp_install(l->nested_sandbox);
 	if (r < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_SECCOMP, -r, 125);
 

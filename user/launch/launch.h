@@ -36,6 +36,7 @@ struct launch {
 	const struct attempt_world *world;	/* NULL: ours (world.h) */
 	struct launch_view view;		/* its own mounts (view.h) */
 	int umask;				/* -1: ours */
+	bool nested_sandbox;			/* user namespaces (seccomp.h) */
 	int exit_fd;		/* > 2: COMMAND under a keeper that writes its
 				 * status here (keeper.h); 0: none */
 	/* With a keeper: fds (> 2) it holds open for as long as COMMAND

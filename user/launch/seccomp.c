@@ -61,7 +61,7 @@
 #define __NR_setxattrat	463	/* Linux 6.13; one number on every arch */
 #endif
 
-int seccomp_install(void)
+int seccomp_install(bool user_namespaces)
 {
 	struct sock_filter filter[] = {
 		/* Another ABI (i386 via int 0x80, x32) has other numbers and
@@ -149,7 +149,8 @@ int seccomp_install(void)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 1, 0),
 		ERRNO(EAFNOSUPPORT),
 		RET(SECCOMP_RET_ALLOW),
-		/* unshare(flags) and clone(flags, ...): no new user namespace. */
+		/* unshare(flags) and clone(flags, ...): no new user namespace
+		 * (the last rule: --nested-sandbox leaves it out). */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 1, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
 		LOAD_ARG0,
@@ -157,10 +158,19 @@ int seccomp_install(void)
 		ERRNO(EPERM),
 		RET(SECCOMP_RET_ALLOW),
 	};
+	/* The user-namespace rule's instructions, from the end. */
+	enum { USERNS_RULE = 6 };
+	struct sock_filter allow_all = RET(SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = {
 		.len = (unsigned short)ARRAY_SIZE(filter),
 		.filter = filter,
 	};
+
+	/* Without the rule: everything that reached it passes. */
+	if (user_namespaces) {
+		filter[ARRAY_SIZE(filter) - USERNS_RULE] = allow_all;
+		prog.len = (unsigned short)(ARRAY_SIZE(filter) - USERNS_RULE + 1);
+	}
 
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 		return -errno;

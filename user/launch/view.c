@@ -15,6 +15,7 @@
 #include "launch/view.h"
 #include "launch/view_git.h"
 #include "lib/child.h"
+#include "lib/sigsafe.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -23,21 +24,6 @@
 
 /* Places anyone may write: each a fresh instance for the attempt. */
 static const char *const private_places[] = { "/tmp", "/var/tmp", "/dev/shm", "/run/lock" };
-
-/* "%u" into @buf (async-signal-safe). */
-static char *put_uint(char *p, unsigned int v)
-{
-	char tmp[16];
-	int n = 0;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		*p++ = tmp[--n];
-	*p = '\0';
-	return p;
-}
 
 static int write_map(pid_t pid, const char *which, unsigned int in, unsigned int out)
 {
@@ -174,7 +160,7 @@ int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 	struct stat st;
 	int fd, r;
 
-	*v = (struct launch_view){ .on = true, .dir = dir, .userns_fd = -1 };
+	*v = (struct launch_view){ .on = true, .dir = dir, .userns_fd = -1, .home_from_fd = -1 };
 	if (fstat(dirfd, &st) < 0)
 		return log_error_errno(-errno, "the start directory %s", dir);
 	v->dir_id = (struct git_id){ st.st_dev, st.st_ino };
@@ -216,6 +202,28 @@ int view_prepare_cache(struct launch_view *v, int fd, const char *dir)
 	v->cache = dir;
 	v->cache_id = (struct git_id){ st.st_dev, st.st_ino };
 	return 0;
+}
+
+int view_prepare_home(struct launch_view *v, int fd, const char *dir)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return log_error_errno(-errno, "the home template %s", dir);
+	if (st.st_uid != v->owner_uid)
+		return log_error_errno(-EPERM, "refusing to run COMMAND: the home template %s is not its caller's (uid %u owns it): egretd copies only the caller's own files into the attempt",
+				       dir, (unsigned int)st.st_uid);
+	v->home_from_fd = fd;
+	return 0;
+}
+
+void view_release(struct launch_view *v)
+{
+	if (v->userns_fd >= 0)
+		close(v->userns_fd);
+	if (v->home_from_fd >= 0)
+		close(v->home_from_fd);
+	v->userns_fd = v->home_from_fd = -1;
 }
 
 /* The path @fd stands for, from the kernel (no symlink, no ".."). */
@@ -349,8 +357,9 @@ static int make_path(char *path, size_t top_len)
 	}
 }
 
-/* Fresh places, HOME in the new /tmp (COMMAND's, 0700). */
-static int make_places(bool *made, uid_t uid, gid_t gid, int *step)
+/* Fresh places, and HOME (view_home.h: COMMAND's, 0700). */
+static int make_places(const struct launch_view *v, bool *made, uid_t uid, gid_t gid,
+		       int *step)
 {
 	struct stat st;
 
@@ -365,9 +374,7 @@ static int make_places(bool *made, uid_t uid, gid_t gid, int *step)
 	    mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -errno;
 	*step = VIEW_STEP_HOME;
-	if (mkdir(VIEW_HOME, 0700) < 0 || chown(VIEW_HOME, uid, gid) < 0)
-		return -errno;
-	return 0;
+	return view_home_make(v->home_from_fd, v->owner_uid, uid, gid);
 }
 
 /* Where tree @t goes: onto the very directory checked, through its fd
@@ -378,7 +385,8 @@ static int tree_target(struct tree *t, const bool *made)
 	int fd;
 
 	if (t->cache) {
-		if (mkdir(VIEW_CACHE, 0700) < 0)
+		/* HOME's template may have one: the cache goes over it. */
+		if (mkdir(VIEW_CACHE, 0700) < 0 && errno != EEXIST)
 			return -errno;
 		fd = open(VIEW_CACHE, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
@@ -426,10 +434,11 @@ const char *const *view_writable(const struct launch_view *v, const char **ret)
 		ret[n++] = v->git.common;
 	for (size_t i = 0; i < ARRAY_SIZE(private_places); i++)
 		ret[n++] = private_places[i];
+	ret[n++] = VIEW_HOME;
 	ret[n] = NULL;
 	return ret;
 }
-_Static_assert(2 + ARRAY_SIZE(private_places) <= VIEW_WRITABLE_MAX,
+_Static_assert(3 + ARRAY_SIZE(private_places) <= VIEW_WRITABLE_MAX,
 	       "view_writable() fills at most VIEW_WRITABLE_MAX places");
 
 int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret_step)
@@ -448,7 +457,7 @@ int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret
 	if (r == 0)
 		r = clone_trees(v, t, &n, ret_step);
 	if (r == 0)
-		r = make_places(made, uid, gid, ret_step);
+		r = make_places(v, made, uid, gid, ret_step);
 	if (r == 0)
 		r = place_trees(t, n, made, ret_step);
 	if (r == 0) {

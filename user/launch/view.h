@@ -31,8 +31,9 @@
  *    attempt: what one attempt leaves there, a later one reads.
  *  - /tmp, /var/tmp, /dev/shm and /run/lock are fresh tmpfs instances,
  *    /dev/mqueue a fresh mqueue of the new IPC namespace, and HOME is
- *    VIEW_HOME, made in the new /tmp: everything COMMAND's uid can write
- *    outside the worktree is gone when its last process is (memory
+ *    VIEW_HOME, a tmpfs of its own outside /tmp (view_home.h), filled from
+ *    the owner's template with --home-from: everything COMMAND's uid can
+ *    write outside the worktree is gone when its last process is (memory
  *    charged to the attempt's cgroup), and so are its SysV IPC objects
  *    and POSIX queues. A worktree below one of those places is mounted
  *    back at its path inside the new instance.
@@ -45,6 +46,7 @@
 
 #include "git/layout.h"
 #include "launch/user.h"
+#include "launch/view_home.h"
 #include "launch/world.h"
 
 /* The step of view_apply_child() that failed (launch.h numbers them as
@@ -55,13 +57,11 @@ enum view_step {
 	VIEW_STEP_IDMAP,	/* the idmapped mount */
 	VIEW_STEP_OVERLAY,	/* ... refused by overlayfs */
 	VIEW_STEP_PRIVATE,	/* the fresh places */
-	VIEW_STEP_HOME,		/* HOME */
+	VIEW_STEP_HOME,		/* HOME, and what --home-from copies into it */
 	VIEW_STEP_GIT,		/* git's pointers and configuration guarded */
 	VIEW_STEP_CHANGED,	/* a directory is not the one checked */
 };
 
-/* COMMAND's HOME in the view, when no --home names another. */
-#define VIEW_HOME	"/tmp/egret-home"
 
 struct launch_view {
 	bool on;
@@ -73,6 +73,7 @@ struct launch_view {
 				 * mounted, mapped alike, at VIEW_CACHE */
 	struct git_id dir_id;	/* the start directory, as checked */
 	struct git_id cache_id;	/* the cache, as checked */
+	int home_from_fd;	/* --home-from: the owner's template, or -1 */
 	struct git_layout git;	/* its git directories (git/layout.h) */
 };
 
@@ -111,6 +112,14 @@ int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 /* --view-cache @dir, open on @fd: the owner's (v->owner_uid), or -errno
  * after one line; then it is mounted at VIEW_CACHE. */
 int view_prepare_cache(struct launch_view *v, int fd, const char *dir);
+
+/* --home-from @dir, open on @fd (taken: closed with the view): the
+ * owner's, or -errno after one line; copied into HOME (view_home.h). */
+int view_prepare_home(struct launch_view *v, int fd, const char *dir);
+
+/* What view_prepare() opened that outlives it in the parent: closed once
+ * COMMAND runs. */
+void view_release(struct launch_view *v);
 
 /* The places COMMAND may write beneath (landlock.h): the trees mapped
  * and the fresh places, NULL-terminated in @ret (VIEW_WRITABLE_MAX + 1

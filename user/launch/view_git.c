@@ -11,6 +11,7 @@
 #include <linux/openat2.h>
 
 #include "launch/view_git.h"
+#include "lib/sigsafe.h"
 #include "lib/util.h"
 
 /* Submodule git directories guarded at most, and how deep their names
@@ -19,14 +20,6 @@
 #define MODULES_DEPTH	4
 /* Entries of hooks/ or info/ checked at most; more is refused. */
 #define DIR_ENTRIES_MAX	512
-
-struct getdents_entry {
-	unsigned long long d_ino;
-	long long d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 struct guard {
 	const struct view_git *v;
@@ -103,30 +96,29 @@ static int ro_made_file(const struct guard *g, int dfd, int orig, const char *na
 	return ro_file(dfd, name, orig >= 0);
 }
 
+struct entries {
+	int seen;
+};
+
+/* A plain file with another name, or one entry too many: refused. */
+static int entry_one_name(int fd, const char *name, void *ctx)
+{
+	struct entries *e = ctx;
+	struct stat st;
+
+	if (++e->seen > DIR_ENTRIES_MAX)
+		return -E2BIG;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return S_ISREG(st.st_mode) && st.st_nlink != 1 ? -EMLINK : 0;
+}
+
 /* No entry of the directory @fd is a plain file with another name. */
 static int entries_one_name(int fd)
 {
-	char buf[4096];
-	int seen = 0;
-	long n;
+	struct entries e = { 0 };
 
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-		for (long at = 0; at < n;) {
-			struct getdents_entry *d = (struct getdents_entry *)(buf + at);
-			struct stat st;
-
-			at += d->d_reclen;
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-				continue;
-			if (++seen > DIR_ENTRIES_MAX)
-				return -E2BIG;
-			if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				return -errno;
-			if (S_ISREG(st.st_mode) && st.st_nlink != 1)
-				return -EMLINK;
-		}
-	}
-	return n < 0 ? -errno : 0;
+	return dirents_each(fd, entry_one_name, &e);
 }
 
 /* The directory @name made in @orig (empty, the owner's) if missing. */
@@ -187,6 +179,38 @@ static int guard_info(const struct guard *g, int dfd, int orig)
 
 static int guard_gitdir(struct guard *g, int dir, int orig, int depth);
 
+struct modules {
+	struct guard *g;
+	int dir, dir_orig, depth;
+};
+
+static int guard_modules(struct guard *g, int dfd, int orig, const char *name, int depth);
+
+/* One entry of a modules/ directory: a git directory (pinned, guarded)
+ * or a directory of nested names; anything else git takes for none. */
+static int guard_module(int list, const char *name, void *ctx)
+{
+	struct modules *m = ctx;
+	_cleanup_close_ int e = -1, e_orig = -1;
+	int r;
+
+	(void)list;
+	e = open_beneath(m->dir, name, O_PATH | O_DIRECTORY);
+	if (e == -ENOTDIR || e == -ELOOP)
+		return 0;
+	if (e < 0)
+		return e;
+	e_orig = m->dir_orig >= 0 ? open_beneath(m->dir_orig, name, O_PATH | O_DIRECTORY) : -1;
+	if (!git_looks_like_gitdir(e))
+		return guard_modules(m->g, m->dir, m->dir_orig, name, m->depth + 1);
+	r = bind_over(e, false);
+	if (r < 0)
+		return r;
+	close(e);
+	e = open_beneath(m->dir, name, O_PATH | O_DIRECTORY);
+	return e < 0 ? e : guard_gitdir(m->g, e, e_orig, m->depth + 1);
+}
+
 /*
  * The submodules' git directories under @dfd's "modules" (names may
  * nest: modules/a/b): each pinned and guarded as a git directory.
@@ -194,9 +218,7 @@ static int guard_gitdir(struct guard *g, int dir, int orig, int depth);
 static int guard_modules(struct guard *g, int dfd, int orig, const char *name, int depth)
 {
 	_cleanup_close_ int list = -1, dir = -1, dir_orig = -1;
-	char buf[4096];
-	long n;
-	int r = 0;
+	struct modules m;
 
 	list = open_beneath(dfd, name, O_RDONLY | O_DIRECTORY);
 	if (list == -ENOENT)
@@ -209,34 +231,8 @@ static int guard_modules(struct guard *g, int dfd, int orig, const char *name, i
 	dir_orig = orig >= 0 ? open_beneath(orig, name, O_PATH | O_DIRECTORY) : -1;
 	if (dir < 0)
 		return dir;
-	while (r == 0 && (n = syscall(SYS_getdents64, list, buf, sizeof(buf))) > 0) {
-		for (long at = 0; r == 0 && at < n;) {
-			struct getdents_entry *d = (struct getdents_entry *)(buf + at);
-			_cleanup_close_ int e = -1, e_orig = -1;
-
-			at += d->d_reclen;
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-				continue;
-			e = open_beneath(dir, d->d_name, O_PATH | O_DIRECTORY);
-			if (e == -ENOTDIR || e == -ELOOP)
-				continue;	/* not a directory: git takes none */
-			if (e < 0)
-				return e;
-			e_orig = dir_orig >= 0 ? open_beneath(dir_orig, d->d_name,
-							      O_PATH | O_DIRECTORY) : -1;
-			if (!git_looks_like_gitdir(e)) {
-				r = guard_modules(g, dir, dir_orig, d->d_name, depth + 1);
-				continue;
-			}
-			r = bind_over(e, false);
-			if (r == 0) {
-				close(e);
-				e = open_beneath(dir, d->d_name, O_PATH | O_DIRECTORY);
-				r = e < 0 ? e : guard_gitdir(g, e, e_orig, depth + 1);
-			}
-		}
-	}
-	return r;
+	m = (struct modules){ .g = g, .dir = dir, .dir_orig = dir_orig, .depth = depth };
+	return dirents_each(list, guard_module, &m);
 }
 
 /* A git directory's configuration, hooks and info read-only, and its
