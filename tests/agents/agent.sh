@@ -7,9 +7,11 @@
 #   claude-code  claude -p PROMPT --dangerously-skip-permissions
 #                (every tool allowed without asking; -p prints the answer)
 #   codex        codex exec --dangerously-bypass-approvals-and-sandbox
-#                --skip-git-repo-check PROMPT (no approvals; Codex's own
-#                sandbox, bubblewrap, cannot start inside egret: egret's
-#                seccomp closes user namespaces, issue 40)
+#                --skip-git-repo-check PROMPT (no approvals, no sandbox of
+#                its own: egret's is the one)
+#   codex-sandboxed  codex exec --sandbox workspace-write, its network on:
+#                Codex's own sandbox (bubblewrap) inside the attempt, which
+#                needs egret run --nested-sandbox
 #   gemini-cli   gemini -p PROMPT --yolo --skip-trust (every tool call
 #                approved; the start directory trusted for this run)
 set -e
@@ -17,7 +19,7 @@ here=$(dirname "$0")
 cli=$1
 prompt=$2
 read -r name _ version cmd <<EOF
-$(grep "^$cli " "$here/versions")
+$(grep "^${cli%-sandboxed} " "$here/versions")
 EOF
 bin=${AGENTS_DIR:-/opt/egret-agents}/$name@$version/node_modules/.bin/$cmd
 case $cli in
@@ -28,6 +30,10 @@ codex)
 	# An API key login: Codex reads OPENAI_API_KEY for `exec`.
 	exec "$bin" exec --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check \
 		"$prompt"
+	;;
+codex-sandboxed)
+	exec "$bin" exec --sandbox workspace-write -c sandbox_workspace_write.network_access=true \
+		--skip-git-repo-check "$prompt"
 	;;
 gemini-cli)
 	exec "$bin" -p "$prompt" --yolo --skip-trust

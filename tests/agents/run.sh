@@ -358,6 +358,32 @@ evil.test 2" "$OUT" "lookups of quiet names and a denied one $(said)"
 	assert_eq false "$out" "egret check: chatgpt.com is not quiet where it is listed"
 }
 
+# Codex's own sandbox (--sandbox workspace-write: bubblewrap) nested in the
+# attempt with --nested-sandbox: the task runs through it, inside egret's
+# rules (tests/integration/test_agents_ready.sh, t_nested_sandbox, shows
+# what a nested sandbox cannot undo); without the option Codex's sandbox
+# cannot start.
+t_agent_codex_nested_sandbox() {
+	write_policy "$TDIR/etc/policy.yaml" codex
+	agents_env
+	# --view: its HOME outside /tmp, which Codex's sandbox mounts anew
+	# (the helper Codex puts in ~/.codex must stay in its sight).
+	# npm's cache in the workspace: Codex's sandbox lets its commands write
+	# the workspace and nothing of HOME.
+	agent_root codex-sandboxed "$TDIR/work" --policy "$TDIR/etc/policy.yaml" --repo acme/agent \
+		--state-dir "$TDIR/state" --git-remote "$AG_REMOTE" --nested-sandbox \
+		--view --home /run/egret-home --setenv npm_config_cache="$TDIR/work/.npm-cache"
+	assert_eq 0 "$RC" "codex --sandbox workspace-write under --nested-sandbox $(said)"
+	assert_task_done "$TDIR/work" "codex in its own sandbox"
+	assert_quiet_attempt codex "$TDIR/state" "codex in its own sandbox"
+	# The control: without --nested-sandbox its sandbox cannot start.
+	agent_root codex-sandboxed "$TDIR/work2" --policy "$TDIR/etc/policy.yaml" --repo acme/agent \
+		--state-dir "$TDIR/state" --git-remote "$AG_REMOTE" \
+		--view --home /run/egret-home --setenv npm_config_cache="$TDIR/work2/.npm-cache"
+	assert_contains "bwrap: " "$OUT" "control: Codex's sandbox without --nested-sandbox $(said)"
+	! grep -q "TASK DONE" <<<"$OUT" || fail "control: the task ran without Codex's sandbox $(said)"
+}
+
 t_agent_claude_code_root() { agent_root_case claude-code; }
 t_agent_codex_root() { agent_root_case codex; }
 t_agent_gemini_cli_root() { agent_root_case gemini-cli; }
@@ -394,6 +420,7 @@ t_measure() {
 TESTS=(
 	t_agent_quiet_rule t_agent_claude_code_root t_agent_codex_root t_agent_gemini_cli_root
 	t_agent_claude_code_egretd t_agent_codex_egretd t_agent_gemini_cli_egretd
+	t_agent_codex_nested_sandbox
 )
 
 if [ "${1:-}" = --measure ]; then
