@@ -86,7 +86,7 @@ t_egretd_home_template() {
 # destination is still refused with nothing at the far side, an allowed
 # one passes, the view's read-only git configuration cannot be unmounted
 # or written, and a new network namespace reaches nothing. Through egretd
-# only where the caller's entry allows it.
+# only where the caller's entry allows it; by the policy, per repository.
 t_nested_sandbox() {
 	local ok deny script m="$TDIR/marker"
 	command -v bwrap >/dev/null || fail "bwrap is missing (tools/install-deps.sh installs bubblewrap)"
@@ -122,6 +122,15 @@ SH
 	world_sink_wait "$ok" "$WORLD_LOG" || fail "the allowed flow never arrived"
 	world_barrier tcp 203.0.113.11 80 "$(token barrier)" "$WORLD_LOG" || fail "barrier"
 	! world_sink_has "$deny" "$WORLD_LOG" || fail "denied, yet the world got $deny"
+	# The operator's policy may say it per repository (nested_sandbox:).
+	printf 'version: 1\nrepos:\n  acme/nest:\n    nested_sandbox: true\n' >"$(policy_path nest.yaml)"
+	attempt_bare --policy "$(policy_path nest.yaml)" --repo acme/nest --user "$(own_uid 451)" -- \
+		bwrap --dev-bind / / true
+	assert_eq 0 "$RC" "bwrap in acme/nest, whose section says nested_sandbox: true $(said)"
+	attempt_bare --policy "$(policy_path nest.yaml)" --repo acme/other --user "$(own_uid 451)" -- \
+		bwrap --dev-bind / / true
+	[ "$RC" != 0 ] || fail "bwrap in a repository whose section does not say so $(said)"
+	# Through egretd (which makes TDIR the caller's: last).
 	egretd_start
 	via --nested-sandbox -- touch "$m"
 	assert_refused "--nested-sandbox from a caller without nested_sandbox" "$m"

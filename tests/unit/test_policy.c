@@ -183,6 +183,24 @@ static void settings(void **state)
 	assert_int_equal(f->p.max_entries, -1);
 }
 
+/* `nested_sandbox:` a scalar: the repository's word wins, off unless said. */
+static void nested_sandbox(void **state)
+{
+	struct fixture *f = *state;
+
+	resolve_ok(f, "hosts: [a.example]\n", NULL, NULL);
+	assert_false(f->p.nested_sandbox);
+	resolve_ok(f, "nested_sandbox: true\n", NULL, NULL);
+	assert_true(f->p.nested_sandbox);
+	resolve_ok(f, "repos:\n  acme/x:\n    nested_sandbox: true\n", "acme/x", NULL);
+	assert_true(f->p.nested_sandbox);
+	resolve_ok(f, "repos:\n  acme/x:\n    nested_sandbox: true\n", "acme/y", NULL);
+	assert_false(f->p.nested_sandbox);
+	resolve_ok(f, "nested_sandbox: true\nrepos:\n  acme/x:\n    nested_sandbox: false\n",
+		   "acme/x", NULL);
+	assert_false(f->p.nested_sandbox);
+}
+
 /* `upload_limit:` at the top and in a repo's section: sizes; the
  * section's overrides, like any scalar (`none` lifts it); a size egret
  * cannot read is refused where it stands. */
@@ -674,6 +692,7 @@ int main(void)
 		T(top_level_ports),
 		T(settings),
 		T(upload_limit),
+		T(nested_sandbox),
 		T(loopback),
 		T(pinning),
 		T(empty_allows_nothing),

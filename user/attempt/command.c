@@ -54,6 +54,9 @@ static int run_settle_policy(struct run_opts *o)
 	if (r < 0)
 		return r;
 	o->builtin_policy = builtin;
+	/* The operator's policy may let a repository's attempts nest a
+	 * sandbox of their own, as --nested-sandbox does. */
+	o->nested_sandbox |= o->policy.nested_sandbox;
 	effective_settings(&o->policy, &o->max_entries, &o->max_cidrs, &o->dns_min_ttl,
 			   o->upstreams_csv, sizeof(o->upstreams_csv));
 	return 0;

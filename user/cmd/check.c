@@ -99,6 +99,7 @@ static void print_text(const struct policy *p, const char *source,
 		       (unsigned long long)p->upload_limit);
 	else
 		printf("upload_limit: none\n");
+	printf("nested_sandbox: %s\n", p->nested_sandbox ? "on (COMMAND may make user namespaces)" : "off");
 }
 
 /* "],\"quiet\":[...]": the agent profiles' noise, and whether it is quiet
@@ -181,7 +182,7 @@ static void print_json(const struct policy *p, const char *source, bool builtin,
 	printf("],\"http_ports\":[");
 	for (unsigned int i = 0; i < p->nhttp_ports; i++)
 		printf("%s%u", i ? "," : "", p->http_ports[i]);
-	printf("]},\"upload_limit\":");
+	printf("]},\"nested_sandbox\":%s,\"upload_limit\":", p->nested_sandbox ? "true" : "false");
 	printf(p->upload_limit ? "%llu}\n" : "null}\n", (unsigned long long)p->upload_limit);
 }
 

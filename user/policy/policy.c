@@ -328,6 +328,9 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 	}
 	if (eff.repo && eff.repo->git_remote >= 0)
 		git_remote = eff.repo->git_remote;
+	/* A scalar: the repository's word, else the defaults', else off. */
+	out->nested_sandbox = eff.repo && eff.repo->nested_sandbox >= 0 ?
+			      eff.repo->nested_sandbox == 1 : eff.base->nested_sandbox == 1;
 	for (int i = 0; i < 2; i++) {
 		const struct policy *l = secs[i] ? &secs[i]->lists : NULL;
 

@@ -64,6 +64,9 @@ struct policy {
 	 * it says. */
 	__u16 http_ports[EGRET_PIN_PORTS];
 	unsigned int nhttp_ports;
+	/* `nested_sandbox: true`: the attempt may make user namespaces (an
+	 * agent's own sandbox: docs/SECURITY.md, "Nested sandboxes"). */
+	bool nested_sandbox;
 };
 
 /* One section: the defaults, or a repository's additions. */
@@ -76,6 +79,7 @@ struct policy_section {
 	char agents[POLICY_MAX_NAMES][CATALOG_NAME_MAX];	/* agent profiles */
 	size_t nagents;
 	int git_remote;			/* -1 unset, 0, 1 */
+	int nested_sandbox;		/* -1 unset, 0, 1 */
 	bool ports_set;			/* `ports:` given (nports 0 = any) */
 	struct port_range ports[EGRET_PORT_SLOTS];
 	unsigned int nports;

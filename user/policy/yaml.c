@@ -19,7 +19,7 @@
 
 static const char *const section_keys[] = {
 	"ports", "os_registries", "git_remote", "ecosystems", "agents", "hosts", "cidrs", "pinning",
-	"dns", "maps", "loopback", "upload_limit", "upload_limits",
+	"dns", "maps", "loopback", "upload_limit", "upload_limits", "nested_sandbox",
 };
 static const char *const top_only_keys[] = { "version", "repos" };
 
@@ -570,6 +570,8 @@ static int parse_section(struct parser *ps, yaml_node_t *map,
 			rr = parse_names(ps, v, CATALOG_AGENT, sec->agents, &sec->nagents);
 		} else if (!strcmp(key, "git_remote")) {
 			rr = parse_bool(ps, v, &sec->git_remote);
+		} else if (!strcmp(key, "nested_sandbox")) {
+			rr = parse_bool(ps, v, &sec->nested_sandbox);
 		} else if (!strcmp(key, "hosts") || !strcmp(key, "cidrs")) {
 			rr = section_entries(ps, v, key, sec, repo);
 		} else if (!strcmp(key, "dns")) {
@@ -601,6 +603,7 @@ static void section_init(struct policy_section *sec)
 	memset(sec, 0, sizeof(*sec));
 	policy_init(&sec->lists);
 	sec->git_remote = -1;
+	sec->nested_sandbox = -1;
 }
 
 static int parse_repos(struct parser *ps, yaml_node_t *node)
