@@ -166,6 +166,13 @@ static int plan_view(struct run_opts *o, const struct launch_user *user)
 	if (fd < 0)
 		return fd;
 	r = view_prepare(&o->view_plan, fd, dir, o->view_owner, user, o->world);
+	/* Its HOME is the view's own unless --home names another. */
+	o->view_plan.own_home = o->env.home && !strcmp(o->env.home, VIEW_HOME);
+	if (r == 0 && o->view_home_from && !o->view_plan.own_home) {
+		log_error("--home-from fills the view's own HOME (%s): not with --home %s", VIEW_HOME,
+			  o->env.home);
+		r = -EINVAL;
+	}
 	if (r == 0 && o->view_home_from) {
 		int home = open_callers_dir(o, o->view_home_from, "home template");
 

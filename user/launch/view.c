@@ -374,7 +374,7 @@ static int make_places(const struct launch_view *v, bool *made, uid_t uid, gid_t
 	    mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -errno;
 	*step = VIEW_STEP_HOME;
-	return view_home_make(v->home_from_fd, v->owner_uid, uid, gid);
+	return v->own_home ? view_home_make(v->home_from_fd, v->owner_uid, uid, gid) : 0;
 }
 
 /* Where tree @t goes: onto the very directory checked, through its fd
@@ -434,7 +434,8 @@ const char *const *view_writable(const struct launch_view *v, const char **ret)
 		ret[n++] = v->git.common;
 	for (size_t i = 0; i < ARRAY_SIZE(private_places); i++)
 		ret[n++] = private_places[i];
-	ret[n++] = VIEW_HOME;
+	if (v->own_home)
+		ret[n++] = VIEW_HOME;
 	ret[n] = NULL;
 	return ret;
 }

@@ -74,6 +74,7 @@ struct launch_view {
 	struct git_id dir_id;	/* the start directory, as checked */
 	struct git_id cache_id;	/* the cache, as checked */
 	int home_from_fd;	/* --home-from: the owner's template, or -1 */
+	bool own_home;		/* HOME is VIEW_HOME (no --home names another) */
 	struct git_layout git;	/* its git directories (git/layout.h) */
 };
 
