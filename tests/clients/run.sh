@@ -188,6 +188,13 @@ assert_served() {	# METHOD PATH STATUS WHAT
 		fail "$4: the server never answered $1 $2 with $3: $(cat "$SRV_LOG")"
 }
 
+# The server read an upload of METHOD PATH from the client namespace and
+# logged WHAT for it ("BYTES SHA256 FRAMING EXPECT", server.py).
+assert_uploaded() {	# METHOD PATH WHAT DESCRIPTION
+	grep -qE "^upload ($CLIENT4|$CLIENT6) $1 $2 $3\$" "$SRV_LOG" ||
+		fail "$4: the server never read $1 $2 as '$3': $(grep '^upload ' "$SRV_LOG")"
+}
+
 # The last attempt's TLS connections: each one's ClientHello asked for NAME
 # (and at least one came), every handshake completed, and the server
 # answered METHOD PATH with STATUS. With ALLOWED_TLS that answer came over
@@ -279,7 +286,7 @@ denied_both() {
 . "$HERE/test_egretd_worktree.sh"
 
 TESTS=(
-	t_client_curl t_client_wget t_client_git_http t_client_git_daemon
+	t_client_curl t_client_curl_upload t_client_wget t_client_git_http t_client_git_daemon
 	t_client_pip t_client_npm t_client_node t_client_go t_client_resolvers
 	t_client_apt t_client_https_curl t_client_https_wget t_client_https_git
 	t_client_https_pip t_client_https_npm t_client_https_node t_client_https_go

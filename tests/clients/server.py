@@ -5,16 +5,22 @@
     server.py LOG DOCROOT GITROOT [--tls CERT KEY] [tls:]ADDR:PORT...
 
 Serves DOCROOT as static files (the PEP 503 index, the npm tarball, the apt
-repository, plain files) and /git/... through `git http-backend` (smart
-HTTP) for the bare repositories under GITROOT, over plain HTTP on each
+repository, plain files), /git/... through `git http-backend` (smart
+HTTP) for the bare repositories under GITROOT, and takes uploads (PUT or
+POST to /upload/NAME: a counted or chunked body, after a 100 Continue when
+the request expects one; nothing is kept), over plain HTTP on each
 ADDR:PORT and over TLS (CERT and KEY, PEM) on each tls:ADDR:PORT. Every
 accepted connection ("conn PEER LOCAL") and every request ("req PEER METHOD
 PATH STATUS") is one line in LOG: the proof of what reached the world, or
 that nothing did. A TLS connection adds, between the two, the name its
 ClientHello asked for ("sni PEER NAME", NAME "-" with no SNI) and the
-handshake's outcome ("tls PEER VERSION", or "tls-error PEER REASON").
+handshake's outcome ("tls PEER VERSION", or "tls-error PEER REASON"). An
+upload adds "upload PEER METHOD PATH BYTES SHA256 FRAMING EXPECT" (FRAMING
+counted or chunked, EXPECT 100-continue or -) and answers "ok BYTES
+SHA256": what the server itself read.
 Prints "ready" on stdout once every address is bound.
 """
+import hashlib
 import http.server
 import os
 import socket
@@ -52,7 +58,57 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def do_POST(self):
         if self.path.startswith("/git/"):
             return self.git()
+        if self.path.startswith("/upload/"):
+            return self.upload()
         self.send_error(405)
+
+    def do_PUT(self):
+        if self.path.startswith("/upload/"):
+            return self.upload()
+        self.send_error(405)
+
+    def chunks(self):
+        """A chunked body's data (RFC 9112, 7.1), its trailers skipped."""
+        while True:
+            size = int(self.rfile.readline(65538).split(b";")[0], 16)
+            if size == 0:
+                break
+            yield self.rfile.read(size)
+            if self.rfile.readline(3) != b"\r\n":
+                raise ValueError("no CRLF after a chunk")
+        while self.rfile.readline(65538) not in (b"\r\n", b""):
+            pass
+
+    def counted(self, left):
+        while left > 0:
+            data = self.rfile.read(min(left, 1 << 16))
+            if not data:
+                break
+            left -= len(data)
+            yield data
+
+    def upload(self):
+        expect = (self.headers.get("Expect") or "-").lower()
+        if expect == "100-continue":
+            # What a server that reads the body says first (this one
+            # answers HTTP/1.0, but the client asked in 1.1).
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+        chunked = self.headers.get("Transfer-Encoding") == "chunked"
+        digest, size = hashlib.sha256(), 0
+        body = self.chunks() if chunked else \
+            self.counted(int(self.headers.get("Content-Length") or 0))
+        for data in body:
+            digest.update(data)
+            size += len(data)
+        log("upload %s %s %s %d %s %s %s" % (
+            self.client_address[0], self.command, self.path, size,
+            digest.hexdigest(), "chunked" if chunked else "counted", expect))
+        answer = ("ok %d %s\n" % (size, digest.hexdigest())).encode()
+        self.send_response(201)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
 
     def git(self):
         path, _, query = self.path[len("/git"):].partition("?")

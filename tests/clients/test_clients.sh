@@ -16,6 +16,33 @@ t_client_curl() {
 	denied_both curl http curl -sS -o /dev/null http://@HOST@/files/hello.txt
 }
 
+# Uploads over plain HTTP to an allowed host, its connections Host-pinned
+# (docs/SECURITY.md, "Host pinning", "Bodies"): curl -T of 8 MiB, with
+# curl's own `Expect: 100-continue` (the body after the server's 100), and
+# the same bytes from a pipe as a chunked upload (curl expects a 100 for
+# it too). The evidence is the server's own count and hash of what it
+# read, and egret's log: it judged these requests.
+t_client_curl_upload() {
+	local sum log="$TDIR/upload.log"
+	fresh_home
+	head -c 8388608 /dev/urandom >"$H/upload.bin" || fail "cannot write $H/upload.bin"
+	chmod 0644 "$H/upload.bin"
+	sum=$(sha256sum "$H/upload.bin" | awk '{ print $1 }')
+	client "${ALLOWED[@]}" --log "$log" --log-allowed -- \
+		curl -sS -T upload.bin http://pkgs.test/upload/put.bin
+	assert_eq 0 "$RC" "curl -T exit status $(said)"
+	assert_eq "ok 8388608 $sum" "$OUT" "curl -T of 8 MiB, the server's count and hash $(said)"
+	assert_uploaded PUT /upload/put.bin "8388608 $sum counted 100-continue" "curl -T"
+	client "${ALLOWED[@]}" --log "$log" --log-allowed -- sh -c \
+		'curl -sS -H "Transfer-Encoding: chunked" --data-binary @- \
+			http://pkgs.test/upload/chunked.bin <upload.bin'
+	assert_eq 0 "$RC" "curl chunked upload exit status $(said)"
+	assert_eq "ok 8388608 $sum" "$OUT" "chunked upload of 8 MiB, the server's count and hash $(said)"
+	assert_uploaded POST /upload/chunked.bin "8388608 $sum chunked 100-continue" "curl chunked"
+	grep -qF '"kind":"http","verdict":"allow"' "$log" ||
+		fail "egret judged no HTTP request: the uploads were not Host-pinned ($(head -c 600 "$log"))"
+}
+
 t_client_wget() {
 	fresh_home
 	client "${ALLOWED[@]}" -- wget -q -O - http://pkgs.test/files/hello.txt

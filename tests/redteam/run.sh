@@ -271,7 +271,7 @@ TESTS=(
 	t_rt_terminal_injection
 	t_rt_sni_pinning t_rt_sni_pinning_v6 t_rt_sni_pinning_exempt
 	t_rt_sni_pinning_teardown t_rt_sni_pinning_static_pinned t_rt_http_pinning
-	t_rt_http_pinning_exempt
+	t_rt_http_pinning_bodies t_rt_http_pinning_exempt
 	t_rt_legit_traffic
 	t_rt_upload_budget
 )
