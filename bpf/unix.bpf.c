@@ -33,8 +33,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
-/* (Attempt, abstract name the operator allows) -> 1. Written by egret
- * before attach, read only here. */
+/* (Attempt, abstract name the operator allows) -> 1; written by egret before the attach.
+ * Read only here. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_SHARED_UNIX);

@@ -36,7 +36,7 @@
 #include "lib/attempt.h"
 #include "lib/events.h"
 
-/* (Attempt, destination) -> its counts and budget. */
+/* (Attempt, destination) -> its counts and budget; egret makes each entry, BPF counts. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_SHARED_DESTS);
@@ -54,6 +54,7 @@ struct egret_acct_sock {
 	__u64 received;		/* bytes_received already counted */
 };
 
+/* TCP socket it opened -> what of it was counted, where; written by BPF (egress). */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

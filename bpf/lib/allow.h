@@ -17,9 +17,9 @@
 #include "lib/host.h"
 #include "lib/net.h"
 
-/* (Attempt, exact IPv4 address) -> port rules with lifetimes, for every
- * attempt (lib/attempt.h). Not preallocated: the size is a limit, not
- * memory pinned up front. */
+/* (Attempt, IPv4 address) -> port rules; written by egret (static rules, DNS answers).
+ * Each rule has its lifetime; every attempt's entries (lib/attempt.h).
+ * Not preallocated: the size is a limit, not memory pinned up front. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_SHARED_ENTRIES);
@@ -28,7 +28,8 @@ struct {
 	__type(value, struct egret_allow);
 } egret_allow4 SEC(".maps");
 
-/* Exact IPv6 addresses (never v4-mapped: those live in egret_allow4). */
+/* (Attempt, IPv6 address) -> port rules; written by egret (static rules, DNS answers).
+ * Never v4-mapped: those live in egret_allow4. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_SHARED_ENTRIES);
@@ -37,8 +38,9 @@ struct {
 	__type(value, struct egret_allow);
 } egret_allow6 SEC(".maps");
 
-/* IPv4 prefixes. A longest-prefix match returns one entry only, so user
- * space copies the rules of every covering prefix into the narrower ones. */
+/* (Attempt, IPv4 prefix) -> port rules; written by egret (static rules).
+ * A longest-prefix match returns one entry only, so user space copies
+ * the rules of every covering prefix into the narrower ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, EGRET_SHARED_CIDRS);
@@ -47,7 +49,7 @@ struct {
 	__type(value, struct egret_allow);
 } egret_cidr4 SEC(".maps");
 
-/* IPv6 prefixes, same rules as egret_cidr4. */
+/* (Attempt, IPv6 prefix) -> port rules; written by egret, as egret_cidr4. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, EGRET_SHARED_CIDRS);

@@ -29,6 +29,7 @@
 #ifdef EGRET_BPF_TEST
 struct egret_attempt egret_test_attempt;
 
+/* The tests' one set of counters (a test run has no cgroup storage); written by BPF. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -48,15 +49,16 @@ static __always_inline struct egret_counts *attempt_counts(void)
 	return bpf_map_lookup_elem(&egret_counters, &zero);
 }
 #else
-/* The attempt's settings: one per attempt cgroup, shared by its programs
- * (a __u64 key: one storage per cgroup, whatever the attach type). */
+/* Attempt cgroup -> its settings; written by egret after the attach, before COMMAND starts.
+ * One per attempt cgroup, shared by its programs (a __u64 key: one
+ * storage per cgroup, whatever the attach type). */
 struct {
 	__uint(type, BPF_MAP_TYPE_CGROUP_STORAGE);
 	__type(key, __u64);
 	__type(value, struct egret_attempt);
 } egret_attempt SEC(".maps");
 
-/* Allowed/denied/would-deny per hook, and lost events (EGRET_COUNTER_*). */
+/* Attempt cgroup -> allowed/denied/would-deny per hook, lost events; written by BPF. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE);
 	__type(key, __u64);
@@ -97,6 +99,7 @@ struct egret_repeat_counts {
 	__uint(value_size, sizeof(__u64));
 };
 
+/* Slot -> its ring buffer of decisions; egret makes each, BPF writes the events. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, EGRET_SLOTS_MAX);
@@ -104,6 +107,7 @@ struct {
 	__array(values, struct egret_ring);
 } egret_rings SEC(".maps");
 
+/* Slot -> its repeat counts of denials; egret makes each, BPF counts, egret reads. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, EGRET_SLOTS_MAX);
@@ -111,8 +115,8 @@ struct {
 	__array(values, struct egret_repeat_counts);
 } egret_repeat_of SEC(".maps");
 
-/* Slot -> the key of the attempt that holds it. Only egret reads and
- * writes it (a claim is an insert that fails if the slot is taken). */
+/* Slot -> the key of the attempt holding it; written by egret only.
+ * A claim is an insert that fails if the slot is taken. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_SLOTS_MAX);

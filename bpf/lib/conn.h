@@ -20,7 +20,7 @@
 #include <bpf/bpf_helpers.h>
 #include "egret.h"
 
-/* Socket -> where it was allowed to connect (struct egret_conn). */
+/* UDP socket -> where its connect() was allowed to; written by BPF (connect, sendmsg). */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

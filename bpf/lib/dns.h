@@ -21,7 +21,7 @@
 
 #define DNS_PORT_BE	bpf_htons(53)
 
-/* The resolver address a socket asked for before we redirected it. */
+/* Socket -> the resolver it asked for before the redirect; written by BPF (connect, sendmsg). */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

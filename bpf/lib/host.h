@@ -20,7 +20,7 @@
 #include "egret_match.h"
 #include "lib/attempt.h"
 
-/* IPv4 prefixes of the local table -> EGRET_HOST_* flags. */
+/* (Attempt, IPv4 prefix of the local table) -> EGRET_HOST_* flags; written by egret. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, EGRET_SHARED_HOSTS);
@@ -29,7 +29,8 @@ struct {
 	__type(value, __u32);
 } egret_host4 SEC(".maps");
 
-/* The same for IPv6 (never v4-mapped: those are IPv4 on the wire). */
+/* (Attempt, IPv6 prefix) -> EGRET_HOST_* flags; written by egret (user/enforce/hostaddr.c).
+ * Never v4-mapped: those are IPv4 on the wire. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, EGRET_SHARED_HOSTS);

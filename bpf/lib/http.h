@@ -23,8 +23,9 @@
  * send-path rules of SNI pinning, docs/SECURITY.md), and urgent data is
  * refused. A refused segment is dropped, the connection marked so all it
  * sends after is dropped, and at its next try sock_ops gives it a 1 ms
- * user timeout: the kernel aborts it (ETIMEDOUT), as pin.h does. Bytes of a head before the line that refused it have
- * left by then: an unfinished head, which no server acts on.
+ * user timeout: the kernel aborts it (ETIMEDOUT), as pin.h does. Bytes
+ * of a head before the line that refused it have left by then: an
+ * unfinished head, which no server acts on.
  *
  * No sk_msg here: the writer's send() succeeds and the connection fails
  * after. Judging every send of a connection's life in sk_msg would hold
@@ -70,6 +71,7 @@ struct egret_http_sock {
 	__u8 win[HTTP_WINDOW];
 };
 
+/* HTTP-pinned TCP socket -> its request reader's state; written by BPF (sock_ops, egress). */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

@@ -15,9 +15,9 @@
 #include <bpf/bpf_helpers.h>
 #include "egret.h"
 
-/* (Attempt, learned address) -> name. One entry per address of
- * egret_allow4 and egret_allow6, hence EGRET_NAMES_PER_ENTRY times their
- * size. */
+/* (Attempt, learned address) -> name; written by egret's DNS proxy.
+ * One entry per address of egret_allow4 and egret_allow6, hence
+ * EGRET_NAMES_PER_ENTRY times their size. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, EGRET_NAMES_PER_ENTRY * EGRET_SHARED_ENTRIES);
