@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "observe/events.h"
+#include "observe/summary.h"
 #include "policy/load.h"
 #include "policy/yaml.h"
 #include "requests/log.h"
@@ -276,7 +277,7 @@ static void quiet_in_summary(void **state)
 		.verdict = DNS_VERDICT_DENY, .why = DNS_WHY_NOT_ALLOWED });
 	out = open_memstream(&buf, &len);
 	assert_non_null(out);
-	events_summary(&ev, out);
+	summary_print(&ev, out);
 	fclose(out);
 	assert_non_null(strstr(buf, "DNS 0 answered, 1 names denied, 3 quiet, 0 failed\n"));
 	assert_non_null(strstr(buf, "egret:   name denied      1 x evil.example: not allowed"
@@ -287,7 +288,7 @@ static void quiet_in_summary(void **state)
 	/* None: the first line as it always was. */
 	assert_int_equal(events_open(&ev, NULL, "t2", false), 0);
 	out = open_memstream(&buf, &len);
-	events_summary(&ev, out);
+	summary_print(&ev, out);
 	fclose(out);
 	assert_non_null(strstr(buf, "DNS 0 answered, 0 names denied, 0 failed\n"));
 	free(buf);

@@ -31,6 +31,7 @@
 #include "lib/loop.h"
 #include "lib/util.h"
 #include "observe/events.h"
+#include "observe/summary.h"
 #include "requests/log.h"
 
 /* What the loop watches while COMMAND runs, besides the DNS proxy. */
@@ -290,11 +291,11 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	terminal_drain(term);
 	terminal_suspend(term);
 	events_drain(&a->ev);
-	events_log_destinations(&a->ev);
+	summary_log_destinations(&a->ev);
 	if (r >= 0)
 		r = watchdog_status(&sv.dog, r, stderr);
 	if (!o->quiet)
-		events_summary(&a->ev, stderr);
+		summary_print(&a->ev, stderr);
 out:
 	terminal_drain(term);
 	/* The proxy's sources belong to this loop: detach them now. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * observe/events.h - the attempt's decisions: BPF's ring buffer and the DNS
- * proxy's own, written as JSON lines (docs/EVENTS.md) and summed up for the
- * exit summary.
+ * proxy's own, written as JSON lines (docs/EVENTS.md) and kept for the
+ * exit summary (observe/summary.h).
  */
 #ifndef EGRET_EVENTS_H
 #define EGRET_EVENTS_H
@@ -116,12 +116,7 @@ void events_set_tls(struct events *ev, int tls_counts_fd, uint32_t slot);
  * logged. */
 void events_dns(struct events *ev, const struct dns_decision *d);
 
-/* One JSON line per destination of the attempt, its bytes and budget
- * (docs/EVENTS.md): call once, after the drain. */
-void events_log_destinations(struct events *ev);
-
-/* Exit summary (stderr), from the counters and the denials seen. */
-void events_summary(struct events *ev, FILE *out);
+/* (What the attempt came to, from what is kept here: observe/summary.h.) */
 
 void events_close(struct events *ev);
 

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * observe/summary.h - what an attempt came to, once COMMAND ended and the
+ * events are drained: the exit summary, and the log's record of each
+ * destination with its bytes and budget (docs/EVENTS.md).
+ */
+#ifndef EGRET_OBSERVE_SUMMARY_H
+#define EGRET_OBSERVE_SUMMARY_H
+
+#include <stdio.h>
+
+struct events;
+
+/* One JSON line per destination of the attempt, its bytes and budget:
+ * call once, after events_drain(). */
+void summary_log_destinations(struct events *ev);
+
+/* The exit summary, from the counters and the denials the events kept. */
+void summary_print(struct events *ev, FILE *out);
+
+#endif
