@@ -45,6 +45,7 @@
 #include "lib/allow.h"
 #include "lib/dns.h"
 #include "lib/conn.h"
+#include "lib/pin_addr.h"
 #include "lib/pin.h"
 #include "lib/http.h"
 #include "lib/account.h"
@@ -86,11 +87,6 @@ static __always_inline int egress_deny(int family, const __u32 dst[4],
 	return egress_refuse(family, dst, dport_be, proto, EGRET_REASON_PACKET);
 }
 
-#define TCP_FLAGS_OFF	13	/* in the TCP header */
-#define TCP_SYN_		0x02
-#define TCP_ACK_		0x10
-#define UDP_HDR_LEN		8
-
 /* The transport header at @off into @p (lib/account.h): 0, or -1 when
  * the packet ends before it. Callers skip this for a later fragment,
  * which carries no ports. */
@@ -105,11 +101,11 @@ static __always_inline int load_l4(struct __sk_buff *skb, __u32 off, __u8 proto,
 		if (bpf_skb_load_bytes(skb, off, hdr, sizeof(hdr)) < 0)
 			return -1;
 		__builtin_memcpy(ports, hdr, sizeof(ports));
-		__builtin_memcpy(&seq, hdr + 4, sizeof(seq));
+		__builtin_memcpy(&seq, hdr + TCP_SEQ_OFF, sizeof(seq));
 		p->syn = !!(hdr[TCP_FLAGS_OFF] & TCP_SYN_);
 		p->ack = !!(hdr[TCP_FLAGS_OFF] & TCP_ACK_);
 		p->seq = bpf_ntohl(seq);
-		p->hdr_len = (__u32)(hdr[12] >> 4) * 4;
+		p->hdr_len = tcp_hdr_len(hdr);
 	} else {
 		if (bpf_skb_load_bytes(skb, off, ports, sizeof(ports)) < 0)
 			return -1;

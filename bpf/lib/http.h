@@ -46,6 +46,8 @@
 #include "lib/attempt.h"
 #include "lib/events.h"
 #include "lib/allow.h"
+#include "lib/pin_map.h"
+#include "lib/pin_addr.h"
 #include "lib/pin.h"
 
 #define HTTP_WINDOW	256	/* the segment's bytes read at a time */
@@ -82,8 +84,7 @@ struct {
 /* Is @port (host order) one whose plain HTTP the attempt pins? */
 static __always_inline int http_port(const struct egret_attempt *cfg, __u32 port)
 {
-	return port && (cfg->http_ports[0] == port || cfg->http_ports[1] == port ||
-			cfg->http_ports[2] == port || cfg->http_ports[3] == port);
+	return pin_port_in(cfg->http_ports, port);
 }
 
 /* ---- the decision -------------------------------------------------- */
@@ -333,12 +334,12 @@ __noinline int http_wire(struct __sk_buff *skb, struct pin_segment *g)
 	w.hs = hs;
 	/* The TCP header, in the window (the verifier's stack is short). */
 	tcp = hs->win;
-	if (bpf_skb_load_bytes(skb, g->l4off, tcp, 20) < 0)
+	if (bpf_skb_load_bytes(skb, g->l4off, tcp, TCP_HDR_MIN) < 0)
 		goto refuse;
-	seq = (__u32)tcp[4] << 24 | (__u32)tcp[5] << 16 | (__u32)tcp[6] << 8 | tcp[7];
-	data_off = g->l4off + (__u32)(tcp[12] >> 4) * 4;
+	seq = tcp_hdr_seq(tcp);
+	data_off = g->l4off + tcp_hdr_len(tcp);
 	/* Urgent data is taken out of the stream by most receivers. */
-	if (tcp[13] & TCP_URG_)
+	if (tcp[TCP_FLAGS_OFF] & TCP_URG_)
 		goto refuse;
 	if (g->syn) {
 		/* Its first SYN only: a retransmitted one's data (TCP Fast

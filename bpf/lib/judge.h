@@ -19,7 +19,7 @@
 #include "lib/allow.h"
 #include "lib/dns.h"
 #include "lib/conn.h"
-#include "lib/pin.h"
+#include "lib/pin_addr.h"
 #include "lib/account.h"
 
 /*

@@ -45,11 +45,6 @@
 #include "lib/pin_map.h"
 #include "lib/pin_addr.h"
 
-#define SOL_TCP_		6
-#define TCP_URG_		0x20	/* the TCP header's flags */
-#define TCP_SYNCNT_		7
-#define TCP_USER_TIMEOUT_	18
-
 /* ---- the judgement ------------------------------------------------ */
 
 /* bpf_loop contexts: the parse lives on the stack, the record in the
@@ -330,13 +325,13 @@ pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 	/* The TCP header, in the record's buffer (the record comes later):
 	 * the verifier's stack is short on this path. */
 	tcp = ps->buf;
-	if (bpf_skb_load_bytes(skb, l4off, tcp, 20) < 0)
+	if (bpf_skb_load_bytes(skb, l4off, tcp, TCP_HDR_MIN) < 0)
 		goto refuse;
-	seq = (__u32)tcp[4] << 24 | (__u32)tcp[5] << 16 | (__u32)tcp[6] << 8 | tcp[7];
-	data_off = l4off + (__u32)(tcp[12] >> 4) * 4;
+	seq = tcp_hdr_seq(tcp);
+	data_off = l4off + tcp_hdr_len(tcp);
 	/* Urgent data (MSG_OOB) is taken out of the stream by most
 	 * receivers: the server would read other bytes than were judged. */
-	if (tcp[13] & TCP_URG_)
+	if (tcp[TCP_FLAGS_OFF] & TCP_URG_)
 		goto refuse;
 	if (syn) {
 		ps->isn = seq;

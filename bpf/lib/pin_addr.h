@@ -21,11 +21,24 @@
 #include "lib/attempt.h"
 #include "lib/allow.h"
 
-/* Is @port (host order) one the attempt pins? */
+/* Is @port (host order) one of @ports, an attempt's pinned ports (0:
+ * an unused entry, never a port)? */
+static __always_inline int pin_port_in(const __u16 ports[EGRET_PIN_PORTS], __u32 port)
+{
+	int i;
+
+	if (!port)
+		return 0;
+	for (i = 0; i < EGRET_PIN_PORTS; i++)
+		if (ports[i] == port)
+			return 1;
+	return 0;
+}
+
+/* Is @port (host order) one whose TLS the attempt pins? */
 static __always_inline int pin_port(const struct egret_attempt *cfg, __u32 port)
 {
-	return port && (cfg->pin_ports[0] == port || cfg->pin_ports[1] == port ||
-			cfg->pin_ports[2] == port || cfg->pin_ports[3] == port);
+	return pin_port_in(cfg->pin_ports, port);
 }
 
 /*

@@ -29,7 +29,6 @@
 #define SO_BINDTODEVICE_	25
 #define SO_BINDTOIFINDEX_	62
 #define SO_ZEROCOPY_		60
-#define SOL_TCP_OPT		6	/* IPPROTO_TCP as a setsockopt level */
 #define TCP_ULP_		31
 #define IP_OPTIONS_	4
 #define IP_FREEBIND_	15
@@ -94,7 +93,7 @@ static __always_inline enum sockopt_kind sockopt_classify(__s32 level, __s32 opt
 	if (level == SOL_SOCKET_)
 		return optname == SO_BINDTODEVICE_ || optname == SO_BINDTOIFINDEX_ ||
 		       optname == SO_ZEROCOPY_ ? SOCKOPT_REFUSE : SOCKOPT_PASS;
-	if (level == SOL_TCP_OPT)
+	if (level == SOL_TCP_)
 		return optname == TCP_ULP_ ? SOCKOPT_REFUSE : SOCKOPT_PASS;
 	if (level == SOL_IP_) {
 		if (optname == IP_ADD_MEMBERSHIP_)
