@@ -75,7 +75,7 @@ void listen_on_udp(struct loop_source *src, uint32_t events)
 					      .oversize = msgs[i].msg_hdr.msg_flags & MSG_TRUNC };
 
 			memcpy(&tmpl.from, &from[i], sizeof(tmpl.from));
-			proxy_handle_query(p, buf[i], msgs[i].msg_len, &tmpl);
+			p->handle_query(p, buf[i], msgs[i].msg_len, &tmpl);
 		}
 	}
 	listen_flush(p);

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * dns/proxy_impl.h - the proxy's insides, shared by its three files only:
- * dns/proxy.c (the decision: judge, forward, learn, answer), dns/tcp.c
- * (TCP clients: framing, bounded output), dns/listen.c (the loopback
- * listeners and UDP queries). Nothing outside dns/ includes this.
+ * dns/proxy_impl.h - the proxy's insides, shared by its four files only:
+ * dns/proxy.c (its life: open, start, close), dns/query.c (the decision:
+ * judge, forward, learn, answer), dns/tcp.c (TCP clients: framing,
+ * bounded output), dns/listen.c (the loopback listeners and UDP queries).
+ * Nothing outside dns/ includes this.
+ *
+ * The transports (listen.c, tcp.c) know nothing of the decision: each
+ * query they read goes to the proxy's handle_query (query_handle), and
+ * the decision replies through them. Calls go one way: proxy.c and
+ * query.c call the transports, never the reverse.
  */
 #ifndef EGRET_DNS_PROXY_IMPL_H
 #define EGRET_DNS_PROXY_IMPL_H
@@ -41,6 +47,7 @@ struct proxy_source {
 };
 
 struct tcp_conn;
+struct query;
 
 /* UDP answers waiting for the end of the event that made them, to leave
  * in one sendmmsg(). */
@@ -68,6 +75,10 @@ struct dns_proxy {
 	struct names *names;		/* learned address -> name */
 	struct udp_out *out;
 	struct spares spare;		/* answered queries' state, for the next */
+	/* Where the transports hand each query they read (@tmpl: where it
+	 * came from; copied if it goes upstream): query_handle. */
+	void (*handle_query)(struct dns_proxy *p, const uint8_t *msg, size_t len,
+			     struct query *tmpl);
 };
 
 /* Where a query came from, so its answer goes back the same way. */
@@ -110,10 +121,9 @@ struct tcp_conn {
 	uint8_t in[2 + DNS_MAX_MSG];
 };
 
-/* dns/proxy.c: one query from a client (@tmpl: where it came from; copied
- * if it goes upstream). */
-void proxy_handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len,
-			struct query *tmpl);
+/* dns/query.c: one query from a client (the proxy's handle_query). */
+void query_handle(struct dns_proxy *p, const uint8_t *msg, size_t len,
+		  struct query *tmpl);
 
 /* dns/tcp.c */
 void tcp_on_accept(struct loop_source *src, uint32_t events);

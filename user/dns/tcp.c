@@ -122,7 +122,7 @@ static void on_conn(struct loop_source *src, uint32_t events)
 			struct query tmpl = { .udp_fd = -1, .conn = c };
 
 			c->inlen = 0;
-			proxy_handle_query(c->p, c->in + 2, need - 2, &tmpl);
+			c->p->handle_query(c->p, c->in + 2, need - 2, &tmpl);
 			if (c->dead)
 				return;
 			continue;
