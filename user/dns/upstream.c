@@ -1,26 +1,23 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dns/upstream.c - the upstreams' channels (one c-ares channel per
+ * upstream and transport, UDP's two in turn), c-ares' sockets and timer
+ * in the caller's loop, setup and teardown.
+ */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <ares.h>
 
 #include "dns/socks.h"
-#include "dns/upstream.h"
+#include "dns/upstream_impl.h"
 #include "dns/wire.h"
 #include "lib/log.h"
-#include "lib/spares.h"
 
-#define CHECK_WAIT_MS	50
-#define MAX_SOCKS	32	/* c-ares sockets watched at once */
 /* Queries one UDP socket to an upstream carries before the next goes out
  * from a fresh one (a new source port): what c-ares 1.20 calls
  * udp_max_queries. Opening a socket per query, as c-ares 1.18 does when
@@ -30,75 +27,13 @@
 #define UDP_FLAGS	(ARES_FLAG_IGNTC | ARES_FLAG_STAYOPEN)	/* TC reaches the client */
 #define TCP_FLAGS	ARES_FLAG_USEVC				/* for clients on TCP */
 
-/* One c-ares channel: its one server over one transport. */
-struct chan {
-	struct dns_upstreams *ups;
-	ares_channel ch;			/* NULL: not made yet */
-	unsigned int sent;			/* queries since its socket opened */
-	unsigned int pending;			/* queries it has not answered */
-};
-
-/* UDP goes over two channels in turn: one carries the queries while the
- * other's last ones are answered; then that one's socket is closed and it
- * takes over with a new one. */
-struct upstream {
-	char name[INET6_ADDRSTRLEN + 8];	/* "ADDR:PORT", "[V6]:PORT" */
-	struct chan udp[2];
-	unsigned int active;			/* the udp[] that sends */
-	struct chan tcp;			/* made at the first TCP client's query */
-	uint64_t dead_until_ms;			/* 0: answering, as far as we know */
-	bool said_dead;
-};
-
-/* A c-ares socket in the caller's loop. */
-struct sock {
-	struct loop_source src;
-	struct dns_upstreams *ups;
-	ares_channel ch;
-};
-
-struct dns_upstreams {
-	struct upstream s[DNS_UPSTREAM_MAX];
-	size_t n;
-	const char *origin;			/* "--dns-upstream", "/etc/resolv.conf" */
-	bool library;				/* ares_library_init() succeeded */
-	struct loop *loop;
-	struct loop_source timer;		/* c-ares' next deadline */
-	uint64_t armed_ms;			/* when it fires (now_ms()), 0: not armed */
-	struct dns_rx *rx;			/* UDP answers read in batches */
-	struct spares spare;			/* finished queries' state, for the next */
-	void (*after)(void *ctx);		/* at the end of each event */
-	void *after_ctx;
-	struct sock socks[MAX_SOCKS];
-};
-
-/* One query on its way: where it has been, for where it goes next. */
-struct up_query {
-	struct dns_upstreams *ups;
-	dns_upstream_done done;
-	void *arg;
-	bool tcp;
-	struct chan *via;		/* the channel of the current try */
-	uint64_t start_ms;
-	unsigned int tries;
-	uint32_t tried;			/* bit i: upstream i had a try */
-	size_t at;			/* the upstream of the current try */
-	size_t len;
-	uint8_t msg[DNS_BUILT_QUERY_MAX];
-};
-
-static uint64_t now_ms(void)
-{
-	return mono_us() / 1000;
-}
-
 /* ---- c-ares in the loop ------------------------------------------- */
 
 /* Arm the timer for the soonest deadline of every channel - unless it is
  * armed for that or sooner already: a query in flight adds a later
  * deadline, and re-arming for each was a system call per query. A timer
  * that fires early finds nothing due and arms for what is. */
-static void rearm(struct dns_upstreams *ups)
+void upstream_rearm(struct dns_upstreams *ups)
 {
 	struct timeval tv = { .tv_sec = 3600 }, buf, *t;
 	uint64_t ms, now = now_ms();
@@ -141,7 +76,7 @@ static void on_timer(struct loop_source *src, uint32_t events)
 			if (all[k]->ch)
 				ares_process_fd(all[k]->ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
 	}
-	rearm(ups);
+	upstream_rearm(ups);
 	if (ups->after)
 		ups->after(ups->after_ctx);
 }
@@ -161,7 +96,7 @@ static void on_sock(struct loop_source *src, uint32_t events)
 	if (dns_rx_pending(ups->rx, fd) && src->fn == on_sock && src->fd == fd)
 		ares_process_fd(s->ch, fd, ARES_SOCKET_BAD);
 	dns_rx_drop(ups->rx);
-	rearm(ups);
+	upstream_rearm(ups);
 	if (ups->after)
 		ups->after(ups->after_ctx);
 }
@@ -262,7 +197,7 @@ static int chan_fresh(struct dns_upstreams *ups, struct chan *c, const char *ser
 /* The UDP channel for @u's next query: the other one once this one's
  * socket has carried UDP_PER_PORT and the other's queries are all
  * answered. */
-static struct chan *chan_udp(struct dns_upstreams *ups, struct upstream *u)
+struct chan *upstream_chan_udp(struct dns_upstreams *ups, struct upstream *u)
 {
 	struct chan *c = &u->udp[u->active], *other = &u->udp[!u->active];
 
@@ -272,7 +207,7 @@ static struct chan *chan_udp(struct dns_upstreams *ups, struct upstream *u)
 	return &u->udp[u->active];
 }
 
-static struct chan *chan_tcp(struct dns_upstreams *ups, struct upstream *u)
+struct chan *upstream_chan_tcp(struct dns_upstreams *ups, struct upstream *u)
 {
 	if (!u->tcp.ch && chan_init(ups, &u->tcp, TCP_FLAGS, u->name) < 0)
 		return NULL;
@@ -392,243 +327,4 @@ void dns_upstreams_close(struct dns_upstreams *ups)
 	spares_free(&ups->spare);
 	dns_rx_free(ups->rx);
 	free(ups);
-}
-
-/* ---- reachability at start ---------------------------------------- */
-
-static int parse_name(const char *name, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char host[INET6_ADDRSTRLEN + 8];
-	const char *colon = strrchr(name, ':');
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	size_t hlen;
-
-	if (!colon)
-		return -EINVAL;
-	hlen = (size_t)(colon - name);
-	if (name[0] == '[' && hlen >= 2 && name[hlen - 1] == ']') {
-		memcpy(host, name + 1, hlen - 2);
-		host[hlen - 2] = '\0';
-	} else if (hlen < sizeof(host)) {
-		memcpy(host, name, hlen);
-		host[hlen] = '\0';
-	} else {
-		return -EINVAL;
-	}
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)atoi(colon + 1));
-		*len = sizeof(*sin);
-	} else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)atoi(colon + 1));
-		*len = sizeof(*sin6);
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
-	return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
-}
-
-/*
- * 0 if @name may answer; else why not: -ENETUNREACH & co. (no route),
- * -ECONNREFUSED (loopback, nothing listening). A connected UDP socket
- * learns of the ICMP port unreachable loopback sends back at once.
- */
-static int reachable(const char *name)
-{
-	static const struct dns_question root_ns = { .id = 0x4567, .type = 2, .qclass = 1 };
-	struct sockaddr_storage ss;
-	uint8_t q[DNS_BUILT_QUERY_MAX], buf[512];
-	struct pollfd pfd;
-	socklen_t len;
-	int fd, n, r = 0;
-
-	if (parse_name(name, &ss, &len) < 0)
-		return -EINVAL;
-	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return 0;	/* not ours to judge: c-ares will say */
-	if (connect(fd, (struct sockaddr *)&ss, len) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!is_loopback(&ss))
-		goto out;
-	n = dns_build_query(&root_ns, root_ns.id, q, sizeof(q));
-	if (n < 0 || send(fd, q, (size_t)n, 0) < 0) {
-		r = n < 0 ? 0 : -errno;
-		goto out;
-	}
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	if (poll(&pfd, 1, CHECK_WAIT_MS) == 1 && recv(fd, buf, sizeof(buf), 0) < 0)
-		r = -errno;
-out:
-	close(fd);
-	return r == -EAGAIN ? 0 : r;
-}
-
-int dns_upstreams_check(struct dns_upstreams *ups)
-{
-	size_t bad = 0;
-
-	for (size_t i = 0; i < ups->n; i++) {
-		int r = reachable(ups->s[i].name);
-
-		if (r == 0)
-			continue;
-		bad++;
-		ups->s[i].dead_until_ms = now_ms() + DNS_UPSTREAM_DEAD_MS;
-		ups->s[i].said_dead = true;
-		log_warn("dns: upstream %s (%s) cannot be reached: %s%s", ups->s[i].name,
-			 ups->origin, r == -ECONNREFUSED ? "nothing listens there" : strerror(-r),
-			 bad < ups->n ? "" : ups->n > 1 ? "; allowed names will get SERVFAIL until one answers (--dns-upstream ADDR picks another)" :
-			 "; allowed names will get SERVFAIL (--dns-upstream ADDR picks another)");
-	}
-	return (int)bad;
-}
-
-/* The first upstream in order not known dead and not tried by this query;
- * else the first not tried; else the first alive, else the first. */
-static size_t pick(const struct dns_upstreams *ups, uint32_t tried, uint64_t now)
-{
-	size_t i;
-
-	for (i = 0; i < ups->n; i++)
-		if (!(tried & (1U << i)) && ups->s[i].dead_until_ms <= now)
-			return i;
-	for (i = 0; i < ups->n; i++)
-		if (!(tried & (1U << i)))
-			return i;
-	for (i = 0; i < ups->n; i++)
-		if (ups->s[i].dead_until_ms <= now)
-			return i;
-	return 0;
-}
-
-/* A try that says the upstream is not there: no answer in time, or (an
- * ICMP error on the socket, a TCP connection refused) no resolver. */
-static bool upstream_silent(int status)
-{
-	return status == ARES_ETIMEOUT || status == ARES_ECONNREFUSED;
-}
-
-/* An answer another upstream may improve on: SERVFAIL, NOTIMP, REFUSED.
- * The upstream is there; it is not shunned for it. */
-static bool answer_failed(int status, const unsigned char *abuf, int alen)
-{
-	int rcode = status == ARES_SUCCESS && abuf && alen >= 4 ? abuf[3] & 0x0f : 0;
-
-	return rcode == 2 || rcode == 4 || rcode == 5;
-}
-
-static bool all_tried(const struct dns_upstreams *ups, uint32_t tried)
-{
-	return tried == (ups->n >= 32 ? ~0U : (1U << ups->n) - 1);
-}
-
-static void mark(struct dns_upstreams *ups, size_t i, int status, uint64_t now)
-{
-	struct upstream *u = &ups->s[i];
-
-	if (status == ARES_SUCCESS) {
-		if (u->said_dead)
-			log_warn("dns: upstream %s (%s) answers again", u->name, ups->origin);
-		u->dead_until_ms = 0;
-		u->said_dead = false;
-		return;
-	}
-	if (!upstream_silent(status))
-		return;
-	u->dead_until_ms = now + DNS_UPSTREAM_DEAD_MS;
-	if (!u->said_dead)
-		log_warn("dns: upstream %s (%s) did not answer (%s)%s", u->name, ups->origin,
-			 ares_strerror(status), ups->n > 1 ?
-			 "; it goes last for 30 s" : "; allowed names get SERVFAIL while it is silent");
-	u->said_dead = true;
-}
-
-static int try_next(struct up_query *uq);
-
-/* c-ares' word for the outcome of a query, in ours. */
-static enum dns_upstream_status status_of(int status)
-{
-	return status == ARES_SUCCESS ? DNS_UPSTREAM_ANSWER :
-	       status == ARES_EDESTRUCTION ? DNS_UPSTREAM_GONE :
-	       upstream_silent(status) ? DNS_UPSTREAM_SILENT : DNS_UPSTREAM_FAILED;
-}
-
-static void on_try(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
-{
-	struct up_query *uq = arg;
-	struct dns_upstreams *ups = uq->ups;
-	uint64_t now = now_ms();
-
-	(void)timeouts;
-	uq->via->pending--;
-	if (status != ARES_EDESTRUCTION) {
-		bool failed = status != ARES_SUCCESS || answer_failed(status, abuf, alen);
-
-		mark(ups, uq->at, status, now);
-		if (failed && uq->tries < DNS_UPSTREAM_MAX_TRIES &&
-		    now - uq->start_ms < DNS_UPSTREAM_BUDGET_MS &&
-		    (upstream_silent(status) || !all_tried(ups, uq->tried)) &&
-		    try_next(uq) == 0)
-			return;
-	}
-	if (status == ARES_SUCCESS && (!abuf || alen <= 0))
-		status = ARES_EBADRESP;
-	uq->done(uq->arg, status_of(status), abuf, status == ARES_SUCCESS ? (size_t)alen : 0);
-	spares_put(&ups->spare, uq);
-}
-
-/* The next try of @uq; -ENOMEM if its channel could not be made (then
- * @uq is the caller's). */
-static int try_next(struct up_query *uq)
-{
-	struct dns_upstreams *ups = uq->ups;
-	struct upstream *u;
-	struct chan *c;
-
-	uq->at = pick(ups, uq->tried, now_ms());
-	uq->tried |= 1U << uq->at;
-	uq->tries++;
-	u = &ups->s[uq->at];
-	c = uq->tcp ? chan_tcp(ups, u) : chan_udp(ups, u);
-	if (!c)
-		return -ENOMEM;
-	uq->via = c;
-	c->sent++;
-	c->pending++;
-	ares_send(c->ch, uq->msg, (int)uq->len, on_try, uq);
-	rearm(ups);
-	return 0;
-}
-int dns_upstream_send(struct dns_upstreams *ups, bool tcp, const uint8_t *msg,
-		      size_t len, dns_upstream_done done, void *arg)
-{
-	struct up_query *uq;
-
-	if (len > sizeof(uq->msg))
-		return -EMSGSIZE;
-	/* No allocation of egret's per query once as many were in flight. */
-	uq = spares_get(&ups->spare, sizeof(*uq));
-	if (!uq)
-		return -ENOMEM;
-	*uq = (struct up_query){ .ups = ups, .done = done, .arg = arg, .tcp = tcp,
-				 .start_ms = now_ms(), .len = len };
-	memcpy(uq->msg, msg, len);
-	if (try_next(uq) < 0) {
-		spares_put(&ups->spare, uq);
-		return -ENOMEM;
-	}
-	return 0;
 }
