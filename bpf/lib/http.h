@@ -9,9 +9,10 @@
  * port (`pinning: http_ports:`, 80 by default) on a pinned address is
  * judged on the wire for its whole life, by the egress backstop
  * (http_wire()): every byte it sends, in sequence order, goes through
- * the request reader of include/egret_http.h, which reports each name -
- * an absolute-form target's authority, each request's one Host - as its
- * line ends; the name must be in egret_pins with this attempt and address
+ * the request reader of include/egret_http.h (its field lines in
+ * egret_http_field.h), which reports each name - an absolute-form
+ * target's authority, each request's one Host - as its line ends; the
+ * name must be in egret_pins with this attempt and address
  * and a live rule for the port, as a TLS name must. Bodies are stepped
  * over by count - a counted body after its first line, a chunked body's
  * data chunk by chunk, its chunk lines and trailers read - never read

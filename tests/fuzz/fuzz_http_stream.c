@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * fuzz_http_stream.c - libFuzzer target for the request reader Host
- * pinning compiles into BPF (include/egret_http.h, egret_http_body.h),
- * driven as bpf/lib/http.h drives it: byte by byte, bodies and chunks
- * stepped over by count. The first input byte picks where the stream is
- * cut in two (a segment boundary). Whatever the bytes: the name buffer is
+ * pinning compiles into BPF (include/egret_http.h, egret_http_field.h,
+ * egret_http_body.h), driven as bpf/lib/http.h drives it: byte by byte,
+ * bodies and chunks stepped over by count. The first input byte picks
+ * where the stream is cut in two (a segment boundary). Whatever the bytes: the name buffer is
  * never written past its end (ASan), every name reported is one the DNS
  * proxy could have stored (1-253 bytes of [a-z0-9._-], no empty label, no
  * trailing dot, the rest of the buffer zero), the reader's state stays

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * test_http.c - the request reader Host pinning compiles into BPF
- * (include/egret_http.h, egret_http_body.h), driven as bpf/lib/http.h
- * drives it: byte by byte, bodies and chunks stepped over by count, the
- * stream cut at every offset. What clients send is read and every name
- * reported; every shape a server could read differently is refused.
+ * (include/egret_http.h, egret_http_field.h, egret_http_body.h), driven as
+ * bpf/lib/http.h drives it: byte by byte, bodies and chunks stepped over by
+ * count, the stream cut at every offset. What clients send is read and
+ * every name reported; every shape a server could read differently is
+ * refused.
  */
 #include <stdarg.h>
 #include <stddef.h>
