@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * enforce/allow.h - turning allow specs into allow-map entries, and writing them.
+ * enforce/allow.h - turning allow specs into allow-map entries, and writing them
+ * (allow.c); the entries DNS answers teach, and their sweep (learn.c).
  *
  * Writers merge into what the map holds (read-modify-write), so a static
  * rule and a DNS-learned rule for one address coexist; user space is the
@@ -87,6 +88,39 @@ int allow_write_static(const struct allow_maps *maps,
 		       const struct allow_spec **bad_spec);
 
 /*
+ * Is @addr (network order) one the programs treat as special: a class of
+ * its own (loopback, multicast, ...) or one of the host's addresses? Such
+ * an address is never learned from a DNS answer.
+ */
+bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr);
+
+/* Record in the names map that @addr came from @name's answer.
+ * @likely_there: the map holds a name for @addr already, as far as the
+ * caller knows (either way is right; the guess saves a system call). */
+int allow_name(const struct allow_maps *maps, int family, const void *addr,
+	       const char *name, bool likely_there);
+
+/* Count the attempt's entries into maps->quota (an egretd re-adopting an
+ * attempt finds them in the maps). 0 or -errno. */
+int allow_recount(const struct allow_maps *maps);
+
+/* Delete every entry of the attempt from the allow, names and host maps.
+ * 0 or the first -errno (the others are still tried). */
+int allow_purge(const struct allow_maps *maps);
+
+/* Delete every key of @fd (keys of @key_size bytes) whose 8 bytes at @off
+ * hold @attempt; with @count, only count them. Returns how many, or
+ * -errno. */
+int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
+		     bool count);
+
+/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_coarse_ns() reads (a tick
+ * behind at most); allow deadlines are on it. */
+__u64 allow_now_ns(void);
+
+/* ---- learn.c: what DNS answers teach, and the sweep -------------- */
+
+/*
  * Allow one address learned from a DNS answer (@family AF_INET/AF_INET6,
  * @addr network order) on @ports (@any: every port) until @expires_ns.
  * Idempotent; a repeat refreshes the deadline. -ENOSPC/-E2BIG when the map
@@ -121,39 +155,8 @@ int allow_learn_for(const struct allow_maps *maps, int family, const void *addr,
  */
 int allow_sweep(const struct allow_maps *maps, __u64 now_ns);
 
-/*
- * Is @addr (network order) one the programs treat as special: a class of
- * its own (loopback, multicast, ...) or one of the host's addresses? Such
- * an address is never learned from a DNS answer.
- */
-bool allow_special_addr(const struct allow_maps *maps, int family, const void *addr);
-
-/* Record in the names map that @addr came from @name's answer.
- * @likely_there: the map holds a name for @addr already, as far as the
- * caller knows (either way is right; the guess saves a system call). */
-int allow_name(const struct allow_maps *maps, int family, const void *addr,
-	       const char *name, bool likely_there);
-
-/* Count the attempt's entries into maps->quota (an egretd re-adopting an
- * attempt finds them in the maps). 0 or -errno. */
-int allow_recount(const struct allow_maps *maps);
-
-/* Delete every entry of the attempt from the allow, names and host maps.
- * 0 or the first -errno (the others are still tried). */
-int allow_purge(const struct allow_maps *maps);
-
 /* A table for maps->learned; NULL if out of memory (then none is kept). */
 struct allow_learned *allow_learned_new(void);
 void allow_learned_free(struct allow_learned *l);
-
-/* Delete every key of @fd (keys of @key_size bytes) whose 8 bytes at @off
- * hold @attempt; with @count, only count them. Returns how many, or
- * -errno. */
-int allow_keyed_walk(int fd, size_t key_size, size_t off, __u64 attempt,
-		     bool count);
-
-/* CLOCK_MONOTONIC in ns: the clock bpf_ktime_get_coarse_ns() reads (a tick
- * behind at most); allow deadlines are on it. */
-__u64 allow_now_ns(void);
 
 #endif
