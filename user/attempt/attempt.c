@@ -479,7 +479,7 @@ void attempt_init(struct attempt *a)
 {
 	*a = (struct attempt){ .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
 			       .keeper_pidfd = -1, .exit_fd = -1,
-			       .ev = { .log_fd = -1 }, .host = { .src = { .fd = -1 } },
+			       .ev = { .log = { .fd = -1 } }, .host = { .src = { .fd = -1 } },
 			       .requests = { .timer = { .fd = -1 } } };
 	loader_init(&a->ld);
 }

@@ -164,7 +164,7 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 	char line[1024];
 	struct jsonl l = { .buf = line, .len = sizeof(line) };
 
-	jsonl_start(&l, ev, e->time_ns);
+	jsonl_start(&l, &ev->log, e->time_ns);
 	jsonl_put(&l, ",\"kind\":\"%s\",\"verdict\":\"%s\",\"reason\":\"%s\"",
 		  egret_hook_name(e->hook), egret_verdict_name(e->verdict),
 		  egret_reason_name(e->reason));
@@ -177,7 +177,7 @@ static void log_bpf_event(struct events *ev, const struct egret_event *e,
 		jsonl_put(&l, ",\"level\":%d,\"optname\":%d", e->level, e->optname);
 	if (repeats)
 		jsonl_put(&l, ",\"repeats\":%llu", (unsigned long long)repeats);
-	jsonl_end(ev, &l);
+	jsonl_end(&ev->log, &l);
 }
 
 /* One BPF event, or (@count > 1, or a repeat) @count of the same. @sni:
@@ -220,7 +220,7 @@ static void on_decision(struct events *ev, const struct egret_event *e,
 		if (ev->on_denial)
 			ev->on_denial(ev->denial_ctx, e, who && who[0] ? who : NULL, count);
 	}
-	if (ev->log_fd >= 0)
+	if (ev->log.fd >= 0)
 		log_bpf_event(ev, e, addr, name, sni, repeat ? count : 0);
 }
 
@@ -371,9 +371,9 @@ void events_dns(struct events *ev, const struct dns_decision *d)
 	if (!ev)
 		return;
 	count_dns(ev, d);
-	if (ev->log_fd < 0)
+	if (ev->log.fd < 0)
 		return;
-	jsonl_start(&l, ev, jsonl_boot_ns());
+	jsonl_start(&l, &ev->log, jsonl_boot_ns());
 	jsonl_put(&l, ",\"kind\":\"dns\",\"verdict\":\"%s\",\"name\":", verdict);
 	jsonl_str(&l, d->name);
 	jsonl_put(&l, ",\"qtype\":%u", d->qtype);
@@ -389,7 +389,7 @@ void events_dns(struct events *ev, const struct dns_decision *d)
 	jsonl_put(&l, "]");
 	if (d->naddrs > 0)
 		jsonl_put(&l, ",\"ttl\":%u", d->ttl);
-	jsonl_end(ev, &l);
+	jsonl_end(&ev->log, &l);
 }
 
 static void on_ring(struct loop_source *src, uint32_t events)
@@ -403,16 +403,16 @@ static void on_ring(struct loop_source *src, uint32_t events)
 int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit)
 {
-	*ev = (struct events){ .attempt = attempt, .log_fd = -1,
+	*ev = (struct events){ .log = { .fd = -1, .attempt = attempt },
 			       .counters_fd = -1, .dests_fd = -1, .tls_counts_fd = -1, .audit = audit,
 			       .repeats_timer = { .fd = -1 } };
 	repeats_init(&ev->repeats, -1);
-	ev->boot_to_real_ns = jsonl_boot_to_real_ns();
+	ev->log.boot_to_real_ns = jsonl_boot_to_real_ns();
 	if (!log_path)
 		return 0;
-	ev->log_fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	ev->log.fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 			  O_NOCTTY, 0600);
-	return ev->log_fd < 0 ? -errno : 0;
+	return ev->log.fd < 0 ? -errno : 0;
 }
 
 int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
@@ -466,7 +466,7 @@ void events_close(struct events *ev)
 	repeats_free(&ev->repeats);
 	free(ev->dests);
 	ev->dests = NULL;
-	if (ev->log_fd >= 0)
-		close(ev->log_fd);
-	ev->log_fd = -1;
+	if (ev->log.fd >= 0)
+		close(ev->log.fd);
+	ev->log.fd = -1;
 }

@@ -15,9 +15,9 @@
 #include "dns/names.h"
 #include "egret.h"
 #include "lib/loop.h"
+#include "observe/jsonl.h"
 #include "observe/repeats.h"
 
-#define EVENTS_SCHEMA		1
 #define EVENTS_TOP		64	/* distinct denied destinations kept */
 #define EVENTS_REPEATS_MS	1000	/* how often BPF's repeat counts are read */
 
@@ -47,8 +47,7 @@ struct denied_name {
 };
 
 struct events {
-	const char *attempt;		/* id, in every line */
-	int log_fd;			/* --log FILE, or -1 */
+	struct jsonl_log log;		/* --log FILE (.fd -1: none) */
 	bool audit;
 	int counters_fd;		/* per-CPU cgroup storage */
 	uint64_t counters_key;		/* the attempt's cgroup id */
@@ -83,11 +82,9 @@ struct events {
 	struct loop_source repeats_timer;	/* timerfd */
 	bool repeats_failed;			/* warned once */
 	struct loop *loop;		/* ended when enforcement failed */
-	int64_t boot_to_real_ns;	/* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	/* For the summary. */
 	uint64_t dns_answered, dns_denied, dns_would_deny, dns_failed;
 	uint64_t dns_quiet;		/* an agent's known noise, refused */
-	uint64_t write_errors;
 	struct denied_dest top[EVENTS_TOP];
 	size_t ntop;
 	uint64_t top_overflow;		/* denials of destinations not kept */

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "observe/events.h"
 #include "observe/jsonl.h"
 
 static int64_t clock_ns(clockid_t id)
@@ -27,10 +26,10 @@ int64_t jsonl_boot_to_real_ns(void)
 }
 
 /* "2026-11-30T06:55:01.123Z" for a CLOCK_BOOTTIME instant. */
-static void iso_time(const struct events *ev, uint64_t boot_ns, char *buf,
+static void iso_time(const struct jsonl_log *log, uint64_t boot_ns, char *buf,
 		     size_t len)
 {
-	int64_t real = (int64_t)boot_ns + ev->boot_to_real_ns;
+	int64_t real = (int64_t)boot_ns + log->boot_to_real_ns;
 	time_t secs = (time_t)(real / 1000000000LL);
 	struct tm tm;
 
@@ -42,14 +41,14 @@ static void iso_time(const struct events *ev, uint64_t boot_ns, char *buf,
 		 (unsigned int)((uint64_t)real % 1000000000ULL / 1000000));
 }
 
-void jsonl_start(struct jsonl *l, const struct events *ev, uint64_t boot_ns)
+void jsonl_start(struct jsonl *l, const struct jsonl_log *log, uint64_t boot_ns)
 {
 	char when[64];
 
-	iso_time(ev, boot_ns, when, sizeof(when));
+	iso_time(log, boot_ns, when, sizeof(when));
 	l->off = 0;
 	jsonl_put(l, "{\"v\":%d,\"time\":\"%s\",\"attempt\":", EVENTS_SCHEMA, when);
-	jsonl_str(l, ev->attempt);
+	jsonl_str(l, log->attempt);
 }
 
 void jsonl_put(struct jsonl *l, const char *fmt, ...)
@@ -80,15 +79,15 @@ void jsonl_str_or_null(struct jsonl *l, const char *s)
 		jsonl_put(l, "null");
 }
 
-void jsonl_end(struct events *ev, struct jsonl *l)
+void jsonl_end(struct jsonl_log *log, struct jsonl *l)
 {
 	size_t n;
 
 	jsonl_put(l, "}");
 	n = l->off >= l->len - 1 ? l->len - 2 : l->off;
-	if (ev->log_fd < 0)
+	if (log->fd < 0)
 		return;
 	l->buf[n++] = '\n';
-	if (write(ev->log_fd, l->buf, n) != (ssize_t)n)
-		ev->write_errors++;
+	if (write(log->fd, l->buf, n) != (ssize_t)n)
+		log->write_errors++;
 }

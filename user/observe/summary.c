@@ -127,14 +127,14 @@ void summary_log_destinations(struct events *ev)
 	uint64_t now;
 	size_t n;
 
-	if (ev->log_fd < 0)
+	if (ev->log.fd < 0)
 		return;
 	all = final_dests(ev, &n);
 	now = jsonl_boot_ns();
 	for (size_t i = 0; i < n; i++) {
 		const struct egret_dest_count *c = &all[i].c;
 
-		jsonl_start(&l, ev, now);
+		jsonl_start(&l, &ev->log, now);
 		jsonl_put(&l, ",\"kind\":\"destination\",\"name\":");
 		jsonl_str(&l, c->name);
 		jsonl_put(&l, ",\"sent\":%llu,\"received\":%llu,\"connections\":%llu,\"budget\":",
@@ -142,7 +142,7 @@ void summary_log_destinations(struct events *ev)
 			  (unsigned long long)c->conns);
 		jsonl_put(&l, c->budget ? "%llu" : "null", (unsigned long long)c->budget);
 		jsonl_put(&l, ",\"over_budget\":%s", c->over ? "true" : "false");
-		jsonl_end(ev, &l);
+		jsonl_end(&ev->log, &l);
 	}
 }
 
@@ -163,7 +163,7 @@ static void summary_totals(const struct events *ev, FILE *out)
 	dropped = counter(ev, EGRET_COUNTER_DROPPED);
 	fprintf(out, "egret: attempt %s: connections/datagrams %llu allowed, %llu %s; "
 		"DNS %llu answered, %llu %s, ",
-		ev->attempt, (unsigned long long)allowed,
+		ev->log.attempt, (unsigned long long)allowed,
 		(unsigned long long)(ev->audit ? would : denied), deny_word,
 		(unsigned long long)ev->dns_answered,
 		(unsigned long long)(ev->audit ? ev->dns_would_deny : ev->dns_denied),
@@ -180,10 +180,10 @@ static void summary_totals(const struct events *ev, FILE *out)
 				egret_hook_name(h), deny_word);
 	}
 	fprintf(out, "\n");
-	if (dropped || ev->write_errors)
+	if (dropped || ev->log.write_errors)
 		fprintf(out, "egret:   %llu events lost (ring buffer and repeat counts full), %llu log writes failed\n",
 			(unsigned long long)dropped,
-			(unsigned long long)ev->write_errors);
+			(unsigned long long)ev->log.write_errors);
 }
 
 /* One denied destination: the name a TLS or HTTP denial asked, else the
