@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * attempt/attempt.c - making an attempt and taking it down: its record,
- * cgroup, pins, logs, DNS proxy and programs, in order; each step fails
- * closed with one line naming the step, the error and the fix.
+ * cgroup, pins, logs, DNS proxy and programs (attempt/programs.c), in
+ * order; each step fails closed with one line naming the step, the error
+ * and the fix.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "attempt/attempt.h"
+#include "attempt/attempt_impl.h"
 #include "attempt/cgroup.h"
 #include "attempt/effective.h"
 #include "attempt/gc.h"
@@ -25,26 +27,15 @@
 #include "enforce/allow.h"
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
-#include "enforce/shared.h"
 #include "enforce/sockkill.h"
-#include "enforce/unix_filter.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "observe/events.h"
-#include "policy/spec.h"
 #include "requests/log.h"
 #include "requests/store.h"
-
-/* What a refusal of the kernel's (EPERM, EACCES) most likely means; any
- * other error says what it says (a full /run is not a missing privilege). */
-static const char *priv_hint(int r)
-{
-	return r == -EPERM || r == -EACCES ?
-		" (needs root, or CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)" : "";
-}
 
 static int resolve_cgroup_parent(const struct run_opts *o, char *ret, size_t len)
 {
@@ -120,29 +111,6 @@ static void on_bpf_denial(void *ctx, const struct egret_event *e, const char *na
 }
 
 /*
- * The errno refused connects fail with (docs/CLIENTS.md): the operator's,
- * or the default where this kernel lets the programs choose it. An errno
- * asked for that this kernel cannot give is refused, not silently EPERM.
- */
-static int pick_deny_errno(const struct run_opts *o)
-{
-	int can = loader_can_set_errno();
-
-	if (can < 0)
-		return log_error_errno(can, "probe the kernel's BPF helpers%s", priv_hint(can));
-	if (o->deny_errno && o->deny_errno != EPERM && !can) {
-		log_error("--deny-errno %s: this kernel can only refuse with EPERM (bpf_set_retval needs Linux 5.18)",
-			  run_deny_errno_name(o->deny_errno));
-		return -EOPNOTSUPP;
-	}
-	if (o->deny_errno)
-		return o->deny_errno;
-	if (!can)
-		log_info("this kernel cannot choose the errno of a refused connect (bpf_set_retval, Linux 5.18): EPERM");
-	return can ? RUN_DEFAULT_DENY_ERRNO : EPERM;
-}
-
-/*
  * Steps that make the attempt, in order; each logs its own one-line
  * failure, and attempt_close() undoes whatever they reached.
  *
@@ -215,7 +183,7 @@ static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
 		return log_error_errno(r, "cgroup parent %s: not a directory on the cgroup2 mount (fix --cgroup-parent)",
 				       parent);
 	if (r < 0)
-		return log_error_errno(r, "create cgroup parent %s%s", parent, priv_hint(r));
+		return log_error_errno(r, "create cgroup parent %s%s", parent, attempt_priv_hint(r));
 
 	if (o->id)
 		strcpy(a->st.id, o->id);
@@ -235,7 +203,7 @@ static int attempt_make_cgroup(struct attempt *a, const struct run_opts *o)
 	if (r == -EEXIST)
 		return log_error_errno(r, "attempt id '%s' is in use (pick another --id)", a->st.id);
 	if (r < 0)
-		return log_error_errno(r, "create record in %s%s", EGRET_RUN_DIR, priv_hint(r));
+		return log_error_errno(r, "create record in %s%s", EGRET_RUN_DIR, attempt_priv_hint(r));
 
 	if (mkdir(a->st.cgroup, 0755) < 0)
 		return log_error_errno(-errno, "create cgroup %s%s", a->st.cgroup,
@@ -254,7 +222,7 @@ static int attempt_make_pins(struct attempt *a)
 
 	r = bpffs_ensure();
 	if (r < 0)
-		return log_error_errno(r, "mount bpffs at %s%s", EGRET_BPFFS, priv_hint(r));
+		return log_error_errno(r, "mount bpffs at %s%s", EGRET_BPFFS, attempt_priv_hint(r));
 	r = private_dir_ensure(EGRET_PIN_ROOT);
 	if (r < 0)
 		return log_error_errno(r, "prepare %s (must be a directory owned by egret's uid)",
@@ -318,92 +286,6 @@ static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_
 	return 0;
 }
 
-/* The DNS proxy, the programs and their maps, attached and pinned. */
-static int attempt_enforce(struct attempt *a, const struct run_opts *o,
-			   int *ret_deny_errno)
-{
-	const struct allow_spec *bad = NULL;
-	const char *step = NULL;
-	char keep[PATH_MAX];
-	struct loader_opts lo;
-	struct allow_maps maps;
-	uint64_t t1;
-	int r, deny_errno;
-
-	/* The proxy's port goes into the attempt's settings: bind it first. */
-	r = attempt_open_dns(a, o, 0, NULL);
-	if (r < 0)
-		return r;
-
-	deny_errno = pick_deny_errno(o);
-	if (deny_errno < 0)
-		return deny_errno;
-	lo = (struct loader_opts){
-		.max_entries = (__u32)o->max_entries,
-		.max_cidrs = (__u32)o->max_cidrs,
-		.dns_port = dns_proxy_port(a->dns),
-		.dns_ip6_loopback = dns_proxy_ip6_loopback(a->dns),
-		.log_allowed = o->log_allowed, .audit = o->audit,
-		.deny_errno = deny_errno == EPERM ? 0 : deny_errno,
-	};
-	for (unsigned int i = 0; !o->no_pinning && i < o->policy.npin_ports &&
-			       i < EGRET_PIN_PORTS; i++)
-		lo.pin_ports[i] = o->policy.pin_ports[i];
-	for (unsigned int i = 0; !o->no_pinning && i < o->policy.nhttp_ports &&
-			       i < EGRET_PIN_PORTS; i++)
-		lo.http_ports[i] = o->policy.http_ports[i];
-	/* A refused pinned connection may keep its hello or request queued:
-	 * teardown must destroy it before the programs go (enforce/sockkill.h). */
-	if ((lo.pin_ports[0] || lo.http_ports[0]) && (r = sockets_destroy_probe()) < 0)
-		return log_error_errno(r, "SNI pinning needs a kernel that can destroy sockets (CONFIG_INET_DIAG_DESTROY); --no-pinning turns pinning off");
-	t1 = mono_us();
-	cgroup_keep_path(keep, sizeof(keep));
-	r = shared_get(&a->ld, o->no_shared, keep[0] ? keep : NULL, &step);
-	a->load_us = mono_us() - t1;
-	if (r < 0)
-		return log_error_errno(r, "%s%s (-v shows libbpf's detail)",
-				       step, priv_hint(r));
-	/* Its maps pinned in its directory before it has any entry: whoever
-	 * removes the attempt finds all of them there (gc.c). */
-	r = loader_attempt_begin(&a->ld, a->cgroup_fd, a->st.pins, &lo, &step);
-	if (r < 0)
-		return log_error_errno(r, "%s %s", step, a->st.pins);
-	/* The host's addresses: sources allowed, destinations special. */
-	r = hostaddr_open(&a->host, a->ld.maps[LOADER_HOST4], a->ld.maps[LOADER_HOST6],
-			  a->ld.key);
-	if (r < 0)
-		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
-				       r == -ENOSPC ? ": more than egret keeps" : "");
-	dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS], a->ld.key,
-		   EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
-	maps = loader_allow_maps(&a->ld);
-	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
-	if (r < 0) {
-		char text[128] = "?";
-
-		spec_format(bad, text, sizeof(text));
-		return log_error_errno(r, "write allow entry %s%s", text,
-				       r == -ENOSPC || r == -E2BIG ? " (more than 8 port rules for one address, or too many entries: raise --max-entries/--max-cidrs)" : "");
-	}
-	if (o->unix_filter) {
-		r = unix_filter_allow(a->ld.maps[LOADER_UNIX_ALLOW], a->ld.key,
-				      o->unix_names, o->nunix_names);
-		if (r < 0)
-			return log_error_errno(r, "write the allowed abstract socket names");
-	}
-	r = loader_attach_pin(&a->ld, a->cgroup_fd, a->st.pins, o->unix_filter, &step);
-	if (r < 0)
-		return log_error_errno(r, "%s %s%s (the kernel needs cgroup BPF and bpf_link)",
-				       step, a->st.cgroup, priv_hint(r));
-	/* Nothing runs in the cgroup yet: until this, its programs refuse
-	 * everything (an unwritten storage names no attempt). */
-	r = loader_configure(&a->ld, &lo, &step);
-	if (r < 0)
-		return log_error_errno(r, "%s", step);
-	*ret_deny_errno = deny_errno;
-	return 0;
-}
-
 int attempt_open(struct attempt *a, const struct run_opts *o,
 		 const struct launch_user *user)
 {
@@ -420,8 +302,11 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 		r = attempt_make_pins(a);
 	if (r == 0)
 		r = attempt_open_logs(a, o);
+	/* The proxy's port goes into the attempt's settings: bind it first. */
 	if (r == 0)
-		r = attempt_enforce(a, o, &deny_errno);
+		r = attempt_open_dns(a, o, 0, NULL);
+	if (r == 0)
+		r = attempt_programs_attach(a, o, &deny_errno);
 	if (r < 0)
 		return r;
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF programs %.1f ms, %s)",

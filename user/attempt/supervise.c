@@ -45,6 +45,7 @@ struct supervisor {
 	struct approvals_watch approvals;
 	struct watchdog dog;		/* --timeout, and the denial lines */
 	struct allow_maps maps;
+	struct allow_learned *learned;	/* the DNS path's memory (enforce/allow.h) */
 	struct terminal *term;
 	int status;
 };
@@ -217,6 +218,121 @@ static void on_sweep(struct loop_source *src, uint32_t events)
 		log_debug("sweep: removed %d expired entries", n);
 }
 
+/* The supervisor of @a's COMMAND (@pidfd; its keeper's, if it has one)
+ * and of the signals of @sigfd. */
+static void supervisor_init(struct supervisor *sv, struct attempt *a, int pidfd,
+			    int sigfd)
+{
+	sv->maps = loader_allow_maps(&a->ld);
+	/* The DNS path's shortcuts: the host's addresses from memory, and
+	 * no rewrite of an entry it has just written (enforce/allow.h). */
+	sv->maps.host = &a->host;
+	sv->maps.learned = sv->learned = allow_learned_new();
+	sv->child = (struct loop_source){ .fn = on_child,
+		.fd = a->keeper_pidfd >= 0 ? a->keeper_pidfd : pidfd };
+	sv->command_pidfd = pidfd;
+	sv->exit_fd = a->exit_fd;
+	sv->signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
+}
+
+/* What the caller's channel acts on: COMMAND to signal, the loop to end,
+ * COMMAND's terminal and its suspend key. */
+static void control_bind(struct attempt_control *control, struct supervisor *sv,
+			 int pidfd, struct terminal *term)
+{
+	if (!control)
+		return;
+	control->child_pidfd = pidfd;
+	control->loop = &sv->loop;
+	control->term = term->pty ? term : NULL;
+	if (control->suspended && term->pty) {
+		term->suspended = on_suspended;
+		term->suspended_ctx = control;
+	}
+}
+
+/* The loop's own sources: COMMAND, signals, the sweep (every @sweep_ms),
+ * the caller's channel and its extra source, COMMAND's terminal. */
+static int watch_own(struct supervisor *sv, struct attempt_control *control,
+		     struct terminal *term, pid_t pid, uint64_t sweep_ms)
+{
+	int r;
+
+	if (sv->sweep.fd < 0)
+		return -errno;
+	if ((r = timerfd_arm_ms(sv->sweep.fd, sweep_ms, true)) < 0 ||
+	    (r = loop_watch(&sv->loop, &sv->child, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv->loop, &sv->signals, EPOLLIN)) < 0 ||
+	    (r = loop_watch(&sv->loop, &sv->sweep, EPOLLIN)) < 0 ||
+	    (control && (r = loop_watch(&sv->loop, &control->src, EPOLLIN)) < 0) ||
+	    (control && control->extra &&
+	     (r = loop_watch(&sv->loop, control->extra, EPOLLIN)) < 0))
+		return r;
+	return terminal_start(term, &sv->loop, pid);
+}
+
+/* What the attempt serves from the loop: DNS, the host's addresses, the
+ * events, the watchdog, the request log and the approvals. */
+static int watch_attempt(struct supervisor *sv, struct attempt *a,
+			 const struct run_opts *o)
+{
+	int r;
+
+	if ((r = dns_proxy_start(a->dns, &sv->loop, &sv->maps)) < 0 ||
+	    (r = hostaddr_start(&a->host, &sv->loop)) < 0)
+		return r;
+	events_set_tls(&a->ev, a->ld.maps[LOADER_TLS_COUNTS], a->ld.slot);
+	a->ev.dests_fd = a->ld.maps[LOADER_DEST_COUNTS];
+	if ((r = events_start(&a->ev, &sv->loop, loader_events_fd(&a->ld),
+			      loader_counters_fd(&a->ld), a->ld.key, loader_repeats_fd(&a->ld),
+			      dns_proxy_names(a->dns))) < 0 ||
+	    (r = watchdog_start(&sv->dog, &sv->loop, &a->ev, a->st.cgroup, o->timeout_ms,
+				o->quiet)) < 0 ||
+	    (o->repo && (r = request_log_start(&a->requests, &sv->loop)) < 0) ||
+	    (o->approvals_path[0] &&
+	     (r = approvals_watch_start(&sv->approvals, &sv->loop, o->approvals_path,
+					o->repo, &o->approvals_stamp, &o->policy,
+					a->dns, &sv->maps)) < 0))
+		return r;
+	return 0;
+}
+
+/* COMMAND ended with @r: what it left in its pty, then the terminal as we
+ * found it, before egret prints anything more; the events drained, the
+ * log's destinations, the watchdog's word on @r, the summary. */
+static int supervise_end(struct supervisor *sv, struct attempt *a,
+			 const struct run_opts *o, struct terminal *term, int r)
+{
+	terminal_drain(term);
+	terminal_suspend(term);
+	events_drain(&a->ev);
+	summary_log_destinations(&a->ev);
+	if (r >= 0)
+		r = watchdog_status(&sv->dog, r, stderr);
+	if (!o->quiet)
+		summary_print(&a->ev, stderr);
+	return r;
+}
+
+/* Whatever was watched, unwatched; the loop closed. */
+static void supervise_stop(struct supervisor *sv, struct attempt *a,
+			   struct attempt_control *control, struct terminal *term)
+{
+	terminal_drain(term);
+	/* The proxy's sources belong to this loop: detach them now. */
+	dns_proxy_close(a->dns);
+	a->dns = NULL;
+	approvals_watch_free(&sv->approvals);
+	watchdog_stop(&sv->dog, &sv->loop);
+	hostaddr_close(&a->host);
+	request_log_detach(&a->requests);
+	loop_close(&sv->loop);
+	allow_learned_free(sv->learned);
+	if (control)
+		control->term = NULL;
+	term->suspended = NULL;
+}
+
 /* Serve DNS and wait for COMMAND. Returns its exit code or -errno. */
 int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	      int pidfd, int sigfd, struct terminal *term,
@@ -226,89 +342,27 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 				 .approvals = { .timer = { .fd = -1 } },
 				 .dog = { .deadline = { .fd = -1 }, .tick = { .fd = -1 } } };
 	_cleanup_close_ int sweep_fd = -1;
-	struct allow_learned *learned;
-	uint64_t sweep_ms;
+	/* Sweep about as often as entries can expire, within 1 s to 30 s. */
+	uint64_t sweep_ms = o->dns_min_ttl < 1 ? 1000 :
+			    o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
 	int r;
 
 	r = loop_init(&sv.loop);
 	if (r < 0)
 		return r;
-	sv.maps = loader_allow_maps(&a->ld);
-	/* The DNS path's shortcuts: the host's addresses from memory, and
-	 * no rewrite of an entry it has just written (enforce/allow.h). */
-	sv.maps.host = &a->host;
-	sv.maps.learned = learned = allow_learned_new();
-	sv.child = (struct loop_source){ .fn = on_child,
-		.fd = a->keeper_pidfd >= 0 ? a->keeper_pidfd : pidfd };
-	sv.command_pidfd = pidfd;
-	sv.exit_fd = a->exit_fd;
-	sv.signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
+	supervisor_init(&sv, a, pidfd, sigfd);
 	sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sv.sweep = (struct loop_source){ .fd = sweep_fd, .fn = on_sweep };
-	/* Sweep about as often as entries can expire, within 1 s to 30 s. */
-	sweep_ms = o->dns_min_ttl < 1 ? 1000 :
-		   o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
-
-	if (control) {
-		control->child_pidfd = pidfd;
-		control->loop = &sv.loop;
-		control->term = term->pty ? term : NULL;
-		if (control->suspended && term->pty) {
-			term->suspended = on_suspended;
-			term->suspended_ctx = control;
-		}
-	}
-	if (sweep_fd < 0 || (r = timerfd_arm_ms(sweep_fd, sweep_ms, true)) < 0 ||
-	    (r = loop_watch(&sv.loop, &sv.child, EPOLLIN)) < 0 ||
-	    (r = loop_watch(&sv.loop, &sv.signals, EPOLLIN)) < 0 ||
-	    (r = loop_watch(&sv.loop, &sv.sweep, EPOLLIN)) < 0 ||
-	    (control && (r = loop_watch(&sv.loop, &control->src, EPOLLIN)) < 0) ||
-	    (control && control->extra &&
-	     (r = loop_watch(&sv.loop, control->extra, EPOLLIN)) < 0) ||
-	    (r = terminal_start(term, &sv.loop, pid)) < 0 ||
-	    (r = dns_proxy_start(a->dns, &sv.loop, &sv.maps)) < 0 ||
-	    (r = hostaddr_start(&a->host, &sv.loop)) < 0 ||
-	    (events_set_tls(&a->ev, a->ld.maps[LOADER_TLS_COUNTS], a->ld.slot), 0) ||
-	    (a->ev.dests_fd = a->ld.maps[LOADER_DEST_COUNTS], 0) ||
-	    (r = events_start(&a->ev, &sv.loop, loader_events_fd(&a->ld),
-			      loader_counters_fd(&a->ld), a->ld.key, loader_repeats_fd(&a->ld),
-			      dns_proxy_names(a->dns))) < 0 ||
-	    (r = watchdog_start(&sv.dog, &sv.loop, &a->ev, a->st.cgroup, o->timeout_ms,
-				o->quiet)) < 0 ||
-	    (o->repo && (r = request_log_start(&a->requests, &sv.loop)) < 0) ||
-	    (o->approvals_path[0] &&
-	     (r = approvals_watch_start(&sv.approvals, &sv.loop, o->approvals_path,
-					o->repo, &o->approvals_stamp, &o->policy,
-					a->dns, &sv.maps)) < 0)) {
-		r = r < 0 ? r : -errno;
-		goto out;
-	}
-	r = loop_run(&sv.loop);
-	if (r == 0)
-		r = sv.status;
-	/* What COMMAND left in its pty, then the terminal as we found it,
-	 * before egret prints anything more. */
-	terminal_drain(term);
-	terminal_suspend(term);
-	events_drain(&a->ev);
-	summary_log_destinations(&a->ev);
+	control_bind(control, &sv, pidfd, term);
+	r = watch_own(&sv, control, term, pid, sweep_ms);
 	if (r >= 0)
-		r = watchdog_status(&sv.dog, r, stderr);
-	if (!o->quiet)
-		summary_print(&a->ev, stderr);
-out:
-	terminal_drain(term);
-	/* The proxy's sources belong to this loop: detach them now. */
-	dns_proxy_close(a->dns);
-	a->dns = NULL;
-	approvals_watch_free(&sv.approvals);
-	watchdog_stop(&sv.dog, &sv.loop);
-	hostaddr_close(&a->host);
-	request_log_detach(&a->requests);
-	loop_close(&sv.loop);
-	allow_learned_free(learned);
-	if (control)
-		control->term = NULL;
-	term->suspended = NULL;
+		r = watch_attempt(&sv, a, o);
+	if (r >= 0) {
+		r = loop_run(&sv.loop);
+		if (r == 0)
+			r = sv.status;
+		r = supervise_end(&sv, a, o, term, r);
+	}
+	supervise_stop(&sv, a, control, term);
 	return r;
 }
