@@ -94,7 +94,7 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h $(OUT)/bpf-flags | $(O
 $(OUT)/version: FORCE | $(OUT)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
 
-$(OUT)/user/main.o $(OUT)/user/enforce/loader.o: $(OUT)/version
+$(OUT)/user/main.o $(OUT)/user/enforce/objects.o: $(OUT)/version
 
 $(OUT)/egret.skel.h: $(OUT)/egret.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -108,7 +108,7 @@ $(OUT)/egret_tasks.skel.h: $(OUT)/tasks.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name egret_tasks_bpf > $@
 
-$(OUT)/user/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
+$(OUT)/user/enforce/objects.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
 
 # Header dependencies come from the compiler (-MMD -MP: the .d files).
 $(OUT)/user/%.o: user/%.c
@@ -289,7 +289,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(OUT)/fuzz/enforce/loader.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
+$(OUT)/fuzz/enforce/objects.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
 
 $(OUT)/fuzz/%.o: user/%.c
 	$(call msg,FUZZ-CC,$@)

@@ -11,7 +11,8 @@
  * re-adopting egretd find them there), attaches the programs to its cgroup
  * by bpf_link and writes its settings into the attachment's cgroup storage.
  *
- * Everything is held as plain fds.
+ * Everything is held as plain fds. loader.c holds the tables and the
+ * attempt's steps, objects.c the loading of the set, slots.c the slots.
  */
 #ifndef EGRET_LOADER_H
 #define EGRET_LOADER_H
@@ -29,7 +30,8 @@ struct loader_opts {
 	bool dns_ip6_loopback;	/* proxy on ::1; else ::ffff:127.0.0.1 */
 	bool log_allowed;	/* events for allowed decisions too */
 	bool audit;		/* log would-be denials, deny nothing */
-	int deny_errno;		/* refused connect/sendmsg: 0 = EPERM (loader_can_set_errno) */
+	int deny_errno;		/* refused connect/sendmsg: 0 = EPERM
+				 * (loader_can_set_errno) */
 	__u16 pin_ports[EGRET_PIN_PORTS];	/* SNI pinning's TCP ports; 0: unused */
 	__u16 http_ports[EGRET_PIN_PORTS];	/* Host pinning's (plain HTTP) */
 };
