@@ -12,6 +12,8 @@
 #include "cmd/run.h"
 #include "cmd/status.h"
 #include "cmd/suggest.h"
+#include "lib/cmd.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -34,11 +36,8 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
-static const struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-} commands[] = {
+/* `egret COMMAND`: a new command is a row here, and --help lists it. */
+static const struct cmd commands[] = {
 	{ "run", cmd_run, "run COMMAND with its network egress denied unless allowed" },
 	{ "check", cmd_check, "validate a policy and print a repo's effective allowlist" },
 	{ "status", cmd_status, "list live attempts, their counters and allow entries" },
@@ -48,42 +47,38 @@ static const struct cmd {
 	{ "git", cmd_git, "the caller's git over an attempt's worktree, nothing it planted run" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },
+	{ "--version", cmd_version, NULL },
+	{ "--help", cmd_help, NULL },
+	{ "-h", cmd_help, NULL },
 };
 
 static int cmd_help(int argc, char **argv)
 {
-	size_t i;
-
 	(void)argc;
 	(void)argv;
 	printf("Usage: egret COMMAND [OPTIONS]\n\n"
 	       "Per-attempt, deny-by-default network egress enforced by cgroup BPF.\n\n");
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+	cmd_list(stdout, commands, ARRAY_SIZE(commands), 8);
 	printf("\n'egret COMMAND --help' for a command's options.\n");
 	return 0;
 }
 
+/* No command, or one egret does not have. */
+static int cmd_unknown(int argc, char **argv)
+{
+	if (argc < 1)
+		cmd_help(0, NULL);
+	else
+		log_error("unknown command '%s' (see egret --help)", argv[0]);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
-	size_t i;
-
 	log_setup_libbpf();
 	/* One binary: started as egretd, it is the daemon. */
 	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
 				"egretd"))
 		return cmd_daemon(argc, argv);
-	if (argc < 2) {
-		cmd_help(0, NULL);
-		return 2;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "--version"))
-		return cmd_version(argc - 1, argv + 1);
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	log_error("unknown command '%s' (see egret --help)", argv[1]);
-	return 2;
+	return cmd_select(commands, ARRAY_SIZE(commands), argc - 1, argv + 1, cmd_unknown);
 }

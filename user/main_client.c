@@ -12,6 +12,8 @@
 #include "attempt/run_options.h"
 #include "cmd/client.h"
 #include "cmd/git.h"
+#include "lib/cmd.h"
+#include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -47,29 +49,41 @@ static int client_status_cmd(int argc, char **argv)
 	return client_status(client_daemon_socket(argc, argv), argc, argv);
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} commands[] = {
-	{ "run", client_run_cmd },
-	{ "status", client_status_cmd },
-	{ "git", cmd_git },
+static int client_help(int argc, char **argv)
+{
+	return usage(stdout);
+}
+
+static int client_version(int argc, char **argv)
+{
+	printf("egret %s (egretd's client)\n", EGRET_VERSION);
+	return 0;
+}
+
+/* No command (the usage, on stderr), or one of the full egret's. */
+static int client_unknown(int argc, char **argv)
+{
+	if (argc < 1)
+		return usage(stderr);
+	log_error("%s: this egret is egretd's client, which runs attempts and shows them (egret run, egret status) and harvests their worktrees (egret git); the other commands need the full egret",
+		  argv[0]);
+	return EXIT_USAGE;
+}
+
+/* The usage above is written out whole (each command's synopsis), so no
+ * row carries a summary. */
+static const struct cmd commands[] = {
+	{ "run", client_run_cmd, NULL },
+	{ "status", client_status_cmd, NULL },
+	{ "git", cmd_git, NULL },
+	{ "help", client_help, NULL },
+	{ "--help", client_help, NULL },
+	{ "-h", client_help, NULL },
+	{ "version", client_version, NULL },
+	{ "--version", client_version, NULL },
 };
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
-		return usage(stderr);
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
-		return usage(stdout);
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("egret %s (egretd's client)\n", EGRET_VERSION);
-		return 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	log_error("%s: this egret is egretd's client, which runs attempts and shows them (egret run, egret status) and harvests their worktrees (egret git); the other commands need the full egret",
-		  argv[1]);
-	return 2;
+	return cmd_select(commands, ARRAY_SIZE(commands), argc - 1, argv + 1, client_unknown);
 }
