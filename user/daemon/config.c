@@ -61,61 +61,33 @@ struct key_rule {
 	int (*parse)(struct parser *ps, yaml_node_t *v);
 };
 
-#define KEYS_MAX	12	/* keys of one mapping: bits of an unsigned int */
-
 /*
- * Each pair of the mapping @map through its rule: a key that is not a plain
- * name, unknown (hint: the closest of @rules) or given twice is reported
- * and the other keys still read, so one typo hides no other mistake.
- * *@ret_seen: bit i set when @rules[i]'s key is present.
+ * Each pair of the mapping @map through its rule, every other key
+ * reported on the way (policy/yaml_util.h: yaml_walk). *@ret_seen: bit i
+ * set when @rules[i]'s key is present.
  */
 static int parse_keys(struct parser *ps, yaml_node_t *map,
 		      const struct key_rule *rules, size_t n, const char *where,
 		      unsigned int *ret_seen)
 {
-	const char *names[KEYS_MAX];
-	char list[128] = "";
-	unsigned int seen = 0;
-	yaml_node_pair_t *p;
-	int r = 0;
+	const char *names[YAML_KEYS_MAX];
+	const struct yaml_keys keys = { .where = where, .names = names, .n = n };
+	struct yaml_walk w = { .doc = ps->doc, .d = ps->d, .keys = &keys };
+	int i;
 
-	for (size_t i = 0; i < n; i++) {
-		names[i] = rules[i].name;
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i ? ", " : "", names[i]);
-	}
-	*ret_seen = 0;
-	if (map->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, map, "%s: want a mapping (%s)", where, list);
-		return -EINVAL;
-	}
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key);
-		const char *key = yaml_scalar(k);
-		size_t i = 0;
-
-		while (key && i < n && strcmp(key, rules[i].name))
-			i++;
-		if (!key) {
-			diag_add(ps->d, k, "keys must be plain names (in %s)", where);
-		} else if (i == n) {
-			diag_unknown_key(ps->d, k, key, names, n, where);
-		} else if (seen & 1u << i) {
-			diag_add(ps->d, k, "duplicate key '%s' in %s", key, where);
-		} else {
-			seen |= 1u << i;
-			if (rules[i].parse(ps, node_at(ps, p->value)) == 0)
-				continue;
-		}
-		r = -EINVAL;
-	}
-	*ret_seen = seen;
-	return r;
+	for (size_t j = 0; j < n; j++)
+		names[j] = rules[j].name;
+	yaml_walk_start(&w, map);
+	while ((i = yaml_walk_next(&w)) >= 0)
+		if (rules[i].parse(ps, w.value) < 0)
+			w.r = -EINVAL;
+	*ret_seen = w.seen;
+	return w.r;
 }
 
 /* parse_keys() for a table whose size the compiler checks. */
 #define parse_mapping(ps, map, rules, where, ret_seen) ({			\
-	_Static_assert(ARRAY_SIZE(rules) <= KEYS_MAX, "more keys than KEYS_MAX");	\
+	_Static_assert(ARRAY_SIZE(rules) <= YAML_KEYS_MAX, "more keys than YAML_KEYS_MAX"); \
 	parse_keys(ps, map, rules, ARRAY_SIZE(rules), where, ret_seen);		\
 })
 

@@ -104,6 +104,71 @@ const char *closest_word(const char *word, const char *const *candidates,
 	return best;
 }
 
+int yaml_walk_start(struct yaml_walk *w, yaml_node_t *map)
+{
+	const struct yaml_keys *keys = w->keys;
+	char list[DIAG_LEN] = "";
+
+	w->seen = 0;
+	w->r = 0;
+	w->at = w->end = NULL;
+	if (map->type == YAML_MAPPING_NODE) {
+		w->at = map->data.mapping.pairs.start;
+		w->end = map->data.mapping.pairs.top;
+		return 0;
+	}
+	for (size_t i = 0; i < keys->n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 i ? ", " : "", keys->names[i]);
+	diag_add(w->d, map, "%s: want a mapping (%s)", keys->where, list);
+	return w->r = -EINVAL;
+}
+
+/* w->key, neither a plain name nor a new one of the keys: told. */
+static void walk_refuse(struct yaml_walk *w, const char *key, size_t i)
+{
+	const struct yaml_keys *keys = w->keys;
+
+	w->r = -EINVAL;
+	if (key && i < keys->n)
+		diag_add(w->d, w->key, "duplicate key '%s' in %s", key, keys->where);
+	else if (keys->refuse)
+		keys->refuse(w, key);
+	else if (!key)
+		diag_add(w->d, w->key, "keys must be plain names (in %s)", keys->where);
+	else
+		diag_unknown_key(w->d, w->key, key, keys->names, keys->n, keys->where);
+}
+
+int yaml_walk_next(struct yaml_walk *w)
+{
+	const struct yaml_keys *keys = w->keys;
+
+	for (; w->at && w->at < w->end; w->at++) {
+		const char *key;
+		size_t i = 0;
+
+		w->key = yaml_node(w->doc, w->at->key);
+		w->value = yaml_node(w->doc, w->at->value);
+		key = yaml_scalar(w->key);
+		while (key && i < keys->n && strcmp(key, keys->names[i]))
+			i++;
+		if (key && i < keys->n && !(w->seen & 1u << i)) {
+			w->seen |= 1u << i;
+			w->at++;
+			return (int)i;
+		}
+		walk_refuse(w, key, i);
+	}
+	return -1;
+}
+
+void yaml_refuse_unknown(const struct yaml_walk *w, const char *key)
+{
+	diag_unknown_key(w->d, w->key, key ? key : "?", w->keys->names, w->keys->n,
+			 w->keys->where);
+}
+
 int policy_yaml_ports(yaml_document_t *doc, yaml_node_t *node, struct diag *d,
 		      struct port_range *ret, unsigned int *ret_n, bool *ret_any)
 {
