@@ -17,17 +17,30 @@
 #include "policy/yaml.h"
 #include "policy/yaml_util.h"
 
-static const char *const section_keys[] = {
-	"ports", "os_registries", "git_remote", "ecosystems", "agents", "hosts", "cidrs", "pinning",
-	"dns", "maps", "loopback", "upload_limit", "upload_limits", "nested_sandbox",
+/* The keys of a section, a repository's or the top level's; the top
+ * level's own two last (a repository's section has the others). */
+enum section_key {
+	SEC_PORTS, SEC_OS, SEC_GIT_REMOTE, SEC_ECOSYSTEMS, SEC_AGENTS, SEC_HOSTS, SEC_CIDRS,
+	SEC_PINNING, SEC_DNS, SEC_MAPS, SEC_LOOPBACK, SEC_UPLOAD_LIMIT, SEC_UPLOAD_LIMITS,
+	SEC_NESTED_SANDBOX,
+	SEC_VERSION, SEC_REPOS,
 };
-static const char *const top_only_keys[] = { "version", "repos" };
+
+static const char *const section_names[] = {
+	[SEC_PORTS] = "ports", [SEC_OS] = "os_registries", [SEC_GIT_REMOTE] = "git_remote",
+	[SEC_ECOSYSTEMS] = "ecosystems", [SEC_AGENTS] = "agents", [SEC_HOSTS] = "hosts",
+	[SEC_CIDRS] = "cidrs", [SEC_PINNING] = "pinning", [SEC_DNS] = "dns", [SEC_MAPS] = "maps",
+	[SEC_LOOPBACK] = "loopback", [SEC_UPLOAD_LIMIT] = "upload_limit",
+	[SEC_UPLOAD_LIMITS] = "upload_limits", [SEC_NESTED_SANDBOX] = "nested_sandbox",
+	[SEC_VERSION] = "version", [SEC_REPOS] = "repos",
+};
 
 struct parser {
 	yaml_document_t *doc;
 	const struct catalog *cat;
 	struct diag *d;
 	struct policy_doc *out;
+	yaml_node_t *repos;		/* the top level's repos:, read last */
 };
 
 static yaml_node_t *node_at(struct parser *ps, int index)
@@ -35,11 +48,8 @@ static yaml_node_t *node_at(struct parser *ps, int index)
 	return yaml_node(ps->doc, index);
 }
 
-static void unknown_key(struct parser *ps, yaml_node_t *k, const char *key,
-			const char *const *known, size_t n, const char *where)
-{
-	diag_unknown_key(ps->d, k, key, known, n, where);
-}
+/* A walk over @map's @keys, its problems in ps->d. */
+#define PARSER_WALK(ps, keys_) { .doc = (ps)->doc, .d = (ps)->d, .keys = (keys_) }
 
 /* `ports: [443, "8000-8100"]`, `ports: 443` or `ports: any`. */
 static int parse_ports(struct parser *ps, yaml_node_t *node,
@@ -137,6 +147,17 @@ static int parse_names(struct parser *ps, yaml_node_t *node,
 	return r;
 }
 
+enum item_key { ITEM_TEXT, ITEM_PORTS, ITEM_PIN, ITEM_LIMIT, ITEM_KEYS };
+
+static const char *const cidr_item_names[ITEM_KEYS] = { "cidr", "ports", "pin", "upload_limit" };
+static const char *const host_item_names[ITEM_KEYS] = { "host", "ports", "pin", "upload_limit" };
+
+/* [hosts]: a `cidrs:` item's keys, a `hosts:` item's. */
+static const struct yaml_keys item_keys[2] = {
+	YAML_KEYS("a cidrs item", cidr_item_names, .refuse = yaml_refuse_unknown),
+	YAML_KEYS("a hosts item", host_item_names, .refuse = yaml_refuse_unknown),
+};
+
 /*
  * A `hosts:` or `cidrs:` item's text and its `ports:` node (NULL: none):
  * "TEXT" or {host|cidr: TEXT, ports: ...}. An unknown key is reported
@@ -146,33 +167,18 @@ static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
 		      const char **ret_text, yaml_node_t **ret_ports,
 		      yaml_node_t **ret_pin, yaml_node_t **ret_limit)
 {
-	static const char *const keys[2][4] = {
-		{ "cidr", "ports", "pin", "upload_limit" },
-		{ "host", "ports", "pin", "upload_limit" },
-	};
 	const char *what = hosts ? "host" : "cidr";
 	const char *text = yaml_scalar(item);
-	yaml_node_t *ports = NULL;
-	yaml_node_pair_t *p;
+	yaml_node_t *nodes[ITEM_KEYS] = {};
 
 	if (item->type == YAML_MAPPING_NODE) {
-		for (p = item->data.mapping.pairs.start;
-		     p < item->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = node_at(ps, p->key);
-			const char *key = yaml_scalar(k);
+		struct yaml_walk w = PARSER_WALK(ps, &item_keys[hosts]);
+		int i;
 
-			if (key && !strcmp(key, what))
-				text = yaml_scalar(node_at(ps, p->value));
-			else if (key && !strcmp(key, "ports"))
-				ports = node_at(ps, p->value);
-			else if (key && !strcmp(key, "pin"))
-				*ret_pin = node_at(ps, p->value);
-			else if (key && !strcmp(key, "upload_limit"))
-				*ret_limit = node_at(ps, p->value);
-			else
-				unknown_key(ps, k, key ? key : "?", keys[hosts], 4,
-					    hosts ? "a hosts item" : "a cidrs item");
-		}
+		yaml_walk_start(&w, item);
+		while ((i = yaml_walk_next(&w)) >= 0)
+			nodes[i] = w.value;
+		text = yaml_scalar(nodes[ITEM_TEXT]);
 		if (!text) {
 			diag_add(ps->d, item, "%ss item lacks '%s:'", what, what);
 			return -EINVAL;
@@ -182,7 +188,9 @@ static int item_nodes(struct parser *ps, yaml_node_t *item, bool hosts,
 		return -EINVAL;
 	}
 	*ret_text = text;
-	*ret_ports = ports;
+	*ret_ports = nodes[ITEM_PORTS];
+	*ret_pin = nodes[ITEM_PIN];
+	*ret_limit = nodes[ITEM_LIMIT];
 	return 0;
 }
 
@@ -264,81 +272,72 @@ static int parse_entries(struct parser *ps, yaml_node_t *node, bool hosts,
 	return r;
 }
 
-/* `dns: {upstreams: [...], min_ttl: N}` */
-static int parse_dns(struct parser *ps, yaml_node_t *node, struct policy *lists)
+/* `dns.upstreams:` into @lists; -E2BIG (told) when there are too many. */
+static int parse_upstreams(struct parser *ps, yaml_node_t *v, struct policy *lists)
 {
-	static const char *const keys[] = { "upstreams", "min_ttl" };
-	yaml_node_pair_t *p;
+	yaml_node_item_t *it;
 	int r = 0;
 
-	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "dns: want a mapping (upstreams, min_ttl)");
+	if (v->type != YAML_SEQUENCE_NODE) {
+		diag_add(ps->d, v, "dns.upstreams: want a list");
 		return -EINVAL;
 	}
-	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *item = node_at(ps, *it);
+		char msg[160];
+		int q = yaml_scalar(item) ?
+			upstream_list_add(lists->upstreams_csv, sizeof(lists->upstreams_csv),
+					  yaml_scalar(item), msg, sizeof(msg)) :
+			-EINVAL;
 
-		if (!strcmp(key, "min_ttl")) {
-			r |= parse_number(ps, v, 0, 86400, &lists->min_ttl);
-		} else if (!strcmp(key, "upstreams") && v->type == YAML_SEQUENCE_NODE) {
-			yaml_node_item_t *it;
-
-			for (it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top; it++) {
-				yaml_node_t *item = node_at(ps, *it);
-				char msg[160];
-				int q = yaml_scalar(item) ?
-					upstream_list_add(lists->upstreams_csv,
-							  sizeof(lists->upstreams_csv),
-							  yaml_scalar(item), msg, sizeof(msg)) :
-					-EINVAL;
-
-				if (q == -E2BIG) {
-					diag_add(ps->d, item, "dns.upstreams: too many");
-					return -EINVAL;
-				}
-				if (q < 0) {
-					diag_add(ps->d, item, "dns.upstreams: want ADDR[:PORT] or [V6]:PORT");
-					r = -EINVAL;
-				}
-			}
-		} else if (!strcmp(key, "upstreams")) {
-			diag_add(ps->d, v, "dns.upstreams: want a list");
-			r = -EINVAL;
-		} else {
-			unknown_key(ps, k, key, keys, 2, "dns");
+		if (q == -E2BIG) {
+			diag_add(ps->d, item, "dns.upstreams: too many");
+			return -E2BIG;
+		}
+		if (q < 0) {
+			diag_add(ps->d, item, "dns.upstreams: want ADDR[:PORT] or [V6]:PORT");
 			r = -EINVAL;
 		}
 	}
-	return r ? -EINVAL : 0;
+	return r;
+}
+
+/* `dns: {upstreams: [...], min_ttl: N}` */
+static int parse_dns(struct parser *ps, yaml_node_t *node, struct policy *lists)
+{
+	enum { DNS_UPSTREAMS, DNS_MIN_TTL };
+	static const char *const names[] = { "upstreams", "min_ttl" };
+	static const struct yaml_keys keys = YAML_KEYS("dns", names, .refuse = yaml_refuse_unknown);
+	struct yaml_walk w = PARSER_WALK(ps, &keys);
+	int i, r = 0;
+
+	if (yaml_walk_start(&w, node) < 0)
+		return -EINVAL;
+	while ((i = yaml_walk_next(&w)) >= 0) {
+		int q = i == DNS_MIN_TTL ? parse_number(ps, w.value, 0, 86400, &lists->min_ttl) :
+					   parse_upstreams(ps, w.value, lists);
+
+		if (q == -E2BIG)
+			return -EINVAL;	/* the rest unread */
+		r |= q;
+	}
+	return r || w.r ? -EINVAL : 0;
 }
 
 /* `maps: {max_entries: N, max_cidrs: N}` */
 static int parse_maps(struct parser *ps, yaml_node_t *node, struct policy *lists)
 {
-	static const char *const keys[] = { "max_entries", "max_cidrs" };
-	yaml_node_pair_t *p;
-	int r = 0;
+	static const char *const names[] = { "max_entries", "max_cidrs" };
+	static const struct yaml_keys keys = YAML_KEYS("maps", names, .refuse = yaml_refuse_unknown);
+	struct yaml_walk w = PARSER_WALK(ps, &keys);
+	long *const fields[] = { &lists->max_entries, &lists->max_cidrs };
+	int i, r = 0;
 
-	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "maps: want a mapping (max_entries, max_cidrs)");
+	if (yaml_walk_start(&w, node) < 0)
 		return -EINVAL;
-	}
-	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-
-		if (!strcmp(key, "max_entries"))
-			r |= parse_number(ps, v, 1, 1L << 24, &lists->max_entries);
-		else if (!strcmp(key, "max_cidrs"))
-			r |= parse_number(ps, v, 1, 1L << 24, &lists->max_cidrs);
-		else {
-			unknown_key(ps, k, key, keys, 2, "maps");
-			r = -EINVAL;
-		}
-	}
-	return r ? -EINVAL : 0;
+	while ((i = yaml_walk_next(&w)) >= 0)
+		r |= parse_number(ps, w.value, 1, 1L << 24, fields[i]);
+	return r || w.r ? -EINVAL : 0;
 }
 
 /* One list of pinned ports (`pinning.KEY`): single ports, at most
@@ -382,9 +381,13 @@ static int parse_pin_ports(struct parser *ps, yaml_node_t *v, const char *key,
 static int parse_pinning(struct parser *ps, yaml_node_t *node,
 			 struct policy_section *sec)
 {
-	static const char *const keys[] = { "ports", "http_ports" };
-	yaml_node_pair_t *p;
-	int on, r = 0;
+	static const char *const names[] = { "ports", "http_ports" };
+	static const struct yaml_keys keys = YAML_KEYS("pinning", names,
+						       .refuse = yaml_refuse_unknown);
+	struct yaml_walk w = PARSER_WALK(ps, &keys);
+	__u16 *const ports[] = { sec->pin_ports, sec->http_ports };
+	unsigned int *const nports[] = { &sec->npin_ports, &sec->nhttp_ports };
+	int k, on, r = 0;
 
 	sec->pinning_set = true;
 	memset(sec->pin_ports, 0, sizeof(sec->pin_ports));
@@ -405,21 +408,11 @@ static int parse_pinning(struct parser *ps, yaml_node_t *node,
 	}
 	sec->pin_ports[sec->npin_ports++] = POLICY_DEFAULT_PIN_PORT;
 	sec->http_ports[sec->nhttp_ports++] = POLICY_DEFAULT_HTTP_PIN_PORT;
-	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-
-		if (!strcmp(key, "ports")) {
-			if (parse_pin_ports(ps, v, key, sec->pin_ports, &sec->npin_ports) < 0)
-				r = -EINVAL;
-		} else if (!strcmp(key, "http_ports")) {
-			if (parse_pin_ports(ps, v, key, sec->http_ports, &sec->nhttp_ports) < 0)
-				r = -EINVAL;
-		} else {
-			unknown_key(ps, k, key, keys, 2, "pinning");
+	yaml_walk_start(&w, node);
+	while ((k = yaml_walk_next(&w)) >= 0)
+		if (parse_pin_ports(ps, w.value, names[k], ports[k], nports[k]) < 0)
 			r = -EINVAL;
-		}
-	}
+	r |= w.r;
 	for (unsigned int i = 0; !r && i < sec->npin_ports; i++)
 		for (unsigned int j = 0; j < sec->nhttp_ports; j++)
 			if (sec->pin_ports[i] == sec->http_ports[j]) {
@@ -434,40 +427,31 @@ static int parse_pinning(struct parser *ps, yaml_node_t *node,
 static int parse_category_limits(struct parser *ps, yaml_node_t *node,
 				 struct policy_section *sec)
 {
-	const char *const *keys = upload_category_keys;
-	yaml_node_pair_t *p;
-	int r = 0, c;
+	static const struct yaml_keys keys = YAML_KEYS("upload_limits", upload_category_keys,
+						       .refuse = yaml_refuse_unknown);
+	struct yaml_walk w = PARSER_WALK(ps, &keys);
+	int c, r = 0;
 
-	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "upload_limits: want a mapping (os_registries, ecosystems, git_remote, agents)");
+	if (yaml_walk_start(&w, node) < 0)
 		return -EINVAL;
-	}
-	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-
-		for (c = 0; c < UPLOAD_CATEGORIES && strcmp(key, keys[c]); c++)
-			;
-		if (c == UPLOAD_CATEGORIES) {
-			unknown_key(ps, k, key, keys, UPLOAD_CATEGORIES, "upload_limits");
-			r = -EINVAL;
-			continue;
-		}
+	while ((c = yaml_walk_next(&w)) >= 0) {
 		/* `none`: no budget for the category, not even the catalog's. */
-		if (yaml_scalar(node_at(ps, p->value)) &&
-		    !strcmp(yaml_scalar(node_at(ps, p->value)), "none"))
+		if (yaml_scalar(w.value) && !strcmp(yaml_scalar(w.value), "none"))
 			sec->category_limits[c] = UPLOAD_LIMIT_NONE;
 		else
-			r |= parse_size(ps, node_at(ps, p->value), &sec->category_limits[c]);
+			r |= parse_size(ps, w.value, &sec->category_limits[c]);
 	}
-	return r ? -EINVAL : 0;
+	return r || w.r ? -EINVAL : 0;
 }
 
 /* `loopback: false`, `loopback: true` (any port), `loopback: {ports: [...]}` */
 static int parse_loopback(struct parser *ps, yaml_node_t *node,
 			  struct policy_section *sec)
 {
-	yaml_node_pair_t *p;
+	static const char *const names[] = { "ports" };
+	static const struct yaml_keys keys = YAML_KEYS("loopback", names,
+						       .refuse = yaml_refuse_unknown);
+	struct yaml_walk w = PARSER_WALK(ps, &keys);
 	int on, r = 0;
 
 	sec->loopback_set = true;
@@ -482,40 +466,40 @@ static int parse_loopback(struct parser *ps, yaml_node_t *node,
 		diag_add(ps->d, node, "loopback: want false, true or {ports: [...]}");
 		return -EINVAL;
 	}
-	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-		static const char *const keys[] = { "ports" };
-
-		if (!strcmp(key, "ports"))
-			r |= parse_ports(ps, node_at(ps, p->value), sec->loopback,
-					 &sec->nloopback, &sec->loopback_any);
-		else {
-			unknown_key(ps, k, key, keys, 1, "loopback");
-			r = -EINVAL;
-		}
-	}
-	return r ? -EINVAL : 0;
+	yaml_walk_start(&w, node);
+	while (yaml_walk_next(&w) >= 0)
+		r |= parse_ports(ps, w.value, sec->loopback, &sec->nloopback,
+				 &sec->loopback_any);
+	return r || w.r ? -EINVAL : 0;
 }
 
 /*
  * Fail closed on typos: an ignored key is a rule the operator believes in
- * and egret does not enforce. The hint is drawn from the keys @repo's
- * section may hold (the top level's when NULL).
+ * and egret does not enforce. The hint is drawn from the keys the section
+ * may hold; a repository's (w->ctx, NULL at the top level) is told the
+ * top level's own keys belong there.
  */
-static int section_unknown_key(struct parser *ps, yaml_node_t *k, const char *key,
-			       const char *repo)
+static void section_refuse(const struct yaml_walk *w, const char *key)
 {
-	const char *all[ARRAY_SIZE(section_keys) + ARRAY_SIZE(top_only_keys)];
-	size_t n = 0, i;
+	const char *repo = w->ctx;
 
-	for (i = 0; i < ARRAY_SIZE(section_keys); i++)
-		all[n++] = section_keys[i];
-	for (i = 0; !repo && i < ARRAY_SIZE(top_only_keys); i++)
-		all[n++] = top_only_keys[i];
-	unknown_key(ps, k, key, all, n, repo ? "a repos section" : "the policy");
-	return -EINVAL;
+	if (!key)
+		diag_add(w->d, w->key, "keys must be plain names");
+	else if (repo && (!strcmp(key, section_names[SEC_REPOS]) ||
+			  !strcmp(key, section_names[SEC_VERSION])))
+		diag_add(w->d, w->key, "'%s' belongs at the top level, not in repos.%s",
+			 key, repo);
+	else
+		diag_unknown_key(w->d, w->key, key, w->keys->names, w->keys->n,
+				 w->keys->where);
 }
+
+static const struct yaml_keys top_keys =
+	YAML_KEYS("the policy", section_names, .refuse = section_refuse);
+static const struct yaml_keys repo_keys = {
+	.where = "a repos section", .names = section_names, .n = SEC_VERSION,
+	.refuse = section_refuse,
+};
 
 /* `hosts:` or `cidrs:` (@key) of @repo's section, each entry saying where
  * it came from ("repos.acme/web.hosts") for egret check. */
@@ -529,73 +513,85 @@ static int section_entries(struct parser *ps, yaml_node_t *v, const char *key,
 	return parse_entries(ps, v, key[0] == 'h', &sec->lists, origin);
 }
 
+/* `upload_limit: SIZE` or `none`. */
+static int section_upload_limit(struct parser *ps, yaml_node_t *v, struct policy *lists)
+{
+	if (yaml_scalar(v) && !strcmp(yaml_scalar(v), "none")) {
+		lists->upload_limit = UPLOAD_LIMIT_NONE;
+		return 0;
+	}
+	return parse_size(ps, v, &lists->upload_limit);
+}
+
+/* `version: 1`, the top level's. */
+static int parse_version(struct parser *ps, yaml_node_t *v)
+{
+	if (!yaml_scalar(v) || strcmp(yaml_scalar(v), "1")) {
+		diag_add(ps->d, v, "unsupported version (want 1)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The value @v of key @k of @repo's section (NULL: the top level's). */
+static int section_key(struct parser *ps, enum section_key k, yaml_node_t *v,
+		       struct policy_section *sec, const char *repo)
+{
+	bool any;
+	int r;
+
+	switch (k) {
+	case SEC_PORTS:
+		r = parse_ports(ps, v, sec->ports, &sec->nports, &any);
+		sec->ports_set = r == 0;
+		return r;
+	case SEC_OS:
+		return parse_names(ps, v, CATALOG_OS, sec->os, &sec->nos);
+	case SEC_ECOSYSTEMS:
+		return parse_names(ps, v, CATALOG_ECOSYSTEM, sec->eco, &sec->neco);
+	case SEC_AGENTS:
+		return parse_names(ps, v, CATALOG_AGENT, sec->agents, &sec->nagents);
+	case SEC_GIT_REMOTE:
+		return parse_bool(ps, v, &sec->git_remote);
+	case SEC_NESTED_SANDBOX:
+		return parse_bool(ps, v, &sec->nested_sandbox);
+	case SEC_HOSTS:
+	case SEC_CIDRS:
+		return section_entries(ps, v, section_names[k], sec, repo);
+	case SEC_DNS:
+		return parse_dns(ps, v, &sec->lists);
+	case SEC_MAPS:
+		return parse_maps(ps, v, &sec->lists);
+	case SEC_LOOPBACK:
+		return parse_loopback(ps, v, sec);
+	case SEC_PINNING:
+		return parse_pinning(ps, v, sec);
+	case SEC_UPLOAD_LIMIT:
+		return section_upload_limit(ps, v, &sec->lists);
+	case SEC_UPLOAD_LIMITS:
+		return parse_category_limits(ps, v, sec);
+	case SEC_VERSION:
+		return parse_version(ps, v);
+	case SEC_REPOS:
+		ps->repos = v;	/* read once the top level is: parse_repos() */
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* The keys a section may hold; @repo is NULL for the top level. */
 static int parse_section(struct parser *ps, yaml_node_t *map,
 			 struct policy_section *sec, const char *repo)
 {
-	yaml_node_pair_t *p;
-	int r = 0;
+	struct yaml_walk w = PARSER_WALK(ps, repo ? &repo_keys : &top_keys);
+	int k, r = 0;
 
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
-		const char *key = yaml_scalar(k);
-		int rr = 0;
-
-		if (!key) {
-			diag_add(ps->d, k, "keys must be plain names");
+	w.ctx = repo;
+	yaml_walk_start(&w, map);
+	while ((k = yaml_walk_next(&w)) >= 0)
+		if (section_key(ps, (enum section_key)k, w.value, sec, repo) < 0)
 			r = -EINVAL;
-			continue;
-		}
-		if (repo && (!strcmp(key, "repos") || !strcmp(key, "version"))) {
-			diag_add(ps->d, k, "'%s' belongs at the top level, not in repos.%s",
-				 key, repo);
-			rr = -EINVAL;
-		} else if (!repo && !strcmp(key, "version")) {
-			if (!yaml_scalar(v) || strcmp(yaml_scalar(v), "1")) {
-				diag_add(ps->d, v, "unsupported version (want 1)");
-				rr = -EINVAL;
-			}
-		} else if (!repo && !strcmp(key, "repos")) {
-			continue;	/* parse_doc handles it */
-		} else if (!strcmp(key, "ports")) {
-			bool any;
-
-			rr = parse_ports(ps, v, sec->ports, &sec->nports, &any);
-			sec->ports_set = rr == 0;
-		} else if (!strcmp(key, "os_registries")) {
-			rr = parse_names(ps, v, CATALOG_OS, sec->os, &sec->nos);
-		} else if (!strcmp(key, "ecosystems")) {
-			rr = parse_names(ps, v, CATALOG_ECOSYSTEM, sec->eco, &sec->neco);
-		} else if (!strcmp(key, "agents")) {
-			rr = parse_names(ps, v, CATALOG_AGENT, sec->agents, &sec->nagents);
-		} else if (!strcmp(key, "git_remote")) {
-			rr = parse_bool(ps, v, &sec->git_remote);
-		} else if (!strcmp(key, "nested_sandbox")) {
-			rr = parse_bool(ps, v, &sec->nested_sandbox);
-		} else if (!strcmp(key, "hosts") || !strcmp(key, "cidrs")) {
-			rr = section_entries(ps, v, key, sec, repo);
-		} else if (!strcmp(key, "dns")) {
-			rr = parse_dns(ps, v, &sec->lists);
-		} else if (!strcmp(key, "maps")) {
-			rr = parse_maps(ps, v, &sec->lists);
-		} else if (!strcmp(key, "loopback")) {
-			rr = parse_loopback(ps, v, sec);
-		} else if (!strcmp(key, "pinning")) {
-			rr = parse_pinning(ps, v, sec);
-		} else if (!strcmp(key, "upload_limit")) {
-			if (yaml_scalar(v) && !strcmp(yaml_scalar(v), "none"))
-				sec->lists.upload_limit = UPLOAD_LIMIT_NONE;
-			else
-				rr = parse_size(ps, v, &sec->lists.upload_limit);
-		} else if (!strcmp(key, "upload_limits")) {
-			rr = parse_category_limits(ps, v, sec);
-		} else {
-			rr = section_unknown_key(ps, k, key, repo);
-		}
-		if (rr < 0)
-			r = -EINVAL;
-	}
-	return r;
+	return r < 0 ? r : w.r;
 }
 
 static void section_init(struct policy_section *sec)
@@ -666,7 +662,6 @@ int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
 	struct parser ps = { .cat = cat, .d = d, .out = doc };
 	yaml_document_t ydoc;
 	yaml_node_t *root;
-	yaml_node_pair_t *p;
 	int r;
 
 	memset(doc, 0, sizeof(*doc));
@@ -687,14 +682,8 @@ int policy_doc_parse(struct policy_doc *doc, const char *text, size_t len,
 		r = -EINVAL;
 	} else if (root) {
 		r = parse_section(&ps, root, &doc->base, NULL);
-		for (p = root->data.mapping.pairs.start;
-		     p < root->data.mapping.pairs.top; p++) {
-			const char *key = yaml_scalar(node_at(&ps, p->key));
-
-			if (key && !strcmp(key, "repos") &&
-			    parse_repos(&ps, node_at(&ps, p->value)) < 0)
-				r = -EINVAL;
-		}
+		if (ps.repos && parse_repos(&ps, ps.repos) < 0)
+			r = -EINVAL;
 	}
 	yaml_document_delete(&ydoc);
 	return r < 0 || d->n ? -EINVAL : 0;
