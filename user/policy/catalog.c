@@ -9,16 +9,22 @@
 #include "policy/host.h"
 #include "policy/yaml_util.h"
 
-static const char *const section_keys[CATALOG_NSECTIONS] = {
-	[CATALOG_OS] = "os_registries",
-	[CATALOG_FORGE] = "forges",
-	[CATALOG_ECOSYSTEM] = "ecosystems",
-	[CATALOG_AGENT] = "agents",
+/* The top level's keys: its version, the categories' budgets, then one
+ * section per enum catalog_section. */
+enum { ROOT_VERSION, ROOT_UPLOAD_LIMITS, ROOT_SECTIONS };
+
+static const char *const root_names[ROOT_SECTIONS + CATALOG_NSECTIONS] = {
+	[ROOT_VERSION] = "version",
+	[ROOT_UPLOAD_LIMITS] = "upload_limits",
+	[ROOT_SECTIONS + CATALOG_OS] = "os_registries",
+	[ROOT_SECTIONS + CATALOG_FORGE] = "forges",
+	[ROOT_SECTIONS + CATALOG_ECOSYSTEM] = "ecosystems",
+	[ROOT_SECTIONS + CATALOG_AGENT] = "agents",
 };
 
 const char *catalog_section_key(enum catalog_section s)
 {
-	return section_keys[s];
+	return root_names[ROOT_SECTIONS + s];
 }
 
 const char *const upload_category_keys[UPLOAD_CATEGORIES] = {
@@ -26,31 +32,38 @@ const char *const upload_category_keys[UPLOAD_CATEGORIES] = {
 	[UPLOAD_GIT_REMOTE] = "git_remote", [UPLOAD_AGENTS] = "agents",
 };
 
+/* The catalog is egret's own, parsed at every start: its first problem
+ * stops the parse, and catalog_parse() tells only that one. */
+
+static void upload_limits_refuse(const struct yaml_walk *w, const char *key)
+{
+	diag_add(w->d, w->value,
+		 "upload_limits: want os_registries, ecosystems, git_remote or agents: SIZE");
+}
+
 /* `upload_limits: {CATEGORY: SIZE, ...}`: the categories' default budgets. */
 static int parse_upload_limits(yaml_document_t *doc, yaml_node_t *map,
 			       struct catalog *c, struct diag *d)
 {
-	yaml_node_pair_t *p;
+	static const struct yaml_keys keys = YAML_KEYS("upload_limits", upload_category_keys,
+						       .refuse = upload_limits_refuse);
+	struct yaml_walk w = { .doc = doc, .d = d, .keys = &keys };
+	uint64_t n;
+	int k;
 
 	if (map->type != YAML_MAPPING_NODE) {
 		diag_add(d, map, "upload_limits: want a mapping");
 		return -EINVAL;
 	}
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const char *key = yaml_scalar(yaml_node(doc, p->key));
-		yaml_node_t *v = yaml_node(doc, p->value);
-		uint64_t n;
-		int k;
-
-		for (k = 0; k < UPLOAD_CATEGORIES && key && strcmp(key, upload_category_keys[k]); k++)
-			;
-		if (!key || k == UPLOAD_CATEGORIES || size_parse(yaml_scalar(v), &n) < 0) {
-			diag_add(d, v, "upload_limits: want os_registries, ecosystems, git_remote or agents: SIZE");
+	yaml_walk_start(&w, map);
+	while ((k = yaml_walk_next(&w)) >= 0 && !w.r) {
+		if (size_parse(yaml_scalar(w.value), &n) < 0) {
+			upload_limits_refuse(&w, upload_category_keys[k]);
 			return -EINVAL;
 		}
 		c->upload_limits[k] = n;
 	}
-	return 0;
+	return w.r;
 }
 
 /* A list of exact hostnames into @out (at most @max). */
@@ -83,19 +96,82 @@ static int parse_hosts(yaml_document_t *doc, yaml_node_t *list,
 	return 0;
 }
 
-/* An agent profile's own keys: `quiet:`, `upload_limit:`, `measured:`. */
-static int parse_agent_key(yaml_document_t *doc, const char *key, yaml_node_t *v,
-			   struct catalog_entry *e, struct diag *d)
+/* `ports: [443, 80]`: single ports, or ranges, into @e. */
+static int parse_entry_ports(yaml_document_t *doc, yaml_node_t *v, struct catalog_entry *e)
+{
+	yaml_node_item_t *it;
+	char msg[128];
+
+	if (v->type != YAML_SEQUENCE_NODE)
+		return -EINVAL;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		const char *t = yaml_scalar(yaml_node(doc, *it));
+
+		if (!t || e->nports == EGRET_PORT_SLOTS ||
+		    ports_parse(t, &e->ports[e->nports], 1, msg, sizeof(msg)) != 1)
+			return -EINVAL;
+		e->nports++;
+	}
+	return 0;
+}
+
+/* An entry's keys; the last three an agent profile's own. */
+enum entry_key {
+	ENTRY_SOURCE, ENTRY_HOSTS, ENTRY_REMOTE_HOSTS, ENTRY_NOT_TLS, ENTRY_PORTS,
+	ENTRY_QUIET, ENTRY_UPLOAD_LIMIT, ENTRY_MEASURED,
+};
+
+static const char *const entry_names[] = {
+	[ENTRY_SOURCE] = "source", [ENTRY_HOSTS] = "hosts",
+	[ENTRY_REMOTE_HOSTS] = "remote_hosts", [ENTRY_NOT_TLS] = "not_tls",
+	[ENTRY_PORTS] = "ports", [ENTRY_QUIET] = "quiet",
+	[ENTRY_UPLOAD_LIMIT] = "upload_limit", [ENTRY_MEASURED] = "measured",
+};
+
+/* A key @w's entry (named w->ctx) may not hold, or whose value is bad. */
+static void entry_refuse(const struct yaml_walk *w, const char *key)
+{
+	diag_add(w->d, w->key, "bad key '%s' in catalog entry '%s'", key ? key : "?",
+		 (const char *)w->ctx);
+}
+
+static const struct yaml_keys entry_keys =
+	YAML_KEYS("a catalog entry", entry_names, .refuse = entry_refuse);
+
+/* The value @v of key @k of entry @e of section @s. */
+static int entry_key(yaml_document_t *doc, enum catalog_section s, enum entry_key k,
+		     yaml_node_t *v, struct catalog_entry *e, struct diag *d)
 {
 	uint64_t n;
 
-	if (!strcmp(key, "quiet"))
+	if (k >= ENTRY_QUIET && s != CATALOG_AGENT)
+		return -EINVAL;
+	switch (k) {
+	case ENTRY_SOURCE:
+		if (!yaml_scalar(v))
+			return -EINVAL;
+		snprintf(e->source, sizeof(e->source), "%s", yaml_scalar(v));
+		return 0;
+	case ENTRY_HOSTS:
+		return parse_hosts(doc, v, e->hosts, CATALOG_MAX_HOSTS, &e->nhosts, d);
+	case ENTRY_REMOTE_HOSTS:
+		if (s != CATALOG_FORGE)
+			return -EINVAL;
+		return parse_hosts(doc, v, e->remote_hosts, 4, &e->nremote_hosts, d);
+	case ENTRY_NOT_TLS:
+		return parse_hosts(doc, v, e->not_tls, 4, &e->nnot_tls, d);
+	case ENTRY_PORTS:
+		return parse_entry_ports(doc, v, e);
+	case ENTRY_QUIET:
 		return parse_hosts(doc, v, e->quiet, CATALOG_MAX_QUIET, &e->nquiet, d);
-	if (!strcmp(key, "upload_limit") && size_parse(yaml_scalar(v), &n) == 0) {
+	case ENTRY_UPLOAD_LIMIT:
+		if (size_parse(yaml_scalar(v), &n) < 0)
+			return -EINVAL;
 		e->upload_limit = n;
 		return 0;
-	}
-	if (!strcmp(key, "measured") && yaml_scalar(v)) {
+	case ENTRY_MEASURED:
+		if (!yaml_scalar(v))
+			return -EINVAL;
 		snprintf(e->measured, sizeof(e->measured), "%s", yaml_scalar(v));
 		return 0;
 	}
@@ -119,61 +195,24 @@ static int parse_entry(yaml_document_t *doc, enum catalog_section s,
 		       const char *name, yaml_node_t *map,
 		       struct catalog_entry *e, struct diag *d)
 {
-	yaml_node_pair_t *p;
-	bool have_hosts = false, have_source = false, have_ports = false;
+	struct yaml_walk w = { .doc = doc, .d = d, .keys = &entry_keys, .ctx = name };
+	int k;
 
 	if (map->type != YAML_MAPPING_NODE || strlen(name) >= sizeof(e->name)) {
 		diag_add(d, map, "entry '%s' must be a mapping", name);
 		return -EINVAL;
 	}
 	strcpy(e->name, name);
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_node(doc, p->key), *v = yaml_node(doc, p->value);
-		const char *key = yaml_scalar(k);
-		int r = 0;
-
-		if (!key) {
-			r = -EINVAL;
-		} else if (!strcmp(key, "source") && yaml_scalar(v)) {
-			snprintf(e->source, sizeof(e->source), "%s", yaml_scalar(v));
-			have_source = true;
-		} else if (!strcmp(key, "hosts")) {
-			r = parse_hosts(doc, v, e->hosts, CATALOG_MAX_HOSTS,
-					&e->nhosts, d);
-			have_hosts = true;
-		} else if (!strcmp(key, "remote_hosts") && s == CATALOG_FORGE) {
-			r = parse_hosts(doc, v, e->remote_hosts, 4,
-					&e->nremote_hosts, d);
-		} else if (!strcmp(key, "not_tls")) {
-			r = parse_hosts(doc, v, e->not_tls, 4, &e->nnot_tls, d);
-		} else if (!strcmp(key, "ports") && v->type == YAML_SEQUENCE_NODE) {
-			yaml_node_item_t *it;
-			char msg[128];
-
-			for (it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top && r == 0; it++) {
-				const char *t = yaml_scalar(yaml_node(doc, *it));
-
-				if (!t || e->nports == EGRET_PORT_SLOTS ||
-				    ports_parse(t, &e->ports[e->nports], 1, msg,
-						sizeof(msg)) != 1)
-					r = -EINVAL;
-				else
-					e->nports++;
-			}
-			have_ports = r == 0 && e->nports > 0;
-		} else if (s == CATALOG_AGENT) {
-			r = parse_agent_key(doc, key, v, e, d);
-		} else {
-			r = -EINVAL;
-		}
-		if (r < 0) {
-			diag_add(d, k, "bad key '%s' in catalog entry '%s'",
-				 key ? key : "?", name);
-			return r;
+	yaml_walk_start(&w, map);
+	while ((k = yaml_walk_next(&w)) >= 0 && !w.r) {
+		if (entry_key(doc, s, (enum entry_key)k, w.value, e, d) < 0) {
+			entry_refuse(&w, entry_names[k]);
+			return -EINVAL;
 		}
 	}
-	if (!have_hosts || !have_source || !have_ports ||
+	if (w.r)
+		return w.r;
+	if (!(w.seen & 1u << ENTRY_HOSTS) || !(w.seen & 1u << ENTRY_SOURCE) || !e->nports ||
 	    (s == CATALOG_FORGE && e->nremote_hosts == 0) ||
 	    (s == CATALOG_AGENT && (!e->measured[0] || !e->upload_limit))) {
 		diag_add(d, map, "entry '%s' lacks source, ports, hosts%s", name,
@@ -184,13 +223,66 @@ static int parse_entry(yaml_document_t *doc, enum catalog_section s,
 	return s == CATALOG_AGENT ? agent_check(e, map, d) : 0;
 }
 
+/* Section @s (its key @k, its value @map): its entries into @c. */
+static int parse_section(yaml_document_t *doc, enum catalog_section s, yaml_node_t *k,
+			 yaml_node_t *map, struct catalog *c, struct diag *d)
+{
+	yaml_node_pair_t *q;
+	int r = 0;
+
+	if (map->type != YAML_MAPPING_NODE) {
+		diag_add(d, k, "unknown catalog section '%s'", yaml_scalar(k));
+		return -EINVAL;
+	}
+	for (q = map->data.mapping.pairs.start; q < map->data.mapping.pairs.top && r == 0; q++) {
+		const char *ename = yaml_scalar(yaml_node(doc, q->key));
+		struct catalog_entry *e = &c->entries[s][c->n[s]];
+
+		if (!ename || c->n[s] == CATALOG_MAX_ENTRIES) {
+			diag_add(d, map, "too many catalog entries");
+			return -EINVAL;
+		}
+		memset(e, 0, sizeof(*e));
+		r = parse_entry(doc, s, ename, yaml_node(doc, q->value), e, d);
+		if (r == 0) {
+			c->names[s][c->n[s]] = e->name;
+			c->n[s]++;
+		}
+	}
+	return r;
+}
+
+static void root_refuse(const struct yaml_walk *w, const char *key)
+{
+	diag_add(w->d, w->key, "unknown catalog section '%s'", key ? key : "?");
+}
+
+static const struct yaml_keys root_keys =
+	YAML_KEYS("the catalog", root_names, .refuse = root_refuse);
+
+static int parse_root(yaml_document_t *doc, yaml_node_t *root, struct catalog *c,
+		      struct diag *d)
+{
+	struct yaml_walk w = { .doc = doc, .d = d, .keys = &root_keys };
+	int k, r = 0;
+
+	yaml_walk_start(&w, root);
+	while (r == 0 && (k = yaml_walk_next(&w)) >= 0 && !w.r) {
+		if (k == ROOT_UPLOAD_LIMITS)
+			r = parse_upload_limits(doc, w.value, c, d);
+		else if (k >= ROOT_SECTIONS)
+			r = parse_section(doc, (enum catalog_section)(k - ROOT_SECTIONS), w.key,
+					  w.value, c, d);
+	}
+	return r ? r : w.r;
+}
+
 int catalog_parse(struct catalog *c, const char *text, size_t len,
 		  const char *name, char *err, size_t errlen)
 {
 	struct diag d = { .file = name };
 	yaml_document_t doc;
 	yaml_node_t *root;
-	yaml_node_pair_t *p;
 	int r;
 
 	/* Not the whole struct: its entries are 2.1 MiB (1.2 before the
@@ -204,47 +296,7 @@ int catalog_parse(struct catalog *c, const char *text, size_t len,
 		return -EINVAL;
 	}
 	root = yaml_document_get_root_node(&doc);
-	r = root && root->type == YAML_MAPPING_NODE ? 0 : -EINVAL;
-	for (p = r ? NULL : root->data.mapping.pairs.start;
-	     p && p < root->data.mapping.pairs.top && r == 0; p++) {
-		yaml_node_t *k = yaml_node(&doc, p->key), *v = yaml_node(&doc, p->value);
-		const char *key = yaml_scalar(k);
-		yaml_node_pair_t *q;
-		int s;
-
-		if (key && !strcmp(key, "version"))
-			continue;
-		if (key && !strcmp(key, "upload_limits")) {
-			r = parse_upload_limits(&doc, v, c, &d);
-			continue;
-		}
-		for (s = 0; s < CATALOG_NSECTIONS; s++)
-			if (key && !strcmp(key, section_keys[s]))
-				break;
-		if (s == CATALOG_NSECTIONS || v->type != YAML_MAPPING_NODE) {
-			diag_add(&d, k, "unknown catalog section '%s'", key ? key : "?");
-			r = -EINVAL;
-			break;
-		}
-		for (q = v->data.mapping.pairs.start;
-		     q < v->data.mapping.pairs.top && r == 0; q++) {
-			const char *ename = yaml_scalar(yaml_node(&doc, q->key));
-			struct catalog_entry *e = &c->entries[s][c->n[s]];
-
-			if (!ename || c->n[s] == CATALOG_MAX_ENTRIES) {
-				diag_add(&d, v, "too many catalog entries");
-				r = -EINVAL;
-				break;
-			}
-			memset(e, 0, sizeof(*e));
-			r = parse_entry(&doc, (enum catalog_section)s, ename,
-					yaml_node(&doc, q->value), e, &d);
-			if (r == 0) {
-				c->names[s][c->n[s]] = e->name;
-				c->n[s]++;
-			}
-		}
-	}
+	r = root && root->type == YAML_MAPPING_NODE ? parse_root(&doc, root, c, &d) : -EINVAL;
 	yaml_document_delete(&doc);
 	if (r < 0)
 		snprintf(err, errlen, "%s", d.n ? d.msg[0] : "catalog: not a mapping");
