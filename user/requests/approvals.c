@@ -67,9 +67,15 @@ int approvals_add(struct approvals *a, const struct approval *ap)
 
 /* ---- parsing ------------------------------------------------------ */
 
-static const char *const entry_keys[] = {
-	"host", "cidr", "ports", "request", "approved_by", "approved_at",
+enum entry_key { ENTRY_HOST, ENTRY_CIDR, ENTRY_PORTS, ENTRY_REQUEST, ENTRY_BY, ENTRY_AT };
+
+static const char *const entry_names[] = {
+	[ENTRY_HOST] = "host", [ENTRY_CIDR] = "cidr", [ENTRY_PORTS] = "ports",
+	[ENTRY_REQUEST] = "request", [ENTRY_BY] = "approved_by", [ENTRY_AT] = "approved_at",
 };
+
+static const struct yaml_keys entry_keys =
+	YAML_KEYS("an approval", entry_names, .refuse = yaml_refuse_unknown);
 
 /* An entry's target and ports nodes, kept until every key is read:
  * `ports:` may come before `host:` or `cidr:`, which decides where they go. */
@@ -108,35 +114,32 @@ static int entry_string(yaml_node_t *v, const char *key, char *dst, size_t max,
 	return 0;
 }
 
-/* One key of an entry; every bad one is reported, not only the first. */
-static int entry_key(yaml_document_t *doc, const yaml_node_pair_t *p,
+/* The value @v (its key @k) of key @key of an entry. */
+static int entry_key(enum entry_key key, yaml_node_t *k, yaml_node_t *v,
 		     struct approval *ap, struct entry_nodes *n, struct diag *d)
 {
-	yaml_node_t *k = yaml_node(doc, p->key), *v = yaml_node(doc, p->value);
-	const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-	int r = 0;
-
-	if (!strcmp(key, "host") || !strcmp(key, "cidr")) {
+	switch (key) {
+	case ENTRY_HOST:
+	case ENTRY_CIDR:
+		ap->is_host = key == ENTRY_HOST;
 		if (n->target) {
 			diag_add(d, k, "an approval names one host or one cidr");
-			r = -EINVAL;
+			n->target = v;
+			return -EINVAL;
 		}
 		n->target = v;
-		ap->is_host = key[0] == 'h';
-	} else if (!strcmp(key, "ports")) {
+		return 0;
+	case ENTRY_PORTS:
 		n->ports = v;
-	} else if (!strcmp(key, "request")) {
-		r = entry_request(v, ap, d);
-	} else if (!strcmp(key, "approved_by")) {
-		r = entry_string(v, key, ap->by, sizeof(ap->by), d);
-	} else if (!strcmp(key, "approved_at")) {
-		r = entry_string(v, key, ap->at, sizeof(ap->at), d);
-	} else {
-		diag_unknown_key(d, k, key, entry_keys, ARRAY_SIZE(entry_keys),
-				 "an approval");
-		r = -EINVAL;
+		return 0;
+	case ENTRY_REQUEST:
+		return entry_request(v, ap, d);
+	case ENTRY_BY:
+		return entry_string(v, entry_names[key], ap->by, sizeof(ap->by), d);
+	case ENTRY_AT:
+		return entry_string(v, entry_names[key], ap->at, sizeof(ap->at), d);
 	}
-	return r;
+	return -EINVAL;
 }
 
 /* `host:` as a host rule, `cidr:` as an address or prefix. */
@@ -186,18 +189,21 @@ static int entry_ports(yaml_document_t *doc, const struct entry_nodes *n,
 static int parse_entry(yaml_document_t *doc, yaml_node_t *item,
 		       struct approval *ap, struct diag *d)
 {
+	struct yaml_walk w = { .doc = doc, .d = d, .keys = &entry_keys };
 	struct entry_nodes n = {};
-	yaml_node_pair_t *p;
-	int r = 0;
+	int k, r = 0;
 
 	memset(ap, 0, sizeof(*ap));
 	if (item->type != YAML_MAPPING_NODE) {
 		diag_add(d, item, "approvals: items are mappings (host or cidr, ports, ...)");
 		return -EINVAL;
 	}
-	for (p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++)
-		if (entry_key(doc, p, ap, &n, d) < 0)
+	/* Every bad key is reported, not only the first. */
+	yaml_walk_start(&w, item);
+	while ((k = yaml_walk_next(&w)) >= 0)
+		if (entry_key((enum entry_key)k, w.key, w.value, ap, &n, d) < 0)
 			r = -EINVAL;
+	r |= w.r;
 	if (entry_target(item, &n, ap, d) < 0 || entry_ports(doc, &n, ap, d) < 0)
 		return -EINVAL;
 	return r;
@@ -228,14 +234,17 @@ static int parse_list(yaml_document_t *doc, yaml_node_t *list,
 	return r;
 }
 
+/* `version: 1`, `repo: OWNER/NAME` (@repo's), `approvals: [...]` */
 static int parse_root(yaml_document_t *doc, struct approvals *a,
 		      const char *repo, struct diag *d)
 {
-	static const char *const keys[] = { "version", "repo", "approvals" };
+	enum { ROOT_VERSION, ROOT_REPO, ROOT_APPROVALS };
+	static const char *const names[] = { "version", "repo", "approvals" };
+	static const struct yaml_keys keys =
+		YAML_KEYS("an approvals file", names, .refuse = yaml_refuse_unknown);
 	yaml_node_t *root = yaml_document_get_root_node(doc), *list = NULL;
-	yaml_node_pair_t *p;
-	bool have_repo = false;
-	int r = 0, rr;
+	struct yaml_walk w = { .doc = doc, .d = d, .keys = &keys };
+	int k, r = 0, rr;
 
 	if (!root)
 		return 0;	/* empty file: no approvals */
@@ -243,35 +252,26 @@ static int parse_root(yaml_document_t *doc, struct approvals *a,
 		diag_add(d, root, "want a mapping with version, repo and approvals");
 		return -EINVAL;
 	}
-	for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_node(doc, p->key), *v = yaml_node(doc, p->value);
-		const char *key = yaml_scalar(k) ? yaml_scalar(k) : "?";
-		const char *val = yaml_scalar(v);
+	yaml_walk_start(&w, root);
+	while ((k = yaml_walk_next(&w)) >= 0) {
+		const char *val = yaml_scalar(w.value);
 
-		if (!strcmp(key, "version")) {
-			if (!val || strcmp(val, "1")) {
-				diag_add(d, v, "unsupported version (want 1)");
-				r = -EINVAL;
-			}
-		} else if (!strcmp(key, "repo")) {
-			have_repo = true;
-			if (!val || strcasecmp(val, repo)) {
-				diag_add(d, v, "this file holds approvals for '%s', not '%s'",
-					 val ? val : "?", repo);
-				r = -EINVAL;
-			}
-		} else if (!strcmp(key, "approvals")) {
-			list = v;
-		} else {
-			diag_unknown_key(d, k, key, keys, ARRAY_SIZE(keys),
-					 "an approvals file");
+		if (k == ROOT_VERSION && (!val || strcmp(val, "1"))) {
+			diag_add(d, w.value, "unsupported version (want 1)");
 			r = -EINVAL;
+		} else if (k == ROOT_REPO && (!val || strcasecmp(val, repo))) {
+			diag_add(d, w.value, "this file holds approvals for '%s', not '%s'",
+				 val ? val : "?", repo);
+			r = -EINVAL;
+		} else if (k == ROOT_APPROVALS) {
+			list = w.value;
 		}
 	}
-	if (!have_repo) {
+	if (!(w.seen & 1u << ROOT_REPO)) {
 		diag_add(d, root, "missing 'repo: %s'", repo);
 		r = -EINVAL;
 	}
+	r |= w.r;
 	rr = list ? parse_list(doc, list, a, d) : 0;
 	if (rr == -E2BIG)
 		return rr;
