@@ -162,7 +162,8 @@ enum egret_reason {
 	EGRET_REASON_NO_SNI,		/* pinned: a ClientHello without a name */
 	EGRET_REASON_ECH,		/* pinned: an encrypted ClientHello */
 	EGRET_REASON_QUIC,		/* pinned: UDP to a pinned port (QUIC) */
-	EGRET_REASON_HOST,		/* pinned HTTP: the request's host did not teach the address */
+	EGRET_REASON_HOST,		/* pinned HTTP: the request's host did not
+					 * teach the address */
 	EGRET_REASON_NOT_HTTP,		/* pinned HTTP: a request egret cannot judge */
 	EGRET_REASON_BUDGET,		/* the destination's upload budget is spent */
 	EGRET_REASON_UNCOUNTED,		/* no accounting state: nothing is sent uncounted */

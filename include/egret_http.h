@@ -317,6 +317,60 @@ EGRET_INLINE int egret_http_line_end(struct egret_http *h, const char *name, int
 	}
 }
 
+/* A byte of an absolute-form target's scheme, "http://" or "https://"
+ * (@lc: lower-cased, the scheme is case-insensitive): at its end, the
+ * authority begins. */
+EGRET_INLINE int egret_http_scheme_byte(struct egret_http *h, __u32 lc, char *name)
+{
+	__u32 pos = h->pos;
+
+	if (pos >= 8)
+		return egret_http_refuse(h);
+	if ((h->flags & HTTP_PLAIN) && egret_http_word(HTTP_W_HTTP, pos) != lc)
+		h->flags &= ~HTTP_PLAIN;
+	if ((h->flags & HTTP_HTTPS) && egret_http_word(HTTP_W_HTTPS, pos) != lc)
+		h->flags &= ~HTTP_HTTPS;
+	if (!(h->flags & (HTTP_PLAIN | HTTP_HTTPS)))
+		return egret_http_refuse(h);
+	h->pos = pos + 1;
+	if (((h->flags & HTTP_PLAIN) && h->pos == 7) ||
+	    ((h->flags & HTTP_HTTPS) && h->pos == 8)) {
+		h->flags |= HTTP_AUTHORITY;
+		h->state = HTTP_TARGET_HOST;
+		egret_http_name_begin(h, name);
+	}
+	return EGRET_HTTP_MORE;
+}
+
+/* A byte of the authority: its host (judged at the line's end), then a
+ * port after ':' (read, not judged); the path, the query or the SP after
+ * the target ends it. */
+EGRET_INLINE int egret_http_authority_byte(struct egret_http *h, __u32 c, char *name)
+{
+	__u32 pos = h->pos;
+
+	if (c == ' ' || c == '/' || c == '?' || c == '#') {
+		if (h->state == HTTP_TARGET_PORT && pos == 0)
+			return egret_http_refuse(h);	/* "host:" */
+		h->state = c == ' ' ? HTTP_VERSION : HTTP_TARGET_REST;
+		h->pos = 0;
+		return EGRET_HTTP_MORE;
+	}
+	if (h->state == HTTP_TARGET_HOST && c == ':') {
+		h->state = HTTP_TARGET_PORT;
+		h->pos = 0;
+		return EGRET_HTTP_MORE;
+	}
+	if (h->state == HTTP_TARGET_PORT) {
+		if (c < '0' || c > '9' || pos >= 5)
+			return egret_http_refuse(h);
+		h->pos = pos + 1;
+		return EGRET_HTTP_MORE;
+	}
+	/* Userinfo ('@'), an IP literal ('['), anything else. */
+	return egret_http_name_byte(h, c, name) < 0 ? egret_http_refuse(h) : EGRET_HTTP_MORE;
+}
+
 /* The request line, past the method. */
 EGRET_INLINE int egret_http_target_byte(struct egret_http *h, __u32 c, char *name)
 {
@@ -338,46 +392,10 @@ EGRET_INLINE int egret_http_target_byte(struct egret_http *h, __u32 c, char *nam
 		}
 		return EGRET_HTTP_MORE;
 	case HTTP_TARGET_SCHEME:
-		/* "http://" or "https://", case-insensitive. */
-		if (pos >= 8)
-			return egret_http_refuse(h);
-		if ((h->flags & HTTP_PLAIN) && egret_http_word(HTTP_W_HTTP, pos) != lc)
-			h->flags &= ~HTTP_PLAIN;
-		if ((h->flags & HTTP_HTTPS) && egret_http_word(HTTP_W_HTTPS, pos) != lc)
-			h->flags &= ~HTTP_HTTPS;
-		if (!(h->flags & (HTTP_PLAIN | HTTP_HTTPS)))
-			return egret_http_refuse(h);
-		h->pos = pos + 1;
-		if (((h->flags & HTTP_PLAIN) && h->pos == 7) ||
-		    ((h->flags & HTTP_HTTPS) && h->pos == 8)) {
-			h->flags |= HTTP_AUTHORITY;
-			h->state = HTTP_TARGET_HOST;
-			egret_http_name_begin(h, name);
-		}
-		return EGRET_HTTP_MORE;
+		return egret_http_scheme_byte(h, lc, name);
 	case HTTP_TARGET_HOST:
 	case HTTP_TARGET_PORT:
-		if (c == ' ' || c == '/' || c == '?' || c == '#') {
-			if (h->state == HTTP_TARGET_PORT && pos == 0)
-				return egret_http_refuse(h);	/* "host:" */
-			h->state = c == ' ' ? HTTP_VERSION : HTTP_TARGET_REST;
-			h->pos = 0;
-			return EGRET_HTTP_MORE;
-		}
-		if (h->state == HTTP_TARGET_HOST && c == ':') {
-			h->state = HTTP_TARGET_PORT;
-			h->pos = 0;
-			return EGRET_HTTP_MORE;
-		}
-		if (h->state == HTTP_TARGET_PORT) {
-			if (c < '0' || c > '9' || pos >= 5)
-				return egret_http_refuse(h);
-			h->pos = pos + 1;
-			return EGRET_HTTP_MORE;
-		}
-		/* Userinfo ('@'), an IP literal ('['), anything else. */
-		return egret_http_name_byte(h, c, name) < 0 ? egret_http_refuse(h) :
-							      EGRET_HTTP_MORE;
+		return egret_http_authority_byte(h, c, name);
 	case HTTP_TARGET_REST:
 		if (c == ' ') {
 			h->state = HTTP_VERSION;

@@ -112,6 +112,36 @@ EGRET_INLINE int egret_http_head_end(struct egret_http *h)
 	return EGRET_HTTP_HEAD;
 }
 
+/* A byte of Host's value (@ws: space or tab): its name, judged at the
+ * line's end, then a port after ':' (read, not judged). */
+EGRET_INLINE int egret_http_host_byte(struct egret_http *h, __u32 c, int ws, char *name)
+{
+	if (h->state == HTTP_HOST_PORT) {
+		if (ws && h->pos) {
+			h->state = HTTP_HOST_TAIL;
+			return EGRET_HTTP_MORE;
+		}
+		if (c < '0' || c > '9' || h->pos >= 5)
+			return egret_http_refuse(h);
+		h->pos++;
+		return EGRET_HTTP_MORE;
+	}
+	if (ws && h->name_len == 0)
+		return EGRET_HTTP_MORE;		/* leading OWS */
+	if (h->name_len == 0)
+		egret_http_name_begin(h, name);
+	if (ws) {
+		h->state = HTTP_HOST_TAIL;
+		return EGRET_HTTP_MORE;
+	}
+	if (c == ':' && h->name_len) {
+		h->state = HTTP_HOST_PORT;
+		h->pos = 0;
+		return EGRET_HTTP_MORE;
+	}
+	return egret_http_name_byte(h, c, name) < 0 ? egret_http_refuse(h) : EGRET_HTTP_MORE;
+}
+
 /* A field line, past its first byte. */
 EGRET_INLINE int egret_http_field_byte_in(struct egret_http *h, __u32 c, char *name)
 {
@@ -150,30 +180,8 @@ EGRET_INLINE int egret_http_field_byte_in(struct egret_http *h, __u32 c, char *n
 		h->pos++;
 		return EGRET_HTTP_MORE;
 	case HTTP_HOST:
-		if (ws && h->name_len == 0)
-			return EGRET_HTTP_MORE;		/* leading OWS */
-		if (h->name_len == 0)
-			egret_http_name_begin(h, name);
-		if (ws) {
-			h->state = HTTP_HOST_TAIL;
-			return EGRET_HTTP_MORE;
-		}
-		if (c == ':' && h->name_len) {
-			h->state = HTTP_HOST_PORT;
-			h->pos = 0;
-			return EGRET_HTTP_MORE;
-		}
-		return egret_http_name_byte(h, c, name) < 0 ? egret_http_refuse(h) :
-							      EGRET_HTTP_MORE;
 	case HTTP_HOST_PORT:
-		if (ws && h->pos) {
-			h->state = HTTP_HOST_TAIL;
-			return EGRET_HTTP_MORE;
-		}
-		if (c < '0' || c > '9' || h->pos >= 5)
-			return egret_http_refuse(h);
-		h->pos++;
-		return EGRET_HTTP_MORE;
+		return egret_http_host_byte(h, c, ws, name);
 	case HTTP_HOST_TAIL:
 	case HTTP_LENGTH_TAIL:
 	case HTTP_TOKEN_TAIL:
