@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * daemon/config.c - egretd.yaml into a struct daemon_config.
+ * daemon/config.c - egretd.yaml into a struct daemon_config: the file,
+ * version, node, socket: and attempts:, and the readers of scalars;
+ * callers: is config_caller.c's.
  *
  * As strict as the policy (policy/yaml.c), for the same reason: an ignored
  * key is a restriction the operator believes in and egretd does not apply.
@@ -12,18 +14,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/un.h>
 
-#include "daemon/config.h"
-#include "lib/text.h"
+#include "daemon/config_impl.h"
 #include "lib/trust.h"
 #include "lib/util.h"
-#include "policy/policy.h"
 #include "policy/yaml_util.h"
 
 _Static_assert(DAEMON_SOCKET_PATH_MAX == sizeof(((struct sockaddr_un *)0)->sun_path),
@@ -31,44 +27,10 @@ _Static_assert(DAEMON_SOCKET_PATH_MAX == sizeof(((struct sockaddr_un *)0)->sun_p
 
 #define NAME_LEN_MAX	256	/* a user or group name */
 
-struct parser {
-	yaml_document_t *doc;
-	struct diag *d;
-	struct daemon_config *out;
-	int oom;			/* -ENOMEM once an allocation failed */
-	yaml_node_t *uids, *max;	/* attempts.uids and .max, if given */
-	bool attempts_bad;		/* then the callers are not held to them */
-	/* Per caller, for the checks that need the whole file (its uid
-	 * against attempts.uids, its max against attempts.max): the node
-	 * that named its uid (NULL: none, or named twice) and its max:. */
-	yaml_node_t *who[DAEMON_CALLERS_MAX], *kmax[DAEMON_CALLERS_MAX];
-};
-
-static yaml_node_t *node_at(struct parser *ps, int index)
-{
-	return yaml_node(ps->doc, index);
-}
-
-static struct daemon_caller *caller_cur(struct parser *ps)
-{
-	return &ps->out->callers[ps->out->ncallers];
-}
-
 /* ---- the walker ----------------------------------------------------- */
 
-struct key_rule {
-	const char *name;
-	int (*parse)(struct parser *ps, yaml_node_t *v);
-};
-
-/*
- * Each pair of the mapping @map through its rule, every other key
- * reported on the way (policy/yaml_util.h: yaml_walk). *@ret_seen: bit i
- * set when @rules[i]'s key is present.
- */
-static int parse_keys(struct parser *ps, yaml_node_t *map,
-		      const struct key_rule *rules, size_t n, const char *where,
-		      unsigned int *ret_seen)
+int config_parse_keys(struct parser *ps, yaml_node_t *map, const struct key_rule *rules,
+		      size_t n, const char *where, unsigned int *ret_seen)
 {
 	const char *names[YAML_KEYS_MAX];
 	const struct yaml_keys keys = { .where = where, .names = names, .n = n };
@@ -84,12 +46,6 @@ static int parse_keys(struct parser *ps, yaml_node_t *map,
 	*ret_seen = w.seen;
 	return w.r;
 }
-
-/* parse_keys() for a table whose size the compiler checks. */
-#define parse_mapping(ps, map, rules, where, ret_seen) ({			\
-	_Static_assert(ARRAY_SIZE(rules) <= YAML_KEYS_MAX, "more keys than YAML_KEYS_MAX"); \
-	parse_keys(ps, map, rules, ARRAY_SIZE(rules), where, ret_seen);		\
-})
 
 /* ---- scalars -------------------------------------------------------- */
 
@@ -116,12 +72,12 @@ static bool digits_value(const char *t, size_t len, unsigned long long max,
 	return true;
 }
 
-static bool all_digits(const char *t)
+bool config_all_digits(const char *t)
 {
 	return *t && strspn(t, "0123456789") == strlen(t);
 }
 
-static int scalar_number(struct parser *ps, yaml_node_t *v, const char *what,
+int config_scalar_number(struct parser *ps, yaml_node_t *v, const char *what,
 			 unsigned long long lo, unsigned long long hi,
 			 unsigned long long *ret)
 {
@@ -135,7 +91,7 @@ static int scalar_number(struct parser *ps, yaml_node_t *v, const char *what,
 }
 
 /* The spellings the policy accepts (policy/yaml.c). */
-static int scalar_bool(struct parser *ps, yaml_node_t *v, const char *what,
+int config_scalar_bool(struct parser *ps, yaml_node_t *v, const char *what,
 		       bool *ret)
 {
 	const char *t = yaml_scalar(v);
@@ -152,7 +108,7 @@ static int scalar_bool(struct parser *ps, yaml_node_t *v, const char *what,
 }
 
 /* A user or group name for NSS, which decides what a name may hold. */
-static const char *scalar_name(struct parser *ps, yaml_node_t *v, const char *what)
+const char *config_scalar_name(struct parser *ps, yaml_node_t *v, const char *what)
 {
 	const char *t = yaml_scalar(v);
 
@@ -215,14 +171,14 @@ static int socket_path(struct parser *ps, yaml_node_t *v)
 /* A gid, or a name resolved now: egretd chowns the socket to it. */
 static int socket_group(struct parser *ps, yaml_node_t *v)
 {
-	const char *t = scalar_name(ps, v, "socket.group");
+	const char *t = config_scalar_name(ps, v, "socket.group");
 	unsigned long long gid;
 	struct group *g;
 
 	if (!t)
 		return -EINVAL;
-	if (all_digits(t)) {
-		if (scalar_number(ps, v, "socket.group", 0, DAEMON_UID_MAX, &gid) < 0)
+	if (config_all_digits(t)) {
+		if (config_scalar_number(ps, v, "socket.group", 0, DAEMON_UID_MAX, &gid) < 0)
 			return -EINVAL;
 		ps->out->socket_gid = (gid_t)gid;
 		return 0;
@@ -293,7 +249,7 @@ static int attempts_max(struct parser *ps, yaml_node_t *v)
 {
 	unsigned long long n;
 
-	if (scalar_number(ps, v, "attempts.max", 1, DAEMON_MAX_LIMIT, &n) < 0)
+	if (config_scalar_number(ps, v, "attempts.max", 1, DAEMON_MAX_LIMIT, &n) < 0)
 		return -EINVAL;
 	ps->out->max = (unsigned int)n;
 	ps->max = v;
@@ -339,345 +295,13 @@ static int parse_attempts(struct parser *ps, yaml_node_t *v)
 	return r;
 }
 
-/* ---- callers -------------------------------------------------------- */
-
-static int caller_uid(struct parser *ps, yaml_node_t *v)
-{
-	unsigned long long uid;
-
-	if (scalar_number(ps, v, "uid", 0, DAEMON_UID_MAX, &uid) < 0)
-		return -EINVAL;
-	caller_cur(ps)->uid = (uid_t)uid;
-	ps->who[ps->out->ncallers] = v;
-	return 0;
-}
-
-static int caller_user(struct parser *ps, yaml_node_t *v)
-{
-	const char *t = scalar_name(ps, v, "user");
-	struct passwd *pw;
-
-	if (!t)
-		return -EINVAL;
-	errno = 0;
-	pw = getpwnam(t);
-	if (!pw) {
-		if (errno == ENOMEM)
-			ps->oom = -ENOMEM;
-		diag_add(ps->d, v, "user: unknown user '%.64s'%s", t,
-			 all_digits(t) ? " (a number goes in uid:)" : "");
-		return -EINVAL;
-	}
-	caller_cur(ps)->uid = pw->pw_uid;
-	ps->who[ps->out->ncallers] = v;
-	return 0;
-}
-
-/*
- * "/a/b": the caller's cgroup is /a/b or below it (a component boundary:
- * /a/bc is not below /a/b). "/a/b*": its path starts with /a/b, as a
- * Docker scope's (/system.slice/docker-<id>.scope) only can be named.
- */
-static int caller_cgroup(struct parser *ps, yaml_node_t *v)
-{
-	struct daemon_caller *k = caller_cur(ps);
-	const char *t = yaml_scalar(v), *why = NULL;
-	size_t len = t ? strlen(t) : 0, n;
-	bool literal = len && t[len - 1] == '*';
-
-	n = len - literal;
-	if (!t || t[0] != '/')
-		why = "want an absolute path (from the host's cgroup root)";
-	else if (len >= DAEMON_CGROUP_MAX)
-		why = "too long";
-	else if (memchr(t, '*', n))
-		why = "'*' may only end it (PREFIX*)";
-	else if (!daemon_cgroup_path_clean(t, n > 1 && t[n - 1] == '/' ? n - 1 : n))
-		why = "an empty, '.' or '..' component, or a control character";
-	if (why) {
-		diag_add(ps->d, v, "cgroup: %s", why);
-		return -EINVAL;
-	}
-	/* Stored without '*', and without the trailing '/' of a component
-	 * prefix ("/a/" is "/a"); a literal one keeps it (so "/a/" and "*"
-	 * means strictly below /a). */
-	if (!literal && n > 1 && t[n - 1] == '/')
-		n--;
-	k->cgroup = strndup(t, n);
-	if (!k->cgroup) {
-		ps->oom = -ENOMEM;
-		return -ENOMEM;
-	}
-	k->cgroup_literal = literal;
-	return 0;
-}
-
-static int caller_repos(struct parser *ps, yaml_node_t *v)
-{
-	struct daemon_caller *k = caller_cur(ps);
-	yaml_node_item_t *it;
-	size_t n;
-	int r = 0;
-
-	if (v->type != YAML_SEQUENCE_NODE) {
-		diag_add(ps->d, v, "repos: want a list of OWNER/NAME, OWNER/* or *");
-		return -EINVAL;
-	}
-	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-	if (n > DAEMON_REPOS_MAX) {
-		diag_add(ps->d, v, "repos: more than %d patterns", DAEMON_REPOS_MAX);
-		return -EINVAL;
-	}
-	if (!n)
-		return 0;	/* []: attempts without --repo only */
-	k->repos = calloc(n, sizeof(*k->repos));
-	if (!k->repos) {
-		ps->oom = -ENOMEM;
-		return -ENOMEM;
-	}
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it);
-		const char *t = yaml_scalar(item);
-		size_t i = 0;
-
-		if (!t || !daemon_repo_pattern_valid(t)) {
-			diag_add(ps->d, item, "repos: '%.80s' is not OWNER/NAME, OWNER/* or *",
-				 t ? t : "?");
-			r = -EINVAL;
-			continue;
-		}
-		while (i < k->nrepos && strcasecmp(k->repos[i], t))
-			i++;
-		if (i < k->nrepos) {
-			diag_add(ps->d, item, "repos: '%s' given twice", t);
-			r = -EINVAL;
-			continue;
-		}
-		strcpy(k->repos[k->nrepos++], t);
-	}
-	return r;
-}
-
-static int caller_allow(struct parser *ps, yaml_node_t *v)
-{
-	return scalar_bool(ps, v, "allow", &caller_cur(ps)->allow);
-}
-
-static int caller_audit(struct parser *ps, yaml_node_t *v)
-{
-	return scalar_bool(ps, v, "audit", &caller_cur(ps)->audit);
-}
-
-static int caller_upload_limit(struct parser *ps, yaml_node_t *v)
-{
-	uint64_t n;
-
-	if (size_parse(yaml_scalar(v), &n) < 0) {
-		diag_add(ps->d, v, "upload_limit: " SIZE_WANT);
-		return -EINVAL;
-	}
-	caller_cur(ps)->upload_limit = n;
-	return 0;
-}
-
-/* An absolute path without "." or ".." components (cache:, home:): the
- * caller's, checked (and mapped) in its mounts at each attempt. */
-static int caller_path(struct parser *ps, yaml_node_t *v, const char *what, char **ret)
-{
-	const char *t = yaml_scalar(v);
-	size_t n = t ? strlen(t) : 0;
-
-	if (!t || t[0] != '/' || n < 2 || n >= PATH_MAX ||
-	    !daemon_cgroup_path_clean(t, t[n - 1] == '/' ? n - 1 : n)) {
-		diag_add(ps->d, v, "%s: want an absolute path of a directory", what);
-		return -EINVAL;
-	}
-	*ret = strdup(t);
-	if (!*ret) {
-		ps->oom = -ENOMEM;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int caller_home(struct parser *ps, yaml_node_t *v)
-{
-	return caller_path(ps, v, "home", &caller_cur(ps)->home);
-}
-
-static int caller_nested_sandbox(struct parser *ps, yaml_node_t *v)
-{
-	return scalar_bool(ps, v, "nested_sandbox", &caller_cur(ps)->nested_sandbox);
-}
-
-/* true, false, or the hosts (names, *.DOMAIN) a remote may be on. */
-static int caller_git_remote(struct parser *ps, yaml_node_t *v)
-{
-	struct daemon_caller *k = caller_cur(ps);
-	yaml_node_item_t *it;
-	size_t n;
-	int r = 0;
-
-	if (v->type != YAML_SEQUENCE_NODE)
-		return scalar_bool(ps, v, "git_remote", &k->git_remote);
-	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-	if (n == 0 || n > DAEMON_REMOTE_HOSTS_MAX) {
-		diag_add(ps->d, v, "git_remote: want true, false, or 1 to %d hosts (NAME or *.DOMAIN)",
-			 DAEMON_REMOTE_HOSTS_MAX);
-		return -EINVAL;
-	}
-	k->remote_hosts = calloc(n, sizeof(*k->remote_hosts));
-	if (!k->remote_hosts) {
-		ps->oom = -ENOMEM;
-		return -ENOMEM;
-	}
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it);
-		const char *t = yaml_scalar(item);
-		char err[128];
-
-		if (!t || host_rule_parse(t, &k->remote_hosts[k->nremote_hosts], err,
-					  sizeof(err)) < 0 ||
-		    k->remote_hosts[k->nremote_hosts].nports) {
-			diag_add(ps->d, item, "git_remote: '%.80s' is not a host name or *.DOMAIN",
-				 t ? t : "?");
-			r = -EINVAL;
-			continue;
-		}
-		k->nremote_hosts++;
-	}
-	k->git_remote = r == 0;
-	return r;
-}
-
-static int caller_cache(struct parser *ps, yaml_node_t *v)
-{
-	return caller_path(ps, v, "cache", &caller_cur(ps)->cache);
-}
-
-/* Checked against attempts.max, and defaulted to it, once the file is read. */
-static int caller_max(struct parser *ps, yaml_node_t *v)
-{
-	unsigned long long n;
-
-	if (scalar_number(ps, v, "max", 1, DAEMON_MAX_LIMIT, &n) < 0)
-		return -EINVAL;
-	caller_cur(ps)->max = (unsigned int)n;
-	ps->kmax[ps->out->ncallers] = v;
-	return 0;
-}
-
-/* One item of callers:, into caller_cur(); its uid must be new. */
-static int parse_caller(struct parser *ps, yaml_node_t *item)
-{
-	static const struct key_rule rules[] = {
-		{ "uid", caller_uid }, { "user", caller_user },
-		{ "cgroup", caller_cgroup }, { "repos", caller_repos },
-		{ "allow", caller_allow }, { "audit", caller_audit },
-		{ "max", caller_max }, { "cache", caller_cache },
-		{ "upload_limit", caller_upload_limit },
-		{ "git_remote", caller_git_remote }, { "nested_sandbox", caller_nested_sandbox },
-		{ "home", caller_home },
-	};
-	size_t i = ps->out->ncallers;
-	unsigned int seen;
-	int r;
-
-	r = parse_mapping(ps, item, rules, "a caller", &seen);
-	if (item->type != YAML_MAPPING_NODE)
-		return r;
-	if ((seen & 3) == 3 || !(seen & 3)) {
-		diag_add(ps->d, item, "a caller names one of uid: or user:%s",
-			 seen & 3 ? ", not both" : "");
-		ps->who[i] = NULL;
-		return -EINVAL;
-	}
-	for (size_t j = 0; ps->who[i] && j < i; j++) {
-		if (ps->who[j] && ps->out->callers[j].uid == ps->out->callers[i].uid) {
-			diag_add(ps->d, ps->who[i], "caller uid %u is listed twice (first at line %zu)",
-				 (unsigned int)ps->out->callers[i].uid,
-				 ps->who[j]->start_mark.line + 1);
-			ps->who[i] = NULL;
-			return -EINVAL;
-		}
-	}
-	return r;
-}
-
-static int parse_callers(struct parser *ps, yaml_node_t *v)
-{
-	struct daemon_config *c = ps->out;
-	size_t cap = 0;
-	yaml_node_item_t *it;
-	int r = 0;
-
-	if (v->type != YAML_SEQUENCE_NODE) {
-		diag_add(ps->d, v, "callers: want a list of callers");
-		return -EINVAL;
-	}
-	if (v->data.sequence.items.start == v->data.sequence.items.top) {
-		diag_add(ps->d, v, "callers: empty (name who may launch attempts)");
-		return -EINVAL;
-	}
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it);
-		int rr = array_grow((void **)&c->callers, &cap, c->ncallers,
-				    sizeof(*c->callers), DAEMON_CALLERS_MAX);
-
-		if (rr == -E2BIG) {
-			diag_add(ps->d, item, "callers: more than %d", DAEMON_CALLERS_MAX);
-			return -EINVAL;
-		}
-		if (rr < 0) {
-			ps->oom = rr;
-			return rr;
-		}
-		memset(caller_cur(ps), 0, sizeof(*c->callers));
-		if (parse_caller(ps, item) < 0)
-			r = -EINVAL;
-		/* Counted even when refused: what it allocated is freed. */
-		c->ncallers++;
-	}
-	return r;
-}
-
 /* ---- the file ------------------------------------------------------- */
-
-/* What needs the whole file: caller uids outside attempts.uids, caller
- * maxima within attempts.max (and defaulted to it). */
-static int check_callers(struct parser *ps)
-{
-	struct daemon_config *c = ps->out;
-	int r = 0;
-
-	for (size_t i = 0; i < c->ncallers; i++) {
-		struct daemon_caller *k = &c->callers[i];
-
-		if (!k->max)
-			k->max = c->max;
-		if (ps->attempts_bad)
-			continue;	/* attempts: is reported; its defaults mislead */
-		/* A caller with an attempt's uid could be an attempt. */
-		if (ps->who[i] && k->uid >= c->uid_first && k->uid <= c->uid_last) {
-			diag_add(ps->d, ps->who[i], "caller uid %u is in attempts.uids (%u-%u), which attempts run as",
-				 (unsigned int)k->uid, (unsigned int)c->uid_first,
-				 (unsigned int)c->uid_last);
-			r = -EINVAL;
-		}
-		if (ps->kmax[i] && k->max > c->max) {
-			diag_add(ps->d, ps->kmax[i], "max: %u is above attempts.max (%u)",
-				 k->max, c->max);
-			r = -EINVAL;
-		}
-	}
-	return r;
-}
 
 static int parse_root(struct parser *ps, yaml_node_t *root)
 {
 	static const struct key_rule rules[] = {
 		{ "version", parse_version }, { "socket", parse_socket },
-		{ "attempts", parse_attempts }, { "callers", parse_callers },
+		{ "attempts", parse_attempts }, { "callers", config_parse_callers },
 		{ "node", parse_node },
 	};
 	static const char *const missing[] = {
@@ -699,7 +323,7 @@ static int parse_root(struct parser *ps, yaml_node_t *root)
 			r = -EINVAL;
 		}
 	}
-	if (check_callers(ps) < 0)
+	if (config_check_callers(ps) < 0)
 		r = -EINVAL;
 	return r;
 }
