@@ -102,7 +102,7 @@ static __always_inline int repeat_count(void *repeats,
 
 /* Where a decision goes: the attempt's ring buffer and repeat counts (its
  * slot), and its counters - none for a TLS decision, counted per slot
- * instead (lib/pin.h: sk_msg programs have no cgroup storage). @sni: the
+ * instead (lib/pin_map.h: sk_msg programs have no cgroup storage). @sni: the
  * name a ClientHello asked for, in map memory, or NULL. */
 struct event_sink {
 	__u32 slot;

@@ -98,7 +98,7 @@ int bpft_group_setup(void **state)
 		print_error("egret_bpf__load: %s\n", strerror(-r));
 		goto fail;
 	}
-	/* The attempt's own ring and repeat counts, as loader.c makes them. */
+	/* The attempt's own ring and repeat counts, as slots.c makes them. */
 	t->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "egret_events", 0, 0,
 				    EGRET_RING_BYTES, NULL);
 	t->repeats_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "egret_repeats",

@@ -124,7 +124,7 @@ static void port_ranges(void **state)
 }
 
 /*
- * Deadlines are CLOCK_MONOTONIC (user/enforce/allow.c writes them, the
+ * Deadlines are CLOCK_MONOTONIC (user/enforce/learn.c writes them, the
  * programs read bpf_ktime_get_coarse_ns()): a rule past its deadline
  * denies, and says so; one an hour away allows.
  */

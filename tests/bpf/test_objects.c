@@ -37,7 +37,7 @@ static void egret_object_loads(void **state)
 		assert_true(bpf_program__fd(prog) >= 0);
 		n++;
 	}
-	/* user/enforce/loader.c takes exactly this many (LOADER_NMAIN_PROGS). */
+	/* user/enforce/objects.c takes exactly this many (LOADER_NMAIN_PROGS). */
 	assert_int_equal(n, 15);
 }
 
@@ -60,7 +60,7 @@ static int unix_hooks_exist(void)
 	return 1;
 }
 
-/* As load_unix() in user/enforce/loader.c: the attach types set before load, since
+/* As load_unix() in user/enforce/objects.c: the attach types set before load, since
  * libbpf 1.1 knows no cgroup/connect_unix section. */
 static void unix_object_loads(void **state)
 {

@@ -6,7 +6,7 @@
  * kernel has the cgroup unix hooks (6.7+) but no Landlock scope (< 6.12).
  *
  * Its own small BPF object, loaded with the main one into the set of
- * programs (enforce/loader.c) where the kernel can; an attempt that needs
+ * programs (enforce/objects.c) where the kernel can; an attempt that needs
  * it writes its names into the set's egret_unix_allow under its key and
  * attaches the two programs with the others.
  */
