@@ -151,7 +151,15 @@ static void host_name(char *buf, size_t len)
 	buf[len - 1] = '\0';
 }
 
-int cmd_daemon(int argc, char **argv)
+/* What egretd's command line said. */
+struct daemon_args {
+	const char *path;	/* --config */
+	bool check;		/* --check-config */
+};
+
+/* The options into @ret: 0, 1 when --help was printed, or -EINVAL after
+ * the usage or one line. */
+static int daemon_args_parse(int argc, char **argv, struct daemon_args *ret)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -160,20 +168,16 @@ int cmd_daemon(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = DAEMON_CONFIG_PATH;
-	struct diag d = { .file = NULL };
-	struct daemon_config cfg;
-	char instance[DAEMON_SOCKET_PATH_MAX];
-	bool check = false;
-	int c, r, fd, lock, set_lock;
+	int c;
 
+	*ret = (struct daemon_args){ .path = DAEMON_CONFIG_PATH };
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			path = optarg;
+			ret->path = optarg;
 			break;
 		case 'C':
-			check = true;
+			ret->check = true;
 			break;
 		case 'v':
 			if (log_get_level() < LOG_DEBUG)
@@ -181,92 +185,138 @@ int cmd_daemon(int argc, char **argv)
 			break;
 		case 'h':
 			daemon_usage(stdout);
-			return 0;
+			return 1;
 		default:
 			daemon_usage(stderr);
-			return EXIT_USAGE;
+			return -EINVAL;
 		}
 	}
 	if (optind != argc) {
 		log_error("egretd takes no arguments ('%s')", argv[optind]);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	/* fds 0-2 taken: a caller's fd received later must never land there
-	 * (the handler dup2()s the caller's three onto them). */
+	return 0;
+}
+
+/* fds 0-2 taken: a caller's fd received later must never land there
+ * (the handler dup2()s the caller's three onto them). */
+static int stdio_reserve(void)
+{
 	for (int i = 0; i < 3; i++)
 		if (fcntl(i, F_GETFD) < 0 && open("/dev/null", O_RDWR) != i) {
 			log_error("egretd: cannot open /dev/null on fd %d", i);
-			return EXIT_SETUP;
+			return -EBADF;
 		}
-	d.file = path;
-	r = daemon_config_load(path, &cfg, &d);
-	if (r < 0) {
-		if (d.n)
-			diag_log(&d);
-		else
-			log_error_errno(r, "egretd: configuration %s", path);
-		return EXIT_POLICY;
-	}
-	if (!check) {
-		char node[REQUEST_NODE_MAX + 1];
+	return 0;
+}
 
-		/* egretd.yaml's, the deployment's (a DaemonSet's node name),
-		 * else the host's name where egretd can read it. */
-		if (cfg.node[0])
-			snprintf(node, sizeof(node), "%s", cfg.node);
-		else if (getenv("EGRET_NODE") && getenv("EGRET_NODE")[0])
-			snprintf(node, sizeof(node), "%s", getenv("EGRET_NODE"));
-		else
-			host_name(node, sizeof(node));
-		request_export_set_node(node);
-	}
-	if (check) {
+/* The configuration at @path into @cfg; every problem logged. */
+static int config_read(const char *path, struct daemon_config *cfg)
+{
+	struct diag d = { .file = path };
+	int r = daemon_config_load(path, cfg, &d);
+
+	if (r < 0 && d.n)
+		diag_log(&d);
+	else if (r < 0)
+		log_error_errno(r, "egretd: configuration %s", path);
+	return r;
+}
+
+/* The name request lines carry (`node`): egretd.yaml's, the deployment's
+ * (a DaemonSet's node name), else the host's name where egretd can read
+ * it. */
+static void node_name_set(const struct daemon_config *cfg)
+{
+	const char *env = getenv("EGRET_NODE");
+	char node[REQUEST_NODE_MAX + 1];
+
+	if (cfg->node[0])
+		snprintf(node, sizeof(node), "%s", cfg->node);
+	else if (env && env[0])
+		snprintf(node, sizeof(node), "%s", env);
+	else
+		host_name(node, sizeof(node));
+	request_export_set_node(node);
+}
+
+/* What egretd holds while it serves: its instance's lock, taken before the
+ * socket's name is touched, and the socket. */
+struct daemon_hold {
+	char instance[DAEMON_SOCKET_PATH_MAX];
+	int lock;		/* daemon_instance_lock()'s, or -1 */
+	int fd;			/* the listening socket, or -1 */
+};
+
+static void daemon_hold_release(struct daemon_hold *h)
+{
+	if (h->fd >= 0)
+		close(TAKE_FD(h->fd));
+	if (h->lock >= 0)
+		daemon_instance_unlock(h->instance, TAKE_FD(h->lock));
+}
+
+/*
+ * Who we are, and that no other egretd is, before the socket's name is
+ * touched (a second egretd would take it from the first) and before any
+ * attempt of ours is re-adopted (attempt/instance.h); then the socket,
+ * systemd's or our own. 0, or -errno after one line.
+ */
+static int daemon_hold_take(const struct daemon_config *cfg, struct daemon_hold *h)
+{
+	int fd = daemon_activated_fd(), r;
+
+	r = fd == -ENOENT || fd >= 0 ? 0 : fd;
+	h->fd = fd >= 0 ? fd : -1;
+	if (r == 0)
+		r = daemon_instance_name(fd, cfg->socket_path, h->instance, sizeof(h->instance));
+	r = r < 0 ? r : daemon_instance_lock(h->instance);
+	if (r == -EBUSY)
+		log_error("egretd: another egretd serves %s (its lock in %s is held): one egretd per socket",
+			  h->instance, EGRETD_ATTEMPT_DIR);
+	else if (r < 0)
+		log_error_errno(r, "egretd: take the lock of egretd %s in %s",
+				cfg->socket_path, EGRETD_ATTEMPT_DIR);
+	if (r < 0)
+		return r;
+	h->lock = r;
+	if (fd == -ENOENT && (r = daemon_listen(cfg)) < 0)
+		return log_error_errno(r, "egretd: listen on %s", cfg->socket_path);
+	if (fd == -ENOENT)
+		h->fd = r;
+	return 0;
+}
+
+int cmd_daemon(int argc, char **argv)
+{
+	_cleanup_(daemon_config_free) struct daemon_config cfg = {};
+	_cleanup_(daemon_hold_release) struct daemon_hold hold = { .lock = -1, .fd = -1 };
+	_cleanup_close_ int set_lock = -1;
+	struct daemon_args args;
+	int r;
+
+	r = daemon_args_parse(argc, argv, &args);
+	if (r != 0)
+		return r > 0 ? 0 : EXIT_USAGE;
+	if (stdio_reserve() < 0)
+		return EXIT_SETUP;
+	if (config_read(args.path, &cfg) < 0)
+		return EXIT_POLICY;
+	if (args.check) {
 		printf("%s: valid; socket %s, %zu caller(s), attempts as uids %u-%u, at most %u at once\n",
-		       path, cfg.socket_path, cfg.ncallers, (unsigned int)cfg.uid_first,
+		       args.path, cfg.socket_path, cfg.ncallers, (unsigned int)cfg.uid_first,
 		       (unsigned int)cfg.uid_last, cfg.max);
-		daemon_config_free(&cfg);
 		return 0;
 	}
+	node_name_set(&cfg);
 	if (geteuid() != 0) {
 		log_error("egretd must run as root: it makes cgroups, loads BPF and starts COMMAND as other uids");
-		daemon_config_free(&cfg);
 		return EXIT_SETUP;
 	}
-	/* Who we are, and that no other egretd is, before the socket's name
-	 * is touched (a second egretd would take it from the first) and
-	 * before any attempt of ours is re-adopted (attempt/instance.h). */
-	fd = daemon_activated_fd();
-	r = fd == -ENOENT || fd >= 0 ? 0 : fd;
-	if (r == 0)
-		r = daemon_instance_name(fd, cfg.socket_path, instance, sizeof(instance));
-	lock = r < 0 ? r : daemon_instance_lock(instance);
-	if (lock < 0) {
-		if (lock == -EBUSY)
-			log_error("egretd: another egretd serves %s (its lock in %s is held): one egretd per socket",
-				  instance, EGRETD_ATTEMPT_DIR);
-		else
-			log_error_errno(lock, "egretd: take the lock of egretd %s in %s",
-					cfg.socket_path, EGRETD_ATTEMPT_DIR);
-		if (fd >= 0)
-			close(fd);
-		daemon_config_free(&cfg);
+	if (daemon_hold_take(&cfg, &hold) < 0)
 		return EXIT_SETUP;
-	}
-	if (fd == -ENOENT)
-		fd = daemon_listen(&cfg);
-	if (fd < 0) {
-		log_error_errno(fd, "egretd: listen on %s", cfg.socket_path);
-		daemon_instance_unlock(instance, lock);
-		daemon_config_free(&cfg);
-		return EXIT_SETUP;
-	}
 	set_lock = warm_programs(cfg.max);
 	warm_process(cfg.uid_first);
-	r = daemon_serve(&cfg, instance, lock, fd);
-	close(fd);
-	if (set_lock >= 0)
-		close(set_lock);
-	daemon_instance_unlock(instance, lock);
-	daemon_config_free(&cfg);
+	r = daemon_serve(&cfg, hold.instance, hold.lock, hold.fd);
 	return r < 0 ? EXIT_SETUP : 0;
 }
