@@ -130,8 +130,8 @@ $(OUT)/egret: $(USER_OBJS)
 # egretd's client alone, linked against libc only: what a caller's image
 # (a miner's container) needs (user/main_client.c).
 CLIENT_OBJS := $(addprefix $(OUT)/user/,main_client.o attempt/run_options.o cmd/client.o \
-	cmd/git.o daemon/wire.o daemon/wire_encode.o git/harvest.o git/layout.o launch/environ.o \
-	lib/cmd.o lib/log.o lib/paths.o policy/repo.o)
+	cmd/client_args.o cmd/git.o daemon/wire.o daemon/wire_encode.o git/harvest.o git/layout.o \
+	launch/environ.o lib/cmd.o lib/log.o lib/paths.o policy/repo.o)
 
 $(OUT)/egret-client: $(CLIENT_OBJS)
 	$(call msg,LINK,$@)
