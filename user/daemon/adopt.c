@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * daemon/adopt.c - egretd's attempts taken back (daemon/adopt.h): the
+ * options egretd kept for each, the records of those nobody serves, and
+ * the re-adopter that runs one to its end; where its caller comes back is
+ * adopt_hub.c's.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +21,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "attempt/cgroup.h"
@@ -25,6 +30,7 @@
 #include "attempt/state.h"
 #include "launch/world.h"
 #include "daemon/adopt.h"
+#include "daemon/adopt_impl.h"
 #include "daemon/reply.h"
 #include "lib/exit.h"
 #include "lib/fdpass.h"
@@ -35,7 +41,6 @@
 #include "lib/util.h"
 
 #define ARGV_FILE_MAX	(1 << 20)
-#define HAND_OVER_WAIT_MS	10000	/* a re-adopter just forked may not listen yet */
 #define TAKE_TRIES		20	/* 50 ms apart: a record's lock a gc holds */
 
 /* ---- the options, kept ------------------------------------------- */
@@ -102,68 +107,6 @@ static int load_argv(const char *id, char ***ret_argv)
 	argv[argc] = NULL;
 	*ret_argv = argv;
 	return argc;
-}
-
-/* ---- handing a caller over --------------------------------------- */
-
-static int hub_address(const char *id, struct sockaddr_un *sun)
-{
-	*sun = (struct sockaddr_un){ .sun_family = AF_UNIX };
-	return state_file_path(id, "sock", sun->sun_path, sizeof(sun->sun_path));
-}
-
-/* The record of @id, read (not locked): for checks only. */
-static int read_record(const char *id, struct attempt_state *st)
-{
-	char path[PATH_MAX];
-	_cleanup_close_ int fd = -1;
-
-	if (!attempt_id_valid(id) ||
-	    path_fmt(path, sizeof(path), EGRET_RUN_DIR "/%s", id) < 0)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	return state_read_fd(fd, st);
-}
-
-int daemon_adopt_hand_over(int conn, uid_t uid, const char *id, int stdio[3])
-{
-	struct attempt_state st;
-	struct sockaddr_un sun;
-	_cleanup_close_ int hub = -1;
-	char text[160];
-	int r;
-
-	/* Only the caller that started it: the record says whose it is. */
-	if (read_record(id, &st) < 0 || !st.daemon || st.caller != uid ||
-	    hub_address(st.id, &sun) < 0) {
-		snprintf(text, sizeof(text), "egretd: no attempt %.64s of uid %u to attach to (it may have ended while egretd was down)",
-			 id, (unsigned int)uid);
-		return daemon_refuse(conn, text);
-	}
-	for (int waited = 0; waited < HAND_OVER_WAIT_MS; waited += 100) {
-		hub = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		if (hub >= 0 && connect(hub, (struct sockaddr *)&sun, sizeof(sun)) == 0)
-			break;
-		if (hub >= 0)
-			close(hub);
-		hub = -1;
-		poll(NULL, 0, 100);
-	}
-	int with[1 + 3] = { conn, stdio[0], stdio[1], stdio[2] };
-
-	r = hub < 0 ? -ECONNREFUSED : fds_send(hub, with, stdio[0] >= 0 ? 4 : 1);
-	for (int i = 0; i < 3; i++)
-		if (stdio[i] >= 0)
-			close(TAKE_FD(stdio[i]));
-	if (r < 0) {
-		snprintf(text, sizeof(text), "egretd: attempt %s is not being re-adopted (yet?)", st.id);
-		return daemon_refuse(conn, text);
-	}
-	log_info("uid %u attached again to attempt %s", (unsigned int)uid, st.id);
-	close(conn);
-	return 0;
 }
 
 /* ---- finding what to re-adopt ------------------------------------- */
@@ -286,29 +229,6 @@ static void on_no_client(struct loop_source *src, uint32_t events)
 		cgroup_kill_remove(a->cgroup, 0);
 }
 
-static int hub_listen(const char *id)
-{
-	struct sockaddr_un sun;
-	int fd, r;
-	mode_t old;
-
-	r = hub_address(id, &sun);
-	if (r < 0)
-		return r;
-	unlink(sun.sun_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	old = umask(0177);
-	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 8) < 0 ? -errno : 0;
-	umask(old);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
-}
-
 /* COMMAND has ended, and the record still stands: a caller on its way
  * back (handed over but not taken yet, or still reconnecting) gets the
  * status, if it comes within ADOPT_STATUS_GRACE_S. */
@@ -370,34 +290,26 @@ static int pty_master_of(int keeper_pidfd, int fd)
 static int take_attempt(const char *instance, const char *id,
 			struct attempt_adoptee *who)
 {
+	_cleanup_close_ int fd = adopt_record_open(id, O_RDWR);
 	char path[PATH_MAX];
-	int fd;
 
-	if (!attempt_id_valid(id) ||
-	    path_fmt(path, sizeof(path), EGRET_RUN_DIR "/%s", id) < 0)
-		return -EINVAL;
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	/* A gc looking at the record holds its lock for an instant; another
 	 * re-adopter, or a live supervisor, holds it for good. */
 	for (int i = 0; i < TAKE_TRIES && flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
-		if (errno != EWOULDBLOCK || i + 1 == TAKE_TRIES) {
-			close(fd);
+		if (errno != EWOULDBLOCK || i + 1 == TAKE_TRIES)
 			return 0;
-		}
 		poll(NULL, 0, 50);
 	}
 	if (state_read_fd(fd, &who->st) < 0 ||
-	    !who->st.daemon || strcmp(who->st.instance, instance)) {
-		close(fd);
+	    !who->st.daemon || strcmp(who->st.instance, instance))
 		return 0;
-	}
-	who->state_fd = fd;
+	who->state_fd = TAKE_FD(fd);
 	/* Served again: a gc's count towards removing it starts over. */
 	if (who->st.unserved) {
 		who->st.unserved = 0;
-		state_update(fd, &who->st);
+		state_update(who->state_fd, &who->st);
 	}
 	who->keeper_pidfd = member_pidfd(who->st.keeper, who->st.cgroup);
 	who->command_pidfd = member_pidfd(who->st.command, who->st.cgroup);
@@ -444,6 +356,52 @@ static void remove_attempt(struct attempt_adoptee *who, const char *id)
 		close(TAKE_FD(who->pty_fd));
 }
 
+/* Listen for the caller's return (a grace of ADOPT_CLIENT_GRACE_S) and
+ * set up the control the re-adopted attempt runs under; the attempt is
+ * ended if it cannot be waited for. */
+static void adopter_start(struct adopter *a, const char *instance, const char *id,
+			  struct attempt_adoptee *who, struct attempt_world *world)
+{
+	a->cgroup = who->st.cgroup;
+	a->ctl = (struct attempt_control){ .src = { .fn = on_hub }, .child_pidfd = -1,
+		.uid_lock_fd = -1, .world = world, .caller = who->st.caller,
+		.instance = instance,
+		.extra = &a->timer, .ended = on_ended, .finished = on_finished,
+		.suspended = on_suspended,
+		.json_fd = STDOUT_FILENO };
+	a->ctl.src.fd = adopt_hub_listen(id);
+	a->timer = (struct loop_source){ .fn = on_no_client,
+		.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };
+	if (a->ctl.src.fd < 0 || a->timer.fd < 0 ||
+	    timerfd_arm_ms(a->timer.fd, ADOPT_CLIENT_GRACE_S * 1000, false) < 0) {
+		log_error_errno(a->ctl.src.fd < 0 ? a->ctl.src.fd : -errno,
+				"attempt %s: listen for its caller", id);
+		cgroup_kill_remove(who->st.cgroup, 0);
+	}
+}
+
+/* The attempt ran to its end with @status: a caller back is told, and
+ * what the adopter and the attempt's remains held is closed. */
+static void adopter_end(struct adopter *a, struct attempt_adoptee *who, int status)
+{
+	if (a->client.fd >= 0) {
+		daemon_send_exit(a->client.fd, status);
+		daemon_linger_close(a->client.fd);
+	}
+	if (a->ctl.src.fd >= 0)
+		close(a->ctl.src.fd);
+	if (a->timer.fd >= 0)
+		close(a->timer.fd);
+	/* The keeper's pidfd (world.pidfd) went with the attempt. */
+	if (who->command_pidfd >= 0)
+		close(who->command_pidfd);
+	for (int i = 0; i < STATE_HELD_DNS; i++)
+		if (who->dns_fds[i] >= 0)
+			close(who->dns_fds[i]);
+	if (who->pty_fd >= 0)
+		close(who->pty_fd);
+}
+
 int daemon_adopt(const char *instance, const char *id)
 {
 	struct attempt_adoptee who = { .state_fd = -1, .keeper_pidfd = -1,
@@ -452,12 +410,11 @@ int daemon_adopt(const char *instance, const char *id)
 	struct adopter a = { .client = { .fd = -1 }, .timer = { .fd = -1 } };
 	struct attempt_world world = WORLD_NONE;
 	_cleanup_free_ char **argv = NULL;
-	int argc, r, status = EXIT_SETUP;
+	int argc, r, status;
 
 	r = take_attempt(instance, id, &who);
 	if (r <= 0)
 		return r < 0 ? EXIT_SETUP : 0;
-	a.cgroup = who.st.cgroup;
 	if (!who.st.keeper) {
 		/* Its process died before COMMAND started: nobody waits for
 		 * it (its caller saw its connection close, 125). */
@@ -478,21 +435,7 @@ int daemon_adopt(const char *instance, const char *id)
 		remove_attempt(&who, id);
 		return EXIT_SETUP;
 	}
-	a.ctl = (struct attempt_control){ .src = { .fn = on_hub }, .child_pidfd = -1,
-		.uid_lock_fd = -1, .world = &world, .caller = who.st.caller,
-		.instance = instance,
-		.extra = &a.timer, .ended = on_ended, .finished = on_finished,
-		.suspended = on_suspended,
-		.json_fd = STDOUT_FILENO };
-	a.ctl.src.fd = hub_listen(id);
-	a.timer = (struct loop_source){ .fn = on_no_client,
-		.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };
-	if (a.ctl.src.fd < 0 || a.timer.fd < 0 ||
-	    timerfd_arm_ms(a.timer.fd, ADOPT_CLIENT_GRACE_S * 1000, false) < 0) {
-		log_error_errno(a.ctl.src.fd < 0 ? a.ctl.src.fd : -errno,
-				"attempt %s: listen for its caller", id);
-		cgroup_kill_remove(who.st.cgroup, 0);
-	}
+	adopter_start(&a, instance, id, &who, &world);
 	log_info("attempt %s: re-adopting it for uid %u (COMMAND %s)", id,
 		 (unsigned int)who.st.caller, who.keeper_pidfd >= 0 ? "runs" : "has ended");
 	status = attempt_command_readopt(argc, argv, &who, &a.ctl);
@@ -503,21 +446,6 @@ int daemon_adopt(const char *instance, const char *id)
 		log_error("attempt %s cannot be re-adopted: removing it", id);
 		remove_attempt(&who, id);
 	}
-	if (a.client.fd >= 0) {
-		daemon_send_exit(a.client.fd, status);
-		daemon_linger_close(a.client.fd);
-	}
-	if (a.ctl.src.fd >= 0)
-		close(a.ctl.src.fd);
-	if (a.timer.fd >= 0)
-		close(a.timer.fd);
-	/* The keeper's pidfd (world.pidfd) went with the attempt. */
-	if (who.command_pidfd >= 0)
-		close(who.command_pidfd);
-	for (int i = 0; i < STATE_HELD_DNS; i++)
-		if (who.dns_fds[i] >= 0)
-			close(who.dns_fds[i]);
-	if (who.pty_fd >= 0)
-		close(who.pty_fd);
+	adopter_end(&a, &who, status);
 	return status;
 }
