@@ -152,7 +152,7 @@ static int pin_environment(const char *top, const struct git_layout *l, const ch
  * (NUL-terminated, @ret_len bytes) in *@ret, or -errno. */
 static int list_config(const char *git, char **ret, size_t *ret_len)
 {
-	struct git_harvest h;
+	_cleanup_(git_harvest_free) struct git_harvest h = {};
 	_cleanup_free_ char *text = NULL;
 	size_t n = 0;
 	int fds[2], status, r;
@@ -169,10 +169,8 @@ static int list_config(const char *git, char **ret, size_t *ret_len)
 		r = -ENOMEM;
 	if (r == 0 && pipe2(fds, O_CLOEXEC) < 0)
 		r = -errno;
-	if (r < 0) {
-		git_harvest_free(&h);
+	if (r < 0)
 		return r;
-	}
 	pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
@@ -181,7 +179,6 @@ static int list_config(const char *git, char **ret, size_t *ret_len)
 	}
 	r = pid < 0 ? -errno : 0;
 	close(fds[1]);
-	git_harvest_free(&h);
 	while (r == 0) {
 		ssize_t got = read(fds[0], text + n, CONFIG_LIST_MAX + 1 - n);
 

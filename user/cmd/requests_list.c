@@ -108,7 +108,7 @@ static void print_row_text(const struct row *row, bool all)
 
 int requests_list(const char *dir, const char *repo, bool all, bool json)
 {
-	struct store_view v;
+	_cleanup_(view_free) struct store_view v = { .st = { .lock_fd = -1 } };
 	_cleanup_free_ struct row *rows = NULL;
 	size_t nrows = 0, total = 0;
 	uint64_t dropped = 0;
@@ -117,17 +117,13 @@ int requests_list(const char *dir, const char *repo, bool all, bool json)
 	r = view_load(&v, dir, repo);
 	/* Read whole: a slow reader (a pager) must not hold up attempts. */
 	request_store_close(&v.st);
-	if (r < 0) {
-		view_free(&v);
+	if (r < 0)
 		return EXIT_TROUBLE;
-	}
 	for (size_t i = 0; i < v.n; i++)
 		total += v.files[i].n;
 	rows = calloc(total ? total : 1, sizeof(*rows));
-	if (!rows) {
-		view_free(&v);
+	if (!rows)
 		return EXIT_TROUBLE;
-	}
 	for (size_t i = 0; i < v.n; i++) {
 		dropped += v.files[i].dropped;
 		for (size_t j = 0; j < v.files[i].n; j++)
@@ -157,6 +153,5 @@ int requests_list(const char *dir, const char *repo, bool all, bool json)
 	if (dropped && !json)
 		printf("(%llu more were not recorded: a repository reached %d pending requests; decide some)\n",
 		       (unsigned long long)dropped, REQUESTS_MAX_PENDING);
-	view_free(&v);
 	return 0;
 }

@@ -332,19 +332,72 @@ static int take_uid(const struct daemon_config *cfg, const struct daemon_caller 
 	return 0;
 }
 
+/* The attempt uid a request was given and its lock (attempt/preflight.h),
+ * until the attempt takes the lock over. */
+struct uid_hold {
+	uid_t uid;
+	int lock_fd;		/* -1: none, or taken over */
+};
+
+static void uid_hold_release(struct uid_hold *u)
+{
+	preflight_uid_unlock(u->uid, TAKE_FD(u->lock_fd));
+}
+
+/*
+ * The request @m, admitted, as egret run (@argv) in this process with
+ * @held's uid: its messages go to the caller's stderr and COMMAND gets the
+ * caller's @fds. Its environment is built from the caller's (control.env);
+ * egretd's own environment stays egretd's: nothing of the caller's
+ * reaches getenv() here (c-ares, libbpf and libc read some). The status.
+ */
+static int run_attempt(int conn, const char *instance, const struct wire_msg *m,
+		       const struct strv *argv, struct daemon_peer *peer,
+		       struct uid_hold *held, const int fds[3])
+{
+	struct handler h = { .log_fd = -1 };
+	int json_fd, status;
+
+	/* egretd's own stdout stays reachable: the attempt's requests go
+	 * there as JSON lines, for a fleet's log pipeline. */
+	json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	/* egretd's log too: what the teardown says, after the caller has
+	 * its EXIT and may be gone, goes there (on_finished). */
+	h.log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	for (int i = 0; i < 3; i++)
+		if (dup2(fds[i], i) < 0)
+			return daemon_refusef(conn, "egretd: take the caller's fds: %s", strerror(errno));
+	for (int i = 0; i < 3; i++)
+		if (fds[i] > 2)
+			close(fds[i]);
+	h = (struct handler){ .argc = (int)argv->n, .argv = argv->v, .log_fd = h.log_fd,
+		.ctl = { .src = { .fd = conn, .fn = on_client },
+			 .child_pidfd = -1, .env = m->run.env,
+			 .uid_lock_fd = TAKE_FD(held->lock_fd),
+			 .world = &peer->world, .caller = peer->uid, .instance = instance,
+			 .started = on_started, .finished = on_finished,
+			 .suspended = on_suspended, .json_fd = json_fd } };
+	status = attempt_command(h.argc, h.argv, &h.ctl);
+	/* Not taken over (refused before the attempt began): ours to drop. */
+	preflight_uid_unlock(held->uid, h.ctl.uid_lock_fd);
+	daemon_peer_close(peer);
+	if (!h.exit_sent)
+		on_finished(&h.ctl, status);
+	return status;
+}
+
 int daemon_handle(const struct daemon_config *cfg, const char *instance, int conn,
 		  int slot_fd)
 {
 	_cleanup_free_ struct wire_msg *m = calloc(1, sizeof(*m));
 	_cleanup_free_ uint8_t *buf = malloc(WIRE_MAX);
 	_cleanup_(strv_free) struct strv argv = {};
+	_cleanup_(uid_hold_release) struct uid_hold held = { .lock_fd = -1 };
 	const struct daemon_caller *k = NULL;
 	struct daemon_peer peer;
-	struct handler h = { .log_fd = -1 };
-	int fds[3] = { -1, -1, -1 }, lock_fd = -1, json_fd, r, status;
+	int fds[3] = { -1, -1, -1 }, r;
 	char err[256], comm[64], ns[64];
 	const char *why;
-	uid_t uid = 0;
 
 	if (!m || !buf)
 		return daemon_refusef(conn, "egretd: out of memory");
@@ -365,50 +418,16 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	if (ask_slot(slot_fd, err, sizeof(err)) < 0)
 		return daemon_refusef(conn, "%s", err);
 	close(slot_fd);
-	r = take_uid(cfg, k, conn, &uid, &lock_fd);
+	r = take_uid(cfg, k, conn, &held.uid, &held.lock_fd);
 	if (r != 0)
 		return r;
-	r = write_argv(conn, &m->run, uid, &peer, cfg->state_dir, k, &argv);
-	if (r != 0) {
-		preflight_uid_unlock(uid, lock_fd);
+	r = write_argv(conn, &m->run, held.uid, &peer, cfg->state_dir, k, &argv);
+	if (r != 0)
 		return r;
-	}
 	safe_text(m->run.argv[0], comm, sizeof(comm));
 	log_info("uid %u (pid %d, namespaces not egretd's: %s): attempt as uid %u: %s",
 		 (unsigned int)peer.uid, (int)peer.pid,
 		 peer.world.differ ? world_names(peer.world.differ, ns, sizeof(ns)) : "none",
-		 (unsigned int)uid, comm);
-
-	/* From here the attempt is egret run's, in this process: its messages
-	 * go to the caller's stderr and COMMAND gets the caller's fds. Its
-	 * environment is built from the caller's (control.env); egretd's own
-	 * environment stays egretd's: nothing of the caller's reaches getenv()
-	 * here (c-ares, libbpf and libc read some). */
-	/* egretd's own stdout stays reachable: the attempt's requests go
-	 * there as JSON lines, for a fleet's log pipeline. */
-	json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	/* egretd's log too: what the teardown says, after the caller has
-	 * its EXIT and may be gone, goes there (on_finished). */
-	h.log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-	for (int i = 0; i < 3; i++)
-		if (dup2(fds[i], i) < 0) {
-			preflight_uid_unlock(uid, lock_fd);
-			return daemon_refusef(conn, "egretd: take the caller's fds: %s", strerror(errno));
-		}
-	for (int i = 0; i < 3; i++)
-		if (fds[i] > 2)
-			close(fds[i]);
-	h = (struct handler){ .argc = (int)argv.n, .argv = argv.v, .log_fd = h.log_fd,
-		.ctl = { .src = { .fd = conn, .fn = on_client },
-			 .child_pidfd = -1, .env = m->run.env, .uid_lock_fd = lock_fd,
-			 .world = &peer.world, .caller = peer.uid, .instance = instance,
-			 .started = on_started, .finished = on_finished,
-			 .suspended = on_suspended, .json_fd = json_fd } };
-	status = attempt_command(h.argc, h.argv, &h.ctl);
-	/* Not taken over (refused before the attempt began): ours to drop. */
-	preflight_uid_unlock(uid, h.ctl.uid_lock_fd);
-	daemon_peer_close(&peer);
-	if (!h.exit_sent)
-		on_finished(&h.ctl, status);
-	return status;
+		 (unsigned int)held.uid, comm);
+	return run_attempt(conn, instance, m, &argv, &peer, &held, fds);
 }
