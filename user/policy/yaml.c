@@ -48,7 +48,7 @@ static yaml_node_t *node_at(struct parser *ps, int index)
 	return yaml_node(ps->doc, index);
 }
 
-/* A walk over @map's @keys, its problems in ps->d. */
+/* A yaml_walk of the mapping keys @keys_, its problems in ps->d. */
 #define PARSER_WALK(ps, keys_) { .doc = (ps)->doc, .d = (ps)->d, .keys = (keys_) }
 
 /* `ports: [443, "8000-8100"]`, `ports: 443` or `ports: any`. */

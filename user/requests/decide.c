@@ -52,8 +52,9 @@ static int to_approval(const struct request *rq, const struct request_decision *
 		 * asked for none, and agents look names up for HTTPS: 443,
 		 * never the policy's whole default (plain HTTP with it). */
 		*n = 1;
-		pr[0] = rq->port ? (struct port_range){ rq->port, rq->port } :
-				   (struct port_range){ REQUESTS_LOOKUP_PORT, REQUESTS_LOOKUP_PORT };
+		pr[0] = rq->port ?
+			(struct port_range){ rq->port, rq->port } :
+			(struct port_range){ REQUESTS_LOOKUP_PORT, REQUESTS_LOOKUP_PORT };
 	}
 	ap->request = rq->id;
 	return 0;

@@ -22,7 +22,7 @@ struct request_decision {
 	const unsigned long *ids;
 	int nids;
 	const char *repo;		/* NULL: each id's repository, whichever */
-	const char *policy;		/* whose directory holds approved.d/ (NULL: the default) */
+	const char *policy;		/* its directory holds approved.d/; NULL: the default */
 	const struct port_range *ports;	/* what an approval allows: */
 	int nports;			/* -1: the request's own port; 0: any */
 	const char *by;			/* who decides: "alice (uid 0)" */
