@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/text.h"
 #include "lib/util.h"
@@ -295,29 +292,30 @@ static void resolve_loopback(const struct effective *eff, struct policy *out,
 	}
 }
 
-int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
-		   const char *repo, const struct git_remote *remote,
-		   struct policy *out, struct diag *d)
+/* The effective `ports:` (the repository's, else the defaults', else 443
+ * and 80), for entries that name none: @out's entry ports too. */
+static void resolve_ports(struct effective *eff, struct policy *out)
 {
-	struct effective eff = { .base = &doc->base, .repo = find_repo(doc, repo) };
-	const struct policy_section *secs[2] = { eff.base, eff.repo };
-	const struct policy_section *ports_from = eff.repo && eff.repo->ports_set ?
-						  eff.repo : eff.base;
-	int git_remote = eff.base->git_remote;
-	__u64 agents_limit;
-	int r = 0;
+	const struct policy_section *from = eff->repo && eff->repo->ports_set ?
+					    eff->repo : eff->base;
 
-	/* Scalars: the repo's value wins over the defaults. */
-	if (ports_from->ports_set) {
-		eff.ports = ports_from->ports;
-		eff.nports = ports_from->nports;
-		eff.ports_any = ports_from->nports == 0;
+	if (from->ports_set) {
+		eff->ports = from->ports;
+		eff->nports = from->nports;
+		eff->ports_any = from->nports == 0;
 	} else {
-		eff.ports = default_ports;
-		eff.nports = ARRAY_SIZE(default_ports);
+		eff->ports = default_ports;
+		eff->nports = ARRAY_SIZE(default_ports);
 	}
-	out->nentry_ports = eff.ports_any ? 0 : eff.nports;
-	memcpy(out->entry_ports, eff.ports, out->nentry_ports * sizeof(*eff.ports));
+	out->nentry_ports = eff->ports_any ? 0 : eff->nports;
+	memcpy(out->entry_ports, eff->ports, out->nentry_ports * sizeof(*eff->ports));
+}
+
+/* Scalars: the repository's value wins over the defaults'. */
+static void resolve_scalars(const struct effective *eff, struct policy *out)
+{
+	const struct policy_section *secs[2] = { eff->base, eff->repo };
+
 	for (int i = 0; i < 2; i++) {
 		if (secs[i] && secs[i]->pinning_set) {
 			out->npin_ports = secs[i]->npin_ports;
@@ -326,11 +324,9 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			memcpy(out->http_ports, secs[i]->http_ports, sizeof(out->http_ports));
 		}
 	}
-	if (eff.repo && eff.repo->git_remote >= 0)
-		git_remote = eff.repo->git_remote;
 	/* A scalar: the repository's word, else the defaults', else off. */
-	out->nested_sandbox = eff.repo && eff.repo->nested_sandbox >= 0 ?
-			      eff.repo->nested_sandbox == 1 : eff.base->nested_sandbox == 1;
+	out->nested_sandbox = eff->repo && eff->repo->nested_sandbox >= 0 ?
+			      eff->repo->nested_sandbox == 1 : eff->base->nested_sandbox == 1;
 	for (int i = 0; i < 2; i++) {
 		const struct policy *l = secs[i] ? &secs[i]->lists : NULL;
 
@@ -342,30 +338,47 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			out->max_entries = l->max_entries;
 		if (l->max_cidrs >= 0)
 			out->max_cidrs = l->max_cidrs;
-		/* Scalars: the repository's section overrides (the operator
-		 * may give one repository a larger budget, or a smaller). */
+		/* The repository's section overrides (the operator may give
+		 * one repository a larger budget, or a smaller). */
 		if (l->upload_limit)
 			out->upload_limit = l->upload_limit == UPLOAD_LIMIT_NONE ? 0 :
 					    l->upload_limit;
-		for (int c = 0; c < UPLOAD_CATEGORIES; c++)
+	}
+}
+
+/*
+ * Each catalog category's upload budget: the sections' (the repository's
+ * over the defaults'), else the catalog's; `none`, none. Returns the
+ * agents' budget: the policy's replaces every profile's own (add_agent),
+ * `none` (kept as such) removes them.
+ */
+static __u64 resolve_limits(struct effective *eff, const struct catalog *cat)
+{
+	const struct policy_section *secs[2] = { eff->base, eff->repo };
+	__u64 agents_limit;
+
+	for (int i = 0; i < 2; i++)
+		for (int c = 0; secs[i] && c < UPLOAD_CATEGORIES; c++)
 			if (secs[i]->category_limits[c])
-				eff.category_limits[c] = secs[i]->category_limits[c];
-	}
-
-	/* Agent profiles have budgets of their own: the policy's replaces
-	 * them (add_agent); `none` (kept as such) removes them. */
-	agents_limit = eff.category_limits[UPLOAD_AGENTS] ?
-		       eff.category_limits[UPLOAD_AGENTS] : cat->upload_limits[UPLOAD_AGENTS];
-	/* A category no section gave a budget gets the catalog's; `none`
-	 * none. */
+				eff->category_limits[c] = secs[i]->category_limits[c];
+	agents_limit = eff->category_limits[UPLOAD_AGENTS] ?
+		       eff->category_limits[UPLOAD_AGENTS] : cat->upload_limits[UPLOAD_AGENTS];
 	for (int c = 0; c < UPLOAD_CATEGORIES; c++) {
-		if (!eff.category_limits[c])
-			eff.category_limits[c] = cat->upload_limits[c];
-		if (eff.category_limits[c] == UPLOAD_LIMIT_NONE)
-			eff.category_limits[c] = 0;
+		if (!eff->category_limits[c])
+			eff->category_limits[c] = cat->upload_limits[c];
+		if (eff->category_limits[c] == UPLOAD_LIMIT_NONE)
+			eff->category_limits[c] = 0;
 	}
+	return agents_limit;
+}
 
-	/* Lists: the defaults, then the repo's additions. */
+/* Lists: the defaults', then the repository's additions. */
+static int resolve_lists(const struct effective *eff, const struct catalog *cat,
+			 __u64 agents_limit, struct policy *out)
+{
+	const struct policy_section *secs[2] = { eff->base, eff->repo };
+	int r = 0;
+
 	for (int i = 0; i < 2 && r == 0; i++) {
 		const struct policy_section *s = secs[i];
 
@@ -373,18 +386,35 @@ int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
 			continue;
 		for (size_t j = 0; j < s->nos && r == 0; j++)
 			r = add_catalog(out, cat, CATALOG_OS, s->os[j],
-					eff.category_limits[UPLOAD_OS]);
+					eff->category_limits[UPLOAD_OS]);
 		for (size_t j = 0; j < s->neco && r == 0; j++)
 			r = add_catalog(out, cat, CATALOG_ECOSYSTEM, s->eco[j],
-					eff.category_limits[UPLOAD_ECOSYSTEMS]);
+					eff->category_limits[UPLOAD_ECOSYSTEMS]);
 		for (size_t j = 0; j < s->nagents && r == 0; j++)
 			r = add_agent(out, cat, s->agents[j], agents_limit);
 		if (r == 0)
-			r = add_lists(out, &s->lists, &eff);
+			r = add_lists(out, &s->lists, eff);
 		if (r == 0 && s->lists.upstreams_csv[0])
 			r = csv_append(out->upstreams_csv, sizeof(out->upstreams_csv),
 				       s->lists.upstreams_csv);
 	}
+	return r;
+}
+
+int policy_resolve(const struct policy_doc *doc, const struct catalog *cat,
+		   const char *repo, const struct git_remote *remote,
+		   struct policy *out, struct diag *d)
+{
+	struct effective eff = { .base = &doc->base, .repo = find_repo(doc, repo) };
+	int git_remote = eff.repo && eff.repo->git_remote >= 0 ? eff.repo->git_remote :
+			 eff.base->git_remote;
+	__u64 agents_limit;
+	int r;
+
+	resolve_ports(&eff, out);
+	resolve_scalars(&eff, out);
+	agents_limit = resolve_limits(&eff, cat);
+	r = resolve_lists(&eff, cat, agents_limit, out);
 	/* Unset means yes: the remote is one of the ratified categories. */
 	if (r == 0 && git_remote != 0 && remote)
 		r = add_git_remote(out, cat, remote, eff.category_limits[UPLOAD_GIT_REMOTE]);
