@@ -110,11 +110,15 @@ int request_file_merge(struct request_store *s, struct request_file *f,
 		       const struct request *seen, const char *attempt,
 		       bool new_attempt);
 
+/* ---- the files' text (requests/record.c) ---- */
+
 /* Encode/decode one record line (exposed for tests). */
 int request_format(const struct request *r, char *buf, size_t len);
 int request_parse(const char *line, struct request *r);
 
-/* A file's first line: its repository and dropped count, or -EBADMSG. */
+/* A file's first line: its repository and dropped count, into @buf
+ * (without the line end); or back, -EBADMSG if it is not one. */
+void request_header_format(const struct request_file *f, char *buf, size_t len);
 int request_header_parse(const char *line, char *repo, size_t repolen,
 			 uint64_t *dropped);
 
