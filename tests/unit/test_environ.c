@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "launch/environ.h"
+#include "launch/user.h"
 
 static const struct launch_user alice = {
 	.set = true, .uid = 1001, .gid = 1001, .name = "alice",

@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #include "launch/launch.h"
-#include "attempt/options.h"
 #include "attempt/state.h"
-#include "dns/proxy.h"
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
-#include "enforce/unix_filter.h"
 #include "observe/events.h"
 #include "requests/log.h"
+
+struct dns_proxy;
+struct run_opts;
 
 /* Everything an attempt owns, torn down in reverse by attempt_close(). */
 

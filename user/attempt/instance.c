@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>

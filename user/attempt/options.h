@@ -15,7 +15,6 @@
 #include "egret.h"
 #include "policy/gitremote.h"
 #include "policy/policy.h"
-#include "requests/store.h"
 
 /* What a refused connect() fails with unless --deny-errno says (docs/CLIENTS.md). */
 #define RUN_DEFAULT_DENY_ERRNO	ECONNREFUSED

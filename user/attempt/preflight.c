@@ -15,6 +15,8 @@
 
 #include "attempt/preflight.h"
 #include "enforce/tasks.h"
+#include "launch/user.h"
+#include "launch/world.h"
 #include "lib/child.h"
 #include "lib/lockfile.h"
 #include "lib/paths.h"

@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "launch/launch.h"
+struct attempt_world;
+struct launch_user;
 
 /* Is fd 0, 1 or 2 a socket other than unix (inet, packet, vsock...)?
  * -EPERM with a reason in @err. */

@@ -12,6 +12,8 @@
 #include "attempt/cgroup.h"
 #include "attempt/effective.h"
 #include "attempt/attempt_impl.h"
+#include "attempt/options.h"
+#include "dns/proxy.h"
 #include "enforce/allow.h"
 #include "enforce/shared.h"
 #include "enforce/sockkill.h"

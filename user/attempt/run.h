@@ -7,11 +7,12 @@
 #ifndef EGRET_ATTEMPT_RUN_H
 #define EGRET_ATTEMPT_RUN_H
 
-#include "launch/landlock.h"
-#include "launch/launch.h"
-#include "attempt/options.h"
 #include "attempt/state.h"
-#include "attempt/supervise.h"
+
+struct attempt_control;
+struct landlock_plan;
+struct launch_user;
+struct run_opts;
 
 /* Run @o's COMMAND as @user under @landlock (@control: egretd's client,
  * or NULL). Returns COMMAND's exit

@@ -5,7 +5,7 @@
 
 #include "attempt/run_options.h"
 #include "egret.h"
-#include "launch/view.h"
+#include "launch/view_home.h"
 #include "lib/util.h"
 #include "policy/policy.h"
 #include "requests/store.h"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "attempt/watch.h"
+#include "dns/proxy.h"
 #include "lib/log.h"
 #include "requests/approvals.h"
 

@@ -13,10 +13,11 @@
 
 #include <sys/stat.h>
 
-#include "dns/proxy.h"
 #include "enforce/allow.h"
 #include "lib/loop.h"
 #include "policy/policy.h"
+
+struct dns_proxy;
 
 #define APPROVALS_POLL_MS	1000
 

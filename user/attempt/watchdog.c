@@ -4,15 +4,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "attempt/watchdog.h"
-#include "lib/exit.h"
 #include "lib/log.h"
-#include "lib/util.h"
 
 /* What timeout(1) exits with when its command ran past the deadline. */
 #define EXIT_TIMED_OUT	124

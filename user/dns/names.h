@@ -12,7 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dns/wire.h"
+#include "lib/names.h"
+
 
 #define NAMES_SLOTS	8192	/* power of two */
 #define NAMES_PROBES	8

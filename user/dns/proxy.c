@@ -9,7 +9,9 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "dns/names.h"
 #include "dns/proxy_impl.h"
+#include "dns/upstream.h"
 #include "lib/util.h"
 
 int dns_proxy_open(struct dns_proxy **ret, const struct dns_proxy_config *cfg,

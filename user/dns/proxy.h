@@ -17,12 +17,12 @@
 #include <stdint.h>
 
 #include "dns/decision.h"
-#include "dns/names.h"
-#include "enforce/allow.h"
-#include "lib/loop.h"
-#include "policy/host.h"
 
+struct allow_maps;
 struct dns_proxy;
+struct host_rule;
+struct loop;
+struct names;
 
 #define DNS_PROXY_LISTENERS	4
 

@@ -19,9 +19,13 @@
 #include <sys/socket.h>
 
 #include "dns/proxy.h"
-#include "dns/upstream.h"
 #include "dns/wire.h"
+#include "enforce/allow.h"
+#include "lib/loop.h"
 #include "lib/spares.h"
+
+struct dns_upstreams;
+struct names;
 
 #define DNS_MAX_INFLIGHT	256	/* queries upstream at once */
 #define DNS_MAX_TCP_CONNS	64

@@ -10,9 +10,12 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include "dns/names.h"
 #include "dns/proxy_impl.h"
+#include "dns/upstream.h"
 #include "enforce/dests.h"
 #include "lib/log.h"
+#include "policy/host.h"
 
 #define DNS_MAX_TTL		86400	/* a day: bounds what an answer can grant */
 

@@ -22,7 +22,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/loop.h"
 
 #define DNS_UPSTREAM_MAX	4	/* resolv.conf takes 3 */
 #define DNS_UPSTREAM_TRY_MS	1000	/* one try at one upstream */
@@ -30,6 +29,7 @@
 #define DNS_UPSTREAM_BUDGET_MS	2500	/* no try starts later: the answer beats 5 s */
 #define DNS_UPSTREAM_DEAD_MS	30000	/* a silent upstream goes last this long */
 
+struct loop;
 struct dns_upstreams;
 
 enum dns_upstream_status {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "launch/environ.h"
+#include "launch/user.h"
 
 /* Variables that name the caller's own places: wrong for another user. */
 static const char *const callers_places[] = {

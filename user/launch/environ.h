@@ -19,7 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "launch/user.h"
+struct launch_user;
+
 
 #define ENVIRON_MAX_VARS	4096	/* more is an error, not a cut */
 #define ENVIRON_MAX_OPTS	64	/* --pass-env, --setenv each */

@@ -3,12 +3,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/sched.h>
 
 #include "launch/keeper.h"
 #include "lib/fdpass.h"

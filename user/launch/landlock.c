@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/landlock.h>

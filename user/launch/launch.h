@@ -16,11 +16,11 @@
 #include "launch/landlock.h"
 #include "launch/user.h"
 #include "launch/view.h"
-#include "launch/world.h"
 
 #define LAUNCH_MAX_KEEP_FDS 16
 #define LAUNCH_MAX_HOLD_FDS 6
 
+struct attempt_world;
 struct terminal;
 
 struct launch {

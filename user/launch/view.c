@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include <linux/magic.h>
 
+#include "launch/user.h"
 #include "launch/view.h"
 #include "launch/view_git.h"
+#include "launch/world.h"
 #include "lib/child.h"
 #include "lib/sigsafe.h"
 #include "lib/log.h"

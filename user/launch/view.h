@@ -45,9 +45,10 @@
 #include <sys/types.h>
 
 #include "git/layout.h"
-#include "launch/user.h"
 #include "launch/view_home.h"
-#include "launch/world.h"
+
+struct attempt_world;
+struct launch_user;
 
 /* The step of view_apply_child() that failed (launch.h numbers them as
  * its own, from LAUNCH_STEP_VIEW_NS, in this order). */

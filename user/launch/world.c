@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "dns/decision.h"
+#include "dns/names.h"
 #include "enforce/dests.h"
 #include "lib/log.h"
 #include "lib/vocab.h"

@@ -9,18 +9,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "dns/decision.h"
-#include "dns/names.h"
 #include "egret.h"
 #include "lib/loop.h"
+#include "lib/names.h"
 #include "observe/jsonl.h"
 #include "observe/repeats.h"
 
 #define EVENTS_TOP		64	/* distinct denied destinations kept */
 #define EVENTS_REPEATS_MS	1000	/* how often BPF's repeat counts are read */
 
+struct dns_decision;
+struct names;
 struct ring_buffer;
 struct dest_figures;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "egret.h"
 #include "observe/repeats.h"
 
 /* What of one key's count egret has reported. */

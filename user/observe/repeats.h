@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "egret.h"
 
+struct egret_repeat_key;
 struct repeat_seen;
 
 struct repeats {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "dns/decision.h"
 #include "enforce/dests.h"
 #include "lib/percpu.h"
 #include "lib/vocab.h"
