@@ -15,6 +15,7 @@
 #include "lib/text.h"
 #include "lib/util.h"
 #include "policy/yaml.h"
+#include "policy/yaml_impl.h"
 #include "policy/yaml_util.h"
 
 /* The keys of a section, a repository's or the top level's; the top
@@ -35,30 +36,20 @@ static const char *const section_names[] = {
 	[SEC_VERSION] = "version", [SEC_REPOS] = "repos",
 };
 
-struct parser {
-	yaml_document_t *doc;
-	const struct catalog *cat;
-	struct diag *d;
-	struct policy_doc *out;
-	yaml_node_t *repos;		/* the top level's repos:, read last */
-};
 
-static yaml_node_t *node_at(struct parser *ps, int index)
+yaml_node_t *yp_node_at(struct parser *ps, int index)
 {
 	return yaml_node(ps->doc, index);
 }
 
-/* A yaml_walk of the mapping keys @keys_, its problems in ps->d. */
-#define PARSER_WALK(ps, keys_) { .doc = (ps)->doc, .d = (ps)->d, .keys = (keys_) }
-
 /* `ports: [443, "8000-8100"]`, `ports: 443` or `ports: any`. */
-static int parse_ports(struct parser *ps, yaml_node_t *node,
-		       struct port_range *ret, unsigned int *ret_n, bool *ret_any)
+int yp_ports(struct parser *ps, yaml_node_t *node, struct port_range *ret, unsigned int *ret_n,
+	     bool *ret_any)
 {
 	return policy_yaml_ports(ps->doc, node, ps->d, ret, ret_n, ret_any);
 }
 
-static int parse_bool(struct parser *ps, yaml_node_t *node, int *ret)
+int yp_bool(struct parser *ps, yaml_node_t *node, int *ret)
 {
 	const char *t = yaml_scalar(node);
 
@@ -73,8 +64,7 @@ static int parse_bool(struct parser *ps, yaml_node_t *node, int *ret)
 	return 0;
 }
 
-static int parse_number(struct parser *ps, yaml_node_t *node, long min,
-			long max, long *ret)
+int yp_number(struct parser *ps, yaml_node_t *node, long min, long max, long *ret)
 {
 	const char *t = yaml_scalar(node);
 	char *end;
@@ -95,7 +85,7 @@ static int parse_number(struct parser *ps, yaml_node_t *node, long min,
 }
 
 /* A size (`1M`, `512K`, plain bytes: lib/text.h). */
-static int parse_size(struct parser *ps, yaml_node_t *node, __u64 *ret)
+int yp_size(struct parser *ps, yaml_node_t *node, __u64 *ret)
 {
 	uint64_t v;
 
@@ -122,7 +112,7 @@ static int parse_names(struct parser *ps, yaml_node_t *node,
 	}
 	for (it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it);
+		yaml_node_t *item = yp_node_at(ps, *it);
 		const char *name = yaml_scalar(item);
 
 		if (!name || !catalog_find(ps->cat, s, name)) {
@@ -221,11 +211,11 @@ static int item_add(struct parser *ps, yaml_node_t *item, bool hosts,
 		diag_add(ps->d, item, "'%s' names ports twice", text);
 		return -EINVAL;
 	}
-	if (ports && parse_ports(ps, ports, pr, nports, &any) < 0)
+	if (ports && yp_ports(ps, ports, pr, nports, &any) < 0)
 		return -EINVAL;
-	if (pin && parse_bool(ps, pin, &pinned) < 0)
+	if (pin && yp_bool(ps, pin, &pinned) < 0)
 		return -EINVAL;
-	if (limit && parse_size(ps, limit, &upload_limit) < 0)
+	if (limit && yp_size(ps, limit, &upload_limit) < 0)
 		return -EINVAL;
 	if (hosts) {
 		rule.no_pin = pinned == 0;
@@ -258,7 +248,7 @@ static int parse_entries(struct parser *ps, yaml_node_t *node, bool hosts,
 	}
 	for (it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it), *ports, *pin = NULL, *limit = NULL;
+		yaml_node_t *item = yp_node_at(ps, *it), *ports, *pin = NULL, *limit = NULL;
 		const char *text;
 		int rr = item_nodes(ps, item, hosts, &text, &ports, &pin, &limit);
 
@@ -270,207 +260,6 @@ static int parse_entries(struct parser *ps, yaml_node_t *node, bool hosts,
 			r = -EINVAL;
 	}
 	return r;
-}
-
-/* `dns.upstreams:` into @lists; -E2BIG (told) when there are too many. */
-static int parse_upstreams(struct parser *ps, yaml_node_t *v, struct policy *lists)
-{
-	yaml_node_item_t *it;
-	int r = 0;
-
-	if (v->type != YAML_SEQUENCE_NODE) {
-		diag_add(ps->d, v, "dns.upstreams: want a list");
-		return -EINVAL;
-	}
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-		yaml_node_t *item = node_at(ps, *it);
-		char msg[160];
-		int q = yaml_scalar(item) ?
-			upstream_list_add(lists->upstreams_csv, sizeof(lists->upstreams_csv),
-					  yaml_scalar(item), msg, sizeof(msg)) :
-			-EINVAL;
-
-		if (q == -E2BIG) {
-			diag_add(ps->d, item, "dns.upstreams: too many");
-			return -E2BIG;
-		}
-		if (q < 0) {
-			diag_add(ps->d, item, "dns.upstreams: want ADDR[:PORT] or [V6]:PORT");
-			r = -EINVAL;
-		}
-	}
-	return r;
-}
-
-/* `dns: {upstreams: [...], min_ttl: N}` */
-static int parse_dns(struct parser *ps, yaml_node_t *node, struct policy *lists)
-{
-	enum { DNS_UPSTREAMS, DNS_MIN_TTL };
-	static const char *const names[] = { "upstreams", "min_ttl" };
-	static const struct yaml_keys keys = YAML_KEYS("dns", names, .refuse = yaml_refuse_unknown);
-	struct yaml_walk w = PARSER_WALK(ps, &keys);
-	int i, r = 0;
-
-	if (yaml_walk_start(&w, node) < 0)
-		return -EINVAL;
-	while ((i = yaml_walk_next(&w)) >= 0) {
-		int q = i == DNS_MIN_TTL ? parse_number(ps, w.value, 0, 86400, &lists->min_ttl) :
-					   parse_upstreams(ps, w.value, lists);
-
-		if (q == -E2BIG)
-			return -EINVAL;	/* the rest unread */
-		r |= q;
-	}
-	return r || w.r ? -EINVAL : 0;
-}
-
-/* `maps: {max_entries: N, max_cidrs: N}` */
-static int parse_maps(struct parser *ps, yaml_node_t *node, struct policy *lists)
-{
-	static const char *const names[] = { "max_entries", "max_cidrs" };
-	static const struct yaml_keys keys = YAML_KEYS("maps", names, .refuse = yaml_refuse_unknown);
-	struct yaml_walk w = PARSER_WALK(ps, &keys);
-	long *const fields[] = { &lists->max_entries, &lists->max_cidrs };
-	int i, r = 0;
-
-	if (yaml_walk_start(&w, node) < 0)
-		return -EINVAL;
-	while ((i = yaml_walk_next(&w)) >= 0)
-		r |= parse_number(ps, w.value, 1, 1L << 24, fields[i]);
-	return r || w.r ? -EINVAL : 0;
-}
-
-/* One list of pinned ports (`pinning.KEY`): single ports, at most
- * EGRET_PIN_PORTS, into @ports. */
-static int parse_pin_ports(struct parser *ps, yaml_node_t *v, const char *key,
-			   __u16 ports[EGRET_PIN_PORTS], unsigned int *nports)
-{
-	struct port_range pr[EGRET_PORT_SLOTS];
-	unsigned int n = 0;
-	bool any = false;
-
-	memset(ports, 0, EGRET_PIN_PORTS * sizeof(*ports));
-	*nports = 0;
-	/* `[]`: this kind of pinning off. */
-	if (v->type == YAML_SEQUENCE_NODE && v->data.sequence.items.start ==
-					     v->data.sequence.items.top)
-		return 0;
-	if (parse_ports(ps, v, pr, &n, &any) < 0)
-		return -EINVAL;
-	if (any || n > EGRET_PIN_PORTS) {
-		diag_add(ps->d, v, "pinning.%s: at most %d single ports", key,
-			 EGRET_PIN_PORTS);
-		return -EINVAL;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		if (pr[i].lo != pr[i].hi || !pr[i].lo) {
-			diag_add(ps->d, v, "pinning.%s: single ports, not ranges", key);
-			return -EINVAL;
-		}
-		ports[(*nports)++] = pr[i].lo;
-	}
-	return 0;
-}
-
-/*
- * `pinning: false`, `pinning: true` (TLS on 443, HTTP on 80), or
- * `pinning: {ports: [443, 8443], http_ports: [80]}`: a key left out keeps
- * its default, `[]` turns that kind off. A port is TLS's or HTTP's, not
- * both.
- */
-static int parse_pinning(struct parser *ps, yaml_node_t *node,
-			 struct policy_section *sec)
-{
-	static const char *const names[] = { "ports", "http_ports" };
-	static const struct yaml_keys keys = YAML_KEYS("pinning", names,
-						       .refuse = yaml_refuse_unknown);
-	struct yaml_walk w = PARSER_WALK(ps, &keys);
-	__u16 *const ports[] = { sec->pin_ports, sec->http_ports };
-	unsigned int *const nports[] = { &sec->npin_ports, &sec->nhttp_ports };
-	int k, on, r = 0;
-
-	sec->pinning_set = true;
-	memset(sec->pin_ports, 0, sizeof(sec->pin_ports));
-	memset(sec->http_ports, 0, sizeof(sec->http_ports));
-	sec->npin_ports = sec->nhttp_ports = 0;
-	if (yaml_scalar(node)) {
-		if (parse_bool(ps, node, &on) < 0)
-			return -EINVAL;
-		if (on) {
-			sec->pin_ports[sec->npin_ports++] = POLICY_DEFAULT_PIN_PORT;
-			sec->http_ports[sec->nhttp_ports++] = POLICY_DEFAULT_HTTP_PIN_PORT;
-		}
-		return 0;
-	}
-	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "pinning: want false, true or {ports: [...], http_ports: [...]}");
-		return -EINVAL;
-	}
-	sec->pin_ports[sec->npin_ports++] = POLICY_DEFAULT_PIN_PORT;
-	sec->http_ports[sec->nhttp_ports++] = POLICY_DEFAULT_HTTP_PIN_PORT;
-	yaml_walk_start(&w, node);
-	while ((k = yaml_walk_next(&w)) >= 0)
-		if (parse_pin_ports(ps, w.value, names[k], ports[k], nports[k]) < 0)
-			r = -EINVAL;
-	r |= w.r;
-	for (unsigned int i = 0; !r && i < sec->npin_ports; i++)
-		for (unsigned int j = 0; j < sec->nhttp_ports; j++)
-			if (sec->pin_ports[i] == sec->http_ports[j]) {
-				diag_add(ps->d, node, "pinning: port %u is in both ports (TLS) and http_ports",
-					 sec->pin_ports[i]);
-				r = -EINVAL;
-			}
-	return r ? -EINVAL : 0;
-}
-
-/* `upload_limits: {os_registries: SIZE|none, ecosystems: ..., git_remote: ...}` */
-static int parse_category_limits(struct parser *ps, yaml_node_t *node,
-				 struct policy_section *sec)
-{
-	static const struct yaml_keys keys = YAML_KEYS("upload_limits", upload_category_keys,
-						       .refuse = yaml_refuse_unknown);
-	struct yaml_walk w = PARSER_WALK(ps, &keys);
-	int c, r = 0;
-
-	if (yaml_walk_start(&w, node) < 0)
-		return -EINVAL;
-	while ((c = yaml_walk_next(&w)) >= 0) {
-		/* `none`: no budget for the category, not even the catalog's. */
-		if (yaml_scalar(w.value) && !strcmp(yaml_scalar(w.value), "none"))
-			sec->category_limits[c] = UPLOAD_LIMIT_NONE;
-		else
-			r |= parse_size(ps, w.value, &sec->category_limits[c]);
-	}
-	return r || w.r ? -EINVAL : 0;
-}
-
-/* `loopback: false`, `loopback: true` (any port), `loopback: {ports: [...]}` */
-static int parse_loopback(struct parser *ps, yaml_node_t *node,
-			  struct policy_section *sec)
-{
-	static const char *const names[] = { "ports" };
-	static const struct yaml_keys keys = YAML_KEYS("loopback", names,
-						       .refuse = yaml_refuse_unknown);
-	struct yaml_walk w = PARSER_WALK(ps, &keys);
-	int on, r = 0;
-
-	sec->loopback_set = true;
-	if (yaml_scalar(node)) {
-		if (parse_bool(ps, node, &on) < 0)
-			return -EINVAL;
-		sec->loopback_any = on;
-		sec->nloopback = 0;
-		return 0;
-	}
-	if (node->type != YAML_MAPPING_NODE) {
-		diag_add(ps->d, node, "loopback: want false, true or {ports: [...]}");
-		return -EINVAL;
-	}
-	yaml_walk_start(&w, node);
-	while (yaml_walk_next(&w) >= 0)
-		r |= parse_ports(ps, w.value, sec->loopback, &sec->nloopback,
-				 &sec->loopback_any);
-	return r || w.r ? -EINVAL : 0;
 }
 
 /*
@@ -520,7 +309,7 @@ static int section_upload_limit(struct parser *ps, yaml_node_t *v, struct policy
 		lists->upload_limit = UPLOAD_LIMIT_NONE;
 		return 0;
 	}
-	return parse_size(ps, v, &lists->upload_limit);
+	return yp_size(ps, v, &lists->upload_limit);
 }
 
 /* `version: 1`, the top level's. */
@@ -542,7 +331,7 @@ static int section_key(struct parser *ps, enum section_key k, yaml_node_t *v,
 
 	switch (k) {
 	case SEC_PORTS:
-		r = parse_ports(ps, v, sec->ports, &sec->nports, &any);
+		r = yp_ports(ps, v, sec->ports, &sec->nports, &any);
 		sec->ports_set = r == 0;
 		return r;
 	case SEC_OS:
@@ -552,24 +341,24 @@ static int section_key(struct parser *ps, enum section_key k, yaml_node_t *v,
 	case SEC_AGENTS:
 		return parse_names(ps, v, CATALOG_AGENT, sec->agents, &sec->nagents);
 	case SEC_GIT_REMOTE:
-		return parse_bool(ps, v, &sec->git_remote);
+		return yp_bool(ps, v, &sec->git_remote);
 	case SEC_NESTED_SANDBOX:
-		return parse_bool(ps, v, &sec->nested_sandbox);
+		return yp_bool(ps, v, &sec->nested_sandbox);
 	case SEC_HOSTS:
 	case SEC_CIDRS:
 		return section_entries(ps, v, section_names[k], sec, repo);
 	case SEC_DNS:
-		return parse_dns(ps, v, &sec->lists);
+		return yp_dns(ps, v, &sec->lists);
 	case SEC_MAPS:
-		return parse_maps(ps, v, &sec->lists);
+		return yp_maps(ps, v, &sec->lists);
 	case SEC_LOOPBACK:
-		return parse_loopback(ps, v, sec);
+		return yp_loopback(ps, v, sec);
 	case SEC_PINNING:
-		return parse_pinning(ps, v, sec);
+		return yp_pinning(ps, v, sec);
 	case SEC_UPLOAD_LIMIT:
 		return section_upload_limit(ps, v, &sec->lists);
 	case SEC_UPLOAD_LIMITS:
-		return parse_category_limits(ps, v, sec);
+		return yp_category_limits(ps, v, sec);
 	case SEC_VERSION:
 		return parse_version(ps, v);
 	case SEC_REPOS:
@@ -612,7 +401,7 @@ static int parse_repos(struct parser *ps, yaml_node_t *node)
 		return -EINVAL;
 	}
 	for (p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = node_at(ps, p->key), *v = node_at(ps, p->value);
+		yaml_node_t *k = yp_node_at(ps, p->key), *v = yp_node_at(ps, p->value);
 		const char *name = yaml_scalar(k);
 		struct policy_repo *repo;
 		size_t i;
