@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "launch/launch.h"
 #include "attempt/state.h"
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
@@ -18,6 +17,7 @@
 #include "requests/log.h"
 
 struct dns_proxy;
+struct launch_user;
 struct run_opts;
 
 /* Everything an attempt owns, torn down in reverse by attempt_close(). */

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "cmd/suggest.h"
-#include "dns/wire.h"
 #include "lib/exit.h"
 #include "lib/log.h"
 #include "lib/util.h"

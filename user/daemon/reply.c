@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,6 @@
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "lib/text.h"
-#include "lib/util.h"
 
 /* How long a caller has to hang up after the answer: a connection held
  * open must not hold an attempt's slot. */

@@ -17,7 +17,6 @@
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
-#include "attempt/instance.h"
 #include "daemon/reply.h"
 #include "daemon/server.h"
 #include "daemon/uids.h"

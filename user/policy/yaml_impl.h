@@ -12,7 +12,7 @@
 #include <yaml.h>
 
 #include "policy/policy.h"
-#include "policy/yaml_util.h"
+#include "policy/yaml_util.h"	/* IWYU pragma: keep (PARSER_WALK is a yaml_walk) */
 
 struct parser {
 	yaml_document_t *doc;

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/text.h"
-#include "lib/util.h"
 #include "policy/yaml_impl.h"
 
 /* `dns.upstreams:` into @lists; -E2BIG (told) when there are too many. */

@@ -8,7 +8,7 @@
 
 #include "lib/json.h"
 #include "lib/paths.h"
-#include "lib/text.h"
+#include "policy/policy.h"
 #include "requests/export.h"
 
 #define MARK	"{\"egret\":\"request\""

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
 #include "requests/export.h"
 #include "requests/import.h"
 #include "requests/store.h"

@@ -16,6 +16,7 @@
 #include "lib/atomic_file.h"
 #include "lib/trust.h"
 #include "lib/util.h"
+#include "policy/policy.h"
 #include "requests/store.h"
 
 #define LINE_MAX_LEN	4096

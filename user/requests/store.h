@@ -22,7 +22,6 @@
 
 #include "lib/names.h"
 #include "lib/paths.h"
-#include "policy/policy.h"
 
 #define REQUESTS_DEFAULT_DIR	"/var/lib/egret"
 #define REQUESTS_MAX_PENDING	1000	/* per repository; beyond: dropped */
