@@ -106,7 +106,7 @@ int events_start(struct events *ev, struct loop *loop, int ringbuf_fd,
 /* Drain what is left (call after COMMAND exited, before the summary). */
 void events_drain(struct events *ev);
 
-/* Where the TLS verdicts of the attempt's slot are counted (pin.h). */
+/* Where the TLS verdicts of the attempt's slot are counted (egret_tls_counts, bpf/lib/pin_map.h). */
 void events_set_tls(struct events *ev, int tls_counts_fd, uint32_t slot);
 
 /* One of the DNS proxy's decisions: counted, kept for the summary,
