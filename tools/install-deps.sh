@@ -32,9 +32,10 @@ packages=(
 # its nodejs): ask for Debian's only when the command is missing.
 command -v node >/dev/null || packages+=(nodejs)
 command -v npm >/dev/null || packages+=(npm)
-# make bench: the iptables/ipset and HTTP-proxy baselines, its report.
+# make bench: the iptables/ipset and HTTP-proxy baselines, its report;
+# what sandbox-runtime (installed by the bench from npm) runs on.
 if [ "${1:-}" = bench ]; then
-	packages+=(iptables ipset tinyproxy python3)
+	packages+=(iptables ipset tinyproxy python3 bubblewrap socat ripgrep)
 fi
 # make stress: the CPU load beside egretd's tests.
 if [ "${1:-}" = stress ]; then

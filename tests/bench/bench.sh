@@ -37,6 +37,11 @@
 #      built from the commit before per-destination accounting
 #      (BENCH_ACCT_BASE) against this build, without and with an upload
 #      budget, interleaved; the egress program's cost per packet of both.
+#  12. peers (tests/bench/peers.sh): egret beside the control, the seed's
+#      container-wide design and Anthropic's sandbox-runtime (srt): 32
+#      concurrent short HTTP requests (requests/s, CPU per request), one at
+#      a time (p50), start of a confined `true`, a bulk upload's CPU per
+#      GiB; report_peers.py gives issue 42's targets their verdicts.
 #
 # BENCH_ONLY="N M ...": only those sections (the set-up always runs).
 # Env: BENCH_ONLY, BENCH_ACCT_BASE (2fffbcf), BENCH_ROUNDS (15), BENCH_N connects per round (5000), BENCH_LAUNCH (30),
@@ -662,7 +667,14 @@ stats 0
 git -C "$ROOT" worktree remove --force "$TMP/base" >/dev/null 2>&1
 fi
 
+# --- 12. peers ------------------------------------------------------------------
+if want 12; then
+# shellcheck source=peers.sh
+. "$ROOT/tests/bench/peers.sh"
+fi
+
 leftover=$(find "$CGROOT" -path '*egret/*' -type d 2>/dev/null | wc -l)
 echo "meta leftover_cgroups $leftover" >>"$RAW"
 
 python3 "$ROOT/tests/bench/report.py" "$RAW" "$OUT/results.json"
+python3 "$ROOT/tests/bench/report_peers.py" "$RAW" "$OUT/results.json"

@@ -2,8 +2,9 @@
  * bulkbench serve ADDR PORT
  *     accept connections forever; read each to EOF, then close - or, if
  *     it starts with "GET /MIB ", write MIB MiB back and close (a download).
- * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT | sni NAME]
- *     connect (through an HTTP CONNECT proxy with "via"; with "sni",
+ * bulkbench send ADDR PORT MIB [via PROXY_ADDR PROXY_PORT | via-env | sni NAME]
+ *     connect (through an HTTP CONNECT proxy with "via", or the one
+ *     $HTTP_PROXY names with "via-env", proxy_env.h; with "sni",
  *     first a TLS ClientHello naming NAME, as SNI pinning wants), write MIB MiB,
  *     shutdown, wait for the server's close; print "mib_s <MiB/s> mib <MIB>
  *     cpu_us <the sender's CPU time>".
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "../helpers/tls_build.h"
+#include "proxy_env.h"
 
 static char buf[1 << 20];
 
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
 		long mib = atol(argv[4]), i;
 		struct timespec t0, t1;
 		const char *target = NULL;
-		char tbuf[128];
+		char tbuf[128], auth[800] = "";
 
 		if (mib < 1 || mib > 65536)
 			return 2;
@@ -125,6 +127,15 @@ int main(int argc, char **argv)
 			target = tbuf;
 			if (sa(argv[6], argv[7], &s))
 				return 2;
+		} else if (argc == 6 && !strcmp(argv[5], "via-env")) {
+			struct target pt;
+
+			snprintf(tbuf, sizeof(tbuf), "%s:%s", argv[2], argv[3]);
+			target = tbuf;
+			if (proxy_from_env(&pt, auth, sizeof(auth)) || pt.family != AF_INET)
+				return 2;
+			memcpy(&s, &pt.ss, sizeof(s));
+			proxy_wait(&pt);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -146,9 +157,10 @@ int main(int argc, char **argv)
 			}
 		}
 		if (target) {
-			char req[256], resp[1024];
+			char req[1024], resp[1024];
 			int n = snprintf(req, sizeof(req),
-					 "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
+					 "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target,
+					 auth);
 			size_t got = 0;
 			if (write(fd, req, n) != n)
 				return 1;

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""report_peers.py RAW JSON: bench.sh's section 12 (peers.sh) as a markdown
+table - egret beside the control, the seed's container-wide design and
+sandbox-runtime, each figure's median over rounds and its ratio to the
+control's - and issue 42's targets with their verdicts, computed from this
+run's figures only. Adds "peers" to the JSON file report.py wrote."""
+import json
+import statistics as st
+import sys
+from collections import defaultdict
+
+raw, out = sys.argv[1], sys.argv[2]
+VARIANTS = ["egret", "seed", "srt"]
+NAMES = {"egret": "egret", "seed": "seed design (dnsmasq + ipset + iptables)",
+         "srt": "sandbox-runtime (srt)"}
+fig = defaultdict(dict)     # (row, key) -> {variant: {round: value}}
+missing = {}                # variant -> why
+for line in open(raw):
+    f = line.split()
+    if len(f) >= 6 and f[0] == "peer":
+        row, v, r = f[1], f[2], f[3]
+        for k, x in zip(f[4::2], f[5::2]):
+            fig[(row, k)].setdefault(v, {})[r] = float(x)
+    elif f and f[0] == "peer-missing":
+        missing[f[1]] = " ".join(f[2:]) or "could not be set up"
+
+if not fig:
+    sys.exit(0)
+
+# (row, key, what it says, lower is better)
+ROWS = [
+    ("http32", "rps", "requests/s, 32 concurrent connections, a new connection per request", False),
+    ("http32", "cpu_ms_per_1k", "the machine's CPU per 1000 such requests (ms)", True),
+    ("http1", "p50_us", "connect + GET + close, one at a time, p50 (µs)", True),
+    ("start", "wall_ms", "start of a confined `true`, wall (ms)", True),
+    ("bulk", "cpu_ms_per_gib", "bulk upload, the machine's CPU per GiB (ms)", True),
+]
+
+
+def med(row, key, v):
+    xs = list(fig[(row, key)].get(v, {}).values())
+    return st.median(xs) if xs else None
+
+
+def ratio(row, key, v):
+    c, x = med(row, key, "control"), med(row, key, v)
+    return x / c if c and x is not None else None
+
+
+def paired(row, key, v):
+    """Median (min-max) over rounds of variant/control in the same round."""
+    a, b = fig[(row, key)].get("control", {}), fig[(row, key)].get(v, {})
+    rs = [b[r] / a[r] for r in a if r in b and a[r]]
+    return (st.median(rs), min(rs), max(rs)) if rs else None
+
+
+def num(x):
+    return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
+
+
+res = {}
+print("\n### Beside its peers (section 12: medians of %d interleaved rounds, ratio to the control)\n"
+      % max((len(x) for d in fig.values() for x in d.values()), default=0))
+print("| figure | control | " + " | ".join(NAMES[v] for v in VARIANTS) + " |")
+print("|---|---|" + "---|" * len(VARIANTS))
+for row, key, what, _ in ROWS:
+    c = med(row, key, "control")
+    cells = []
+    for v in VARIANTS:
+        if v in missing:
+            cells.append("not built: " + missing[v][:60])
+            continue
+        x, q, p = med(row, key, v), ratio(row, key, v), paired(row, key, v)
+        if x is None or q is None:
+            cells.append("-")
+            continue
+        cell = "%s (**%.3f**" % (num(x), q)
+        if p and row in ("http32", "http1"):
+            cell += "; paired %.2f, %.2f-%.2f" % p
+        cells.append(cell + ")")
+        res.setdefault(v, {})["%s_%s" % (row, key)] = {"median": x, "ratio": q,
+                                                     "paired": p}
+    res.setdefault("control", {})["%s_%s" % (row, key)] = {"median": c}
+    print("| %s | %s | %s |" % (what, num(c) if c is not None else "-", " | ".join(cells)))
+
+
+def verdict(ok):
+    return "**met**" if ok else "**missed**"
+
+
+rows = []
+q = ratio("http32", "rps", "egret")
+if q is not None:
+    rows.append(("requests/s, 32 concurrent short connections", "%.3f" % q, ">= 0.95", q >= 0.95))
+q = ratio("http32", "cpu_ms_per_1k", "egret")
+if q is not None:
+    rows.append(("CPU per request, 32 concurrent", "%.3f" % q, "<= 1.05", q <= 1.05))
+c, e = med("start", "wall_ms", "control"), med("start", "wall_ms", "egret")
+if c is not None and e is not None:
+    rows.append(("`egret run -- true` above `true` alone, wall", "+%.1f ms" % (e - c),
+                 "<= +5 ms", e - c <= 5.0))
+if "seed" not in missing:
+    behind = []
+    for row, key, what, lower in ROWS:
+        qe, qs = ratio(row, key, "egret"), ratio(row, key, "seed")
+        if qe is None or qs is None:
+            continue
+        if (qe > qs) if lower else (qe < qs):
+            behind.append("%s (%.3f vs %.3f)" % (what.split(",")[0], qe, qs))
+    rows.append(("never behind the seed design", "; ".join(behind) or "behind on none",
+                 "behind on none", not behind))
+print("\n| target (issue 42) | this run | goal | verdict |")
+print("|---|---|---|---|")
+for what, value, goal, ok in rows:
+    print("| %s | %s | %s | %s |" % (what, value, goal, verdict(ok)))
+res["targets"] = [{"target": w, "value": v, "goal": g, "met": ok} for w, v, g, ok in rows]
+res["missing"] = missing
+
+try:
+    doc = json.load(open(out))
+except (OSError, ValueError):
+    doc = {}
+doc["peers"] = res
+json.dump(doc, open(out, "w"), indent=1)
