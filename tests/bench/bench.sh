@@ -87,6 +87,7 @@ stats() {
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 RAW=$OUT/raw.txt
 : >"$RAW"
+echo "meta connects_per_round $N" >>"$RAW"
 
 # shellcheck source=../world/world.sh
 . "$ROOT/tests/world/world.sh"
@@ -530,7 +531,6 @@ bulkpin() {	# VARIANT ROUND EGRET-ARGS...
 	[ -n "$x" ] || { echo "bench: $v round $r failed" >&2; return 1; }
 	echo "bulk $v $r $x" >>"$RAW"
 }
-echo "meta connects_per_round $N" >>"$RAW"
 stats 0
 CONN_EXTRA=(sni github.com)
 v9=(pin-on4 pin-off4 bulk-pin-on bulk-pin-off)
@@ -625,7 +625,6 @@ if ! git -C "$ROOT" worktree add -f --detach "$TMP/base" "$BASE_REV" >/dev/null 
 fi
 BASE_EGRET=$TMP/base/build/egret
 echo "meta acct_base $BASE_REV" >>"$RAW"
-echo "meta connects_per_round $N" >>"$RAW"
 bulkacct() {	# VARIANT ROUND EGRET EGRET-ARGS...
 	local v=$1 r=$2 e=$3 x
 	shift 3

@@ -109,7 +109,8 @@ for (v, name, at), (cnt, ns) in sorted(prog.items()):
     if not cnt:
         continue
     per = progr[(v, name, at)]
-    d = {"runs": cnt, "ns_per_run_total": ns / cnt, "ns_per_run_median_round": st.median(per),
+    d = {"runs": cnt, "rounds": len(per), "ns_per_run_total": ns / cnt,
+         "ns_per_run_median_round": st.median(per),
          "min_round": min(per), "max_round": max(per)}
     res["bpf_prog_ns_per_run"].setdefault(v, {})[f"{name}/{at}"] = d
     print(f"| BPF {name} ({at}) ns/run, {cnt // len(per)} runs/round | {v} | {d['ns_per_run_median_round']:.0f} | {d['min_round']:.0f} | {d['max_round']:.0f} | {len(per)} | |")

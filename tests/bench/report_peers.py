@@ -3,7 +3,10 @@
 table - egret beside the control, the seed's container-wide design and
 sandbox-runtime, each figure's median over rounds and its ratio to the
 control's - and issue 42's targets with their verdicts, computed from this
-run's figures only. Adds "peers" to the JSON file report.py wrote."""
+run's figures only: section 12's, and those report.py put in JSON
+(connect+close, BPF per connection, launch, egretd, pinning, bulk). Run
+after report.py; adds "peers" to its JSON file. A target whose figures
+this run lacks (BENCH_ONLY) has no row."""
 import json
 import statistics as st
 import sys
@@ -88,6 +91,26 @@ def verdict(ok):
     return "**met**" if ok else "**missed**"
 
 
+try:
+    doc = json.load(open(out))
+except (OSError, ValueError):
+    doc = {}
+meta = doc.get("meta", {})
+N = int(meta.get("connects_per_round", 0))
+
+
+def bpf_per_conn(v):
+    """Every program's ns per connect+close of variant @v (stats on)."""
+    d = doc.get("bpf_prog_ns_per_run", {}).get(v)
+    if not d or not N:
+        return None
+    return sum(x["ns_per_run_total"] * x["runs"] / (x["rounds"] * N) for x in d.values())
+
+
+def paired_conn(v):
+    return doc.get("connect_us", {}).get(v, {}).get("paired_ratio_median")
+
+
 rows = []
 q = ratio("http32", "rps", "egret")
 if q is not None:
@@ -95,10 +118,39 @@ if q is not None:
 q = ratio("http32", "cpu_ms_per_1k", "egret")
 if q is not None:
     rows.append(("CPU per request, 32 concurrent", "%.3f" % q, "<= 1.05", q <= 1.05))
-c, e = med("start", "wall_ms", "control"), med("start", "wall_ms", "egret")
+xs = [paired_conn(v) for v in ("egret4", "egretdns4", "lo-egret")]
+if all(x is not None for x in xs):
+    rows.append(("connect+close paired, static / learned / loopback",
+                 " / ".join("%.3f" % x for x in xs), "<= 1.05", max(xs) <= 1.05))
+b = bpf_per_conn("bpf-static4")
+if b is not None:
+    rows.append(("BPF per connect+close, static entry (every program, stats on)",
+                 "%.2f µs" % (b / 1000), "<= 1.0 µs", b <= 1000))
+L = doc.get("launch", {})
+c, e = L.get("true", {}).get("median"), L.get("egret", {}).get("median")
+if c is None or e is None:
+    c, e = med("start", "wall_ms", "control"), med("start", "wall_ms", "egret")
 if c is not None and e is not None:
-    rows.append(("`egret run -- true` above `true` alone, wall", "+%.1f ms" % (e - c),
-                 "<= +5 ms", e - c <= 5.0))
+    rows.append(("`egret run -- true` above `true` alone, wall, the pinned set",
+                 "+%.1f ms (%.1f against %.1f)" % (e - c, e, c), "<= +5 ms", e - c <= 5.0))
+s = doc.get("egretd_seq_ms", {}).get("median")
+if s is not None and c is not None:
+    rows.append(("through egretd: caller start to COMMAND running, above `true` alone",
+                 "+%.1f ms" % (s - c), "<= +10 ms", s - c <= 10.0))
+allrun = [x["all_running_ms"] for x in doc.get("egretd_bursts", [])]
+if allrun:
+    rows.append(("100 at once through egretd, all running", "%d ms (worst of %d)" % (max(allrun), len(allrun)),
+                 "<= 1 s", max(allrun) <= 1000))
+on, off = bpf_per_conn("bpf-pin-on4"), bpf_per_conn("bpf-pin-off4")
+if on is not None and off is not None:
+    rows.append(("SNI pinning: BPF per pinned TLS connection", "+%.1f µs" % ((on - off) / 1000),
+                 "<= +3 µs", on - off <= 3000))
+bk, bb = doc.get("bulk_mib_s", {}).get("bulk-egret"), doc.get("bulk_bpf")
+if bk and bb:
+    sh = bb["share_of_unrestricted_sender_cpu"]["median"]
+    rows.append(("bulk upload: throughput paired; the egress program's share of the sender's CPU",
+                 "%.3f; %.2f %%" % (bk["paired_ratio_median"], 100 * sh), ">= 0.99; <= 1 %",
+                 bk["paired_ratio_median"] >= 0.99 and sh <= 0.01))
 if "seed" not in missing:
     behind = []
     for row, key, what, lower in ROWS:
@@ -107,6 +159,9 @@ if "seed" not in missing:
             continue
         if (qe > qs) if lower else (qe < qs):
             behind.append("%s (%.3f vs %.3f)" % (what.split(",")[0], qe, qs))
+    qe, qs = paired_conn("egret4"), paired_conn("iptables4")
+    if qe is not None and qs is not None and qe > qs:
+        behind.append("connect+close (%.3f vs %.3f)" % (qe, qs))
     rows.append(("never behind the seed design", "; ".join(behind) or "behind on none",
                  "behind on none", not behind))
 print("\n| target (issue 42) | this run | goal | verdict |")
@@ -115,10 +170,5 @@ for what, value, goal, ok in rows:
     print("| %s | %s | %s | %s |" % (what, value, goal, verdict(ok)))
 res["targets"] = [{"target": w, "value": v, "goal": g, "met": ok} for w, v, g, ok in rows]
 res["missing"] = missing
-
-try:
-    doc = json.load(open(out))
-except (OSError, ValueError):
-    doc = {}
 doc["peers"] = res
 json.dump(doc, open(out, "w"), indent=1)
