@@ -371,6 +371,13 @@ void attempt_init(struct attempt *a)
 
 int attempt_close(struct attempt *a)
 {
+	/* What this egret knows that spares the teardown work: its entries
+	 * forgotten through the map fds it holds (a purge cut short leaves
+	 * the work to the teardown, from the pins), and its counters. */
+	struct teardown_known known = {
+		.forgotten = a->pins_made && a->ld.key && loader_forget(&a->ld) == 0,
+		.counters_fd = a->ev.counters_fd, .counters_key = a->ev.counters_key,
+	};
 	int r = 0;
 
 	if (a->cgroup_fd >= 0)
@@ -379,7 +386,7 @@ int attempt_close(struct attempt *a)
 		close(a->keeper_pidfd);
 	if (a->cgroup_made || a->pins_made)
 		r = attempt_teardown(a->cgroup_made ? a->st.cgroup : "",
-				     a->pins_made ? a->st.pins : "");
+				     a->pins_made ? a->st.pins : "", &known);
 	dns_proxy_close(a->dns);
 	a->dns = NULL;
 	request_log_close(&a->requests);

@@ -291,12 +291,11 @@ static int cgroup_remove_tree(const char *path, int depth)
 	return rmdir(path) < 0 ? -errno : 0;
 }
 
-int cgroup_kill_remove(const char *path, int timeout_ms)
+/* cgroup.kill: 0, or a negative errno (-ENOENT: no such cgroup). */
+static int cgroup_kill(const char *path)
 {
 	char file[PATH_MAX];
-	struct timespec start;
 	_cleanup_close_ int fd = -1;
-	int r;
 
 	if (access(path, F_OK) < 0)
 		return -errno;
@@ -308,7 +307,33 @@ int cgroup_kill_remove(const char *path, int timeout_ms)
 	 * forking process cannot outrun it. */
 	if (write(fd, "1", 1) != 1)
 		return -errno;
+	return 0;
+}
 
+int cgroup_kill_wait(const char *path, int timeout_ms)
+{
+	struct timespec start;
+	int r = cgroup_kill(path);
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (r == 0) {
+		r = cgroup_populated(path);
+		if (r <= 0)
+			return r;
+		if (elapsed_ms(&start) > timeout_ms)
+			return -ETIMEDOUT;
+		r = poll(NULL, 0, 5) < 0 ? -errno : 0;
+	}
+	return r;
+}
+
+int cgroup_kill_remove(const char *path, int timeout_ms)
+{
+	struct timespec start;
+	int r = cgroup_kill(path);
+
+	if (r < 0)
+		return r;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		r = cgroup_populated(path);

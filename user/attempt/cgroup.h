@@ -50,6 +50,11 @@ int cgroup_mkdir_parents(const char *path);
  * to be empty, and remove it. -ENOENT if it is already gone. */
 int cgroup_kill_remove(const char *path, int timeout_ms);
 
+/* SIGKILL everything in @path's subtree and wait until it is empty, at
+ * most @timeout_ms: 0, or a negative errno (-ETIMEDOUT). The cgroup
+ * stays. */
+int cgroup_kill_wait(const char *path, int timeout_ms);
+
 /* Does @path's cgroup.events say populated 1? 1, 0 or negative errno. */
 int cgroup_populated(const char *path);
 

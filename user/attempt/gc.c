@@ -20,6 +20,7 @@
 #include "lib/atomic_file.h"
 #include "lib/log.h"
 #include "lib/paths.h"
+#include "lib/percpu.h"
 #include "lib/util.h"
 
 #define KILL_TIMEOUT_MS 5000
@@ -58,21 +59,39 @@ static __u64 cgroup_key_of(const char *cgroup)
 	return key;
 }
 
-int attempt_teardown(const char *cgroup, const char *pins)
+/* Once its cgroup is empty, nothing makes a socket in it any more: did
+ * its socket hook ever let one be made? Unsure counts as yes. */
+static bool made_no_socket(const char *cgroup, const struct teardown_known *known)
+{
+	uint64_t made = 1, audited = 1;
+
+	return known && known->counters_fd >= 0 &&
+	       cgroup_kill_wait(cgroup, KILL_TIMEOUT_MS) == 0 &&
+	       percpu_counter_read(known->counters_fd, known->counters_key,
+				   EGRET_COUNTER(EGRET_HOOK_SOCKET, EGRET_VERDICT_ALLOW), &made) == 0 &&
+	       percpu_counter_read(known->counters_fd, known->counters_key,
+				   EGRET_COUNTER(EGRET_HOOK_SOCKET, EGRET_VERDICT_WOULD_DENY),
+				   &audited) == 0 &&
+	       made + audited == 0;
+}
+
+int attempt_teardown(const char *cgroup, const char *pins, const struct teardown_known *known)
 {
 	__u64 key = cgroup_key_of(cgroup);
+	bool sockets = true;
 	int r;
 
-	if (key && pins[0])
+	if (key && pins[0] && !(known && known->forgotten))
 		forget_entries(key, cgroup, pins);
 	if (cgroup[0]) {
+		sockets = !made_no_socket(cgroup, known);
 		r = cgroup_kill_remove(cgroup, KILL_TIMEOUT_MS);
 		if (r < 0 && r != -ENOENT)
 			return log_error_errno(r, "remove cgroup %s", cgroup);
 	}
 	/* Its sockets die while its programs still judge them: a closed
 	 * socket goes on sending what it queued (sockkill.h). */
-	if (key) {
+	if (key && sockets) {
 		r = sockets_destroy_cgroup(key);
 		if (r < 0)
 			log_warn("destroy the sockets of %s: %s", cgroup, strerror(-r));
@@ -163,7 +182,7 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 		return 0;
 	if (st.daemon && !daemon_attempt_gone(fd, &st, o->daemon))
 		return 0;
-	r = attempt_teardown(st.cgroup, st.pins);
+	r = attempt_teardown(st.cgroup, st.pins, NULL);
 	if (r < 0)
 		return r;
 	if (st.uid >= 0)

@@ -48,8 +48,24 @@ int gc_stale_attempts(const struct gc_opts *o);
  */
 void gc_hidden_files(void);
 
-/* Tear down one attempt: cgroup (killing what is inside), then pins. The
- * order matters: programs stay attached until nothing is left to police. */
-int attempt_teardown(const char *cgroup, const char *pins);
+/* What the attempt's own egret knows, which spares the teardown work. */
+struct teardown_known {
+	/* Its entries are out of the set's maps already: it forgot them
+	 * through the map fds it holds (loader_forget), not reopened pins. */
+	bool forgotten;
+	/* Its counters (egret_counters, its key): once its cgroup is empty,
+	 * a socket hook that let no inet socket be made spares the host-wide
+	 * socket dumps, each a walk of the kernel's whole TCP table. -1:
+	 * unknown, dump. */
+	int counters_fd;
+	uint64_t counters_key;
+};
+
+/* Tear down one attempt: its entries in the set's maps, its cgroup
+ * (killing what is inside), its sockets, then its pins. The order
+ * matters: programs stay attached until nothing is left to police.
+ * @known: what needs no doing; NULL from anyone but the attempt's own
+ * egret. */
+int attempt_teardown(const char *cgroup, const char *pins, const struct teardown_known *known);
 
 #endif

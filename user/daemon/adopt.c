@@ -339,7 +339,7 @@ static bool pidfd_exited(int pidfd)
  * it does, for gc). */
 static void remove_attempt(struct attempt_adoptee *who, const char *id)
 {
-	if (attempt_teardown(who->st.cgroup, who->st.pins) == 0) {
+	if (attempt_teardown(who->st.cgroup, who->st.pins, NULL) == 0) {
 		if (who->st.uid >= 0)
 			preflight_uid_prune((uid_t)who->st.uid);
 		state_remove(id);
