@@ -10,9 +10,13 @@
  *    which destination allowed it (egret_acct_sock);
  *  - at each of its segments, the payload past the highest sequence
  *    number counted so far (a retransmission is counted once), and what
- *    TCP says it received since the socket's last segment out (its
- *    bytes_received: a receiver's ACKs leave through here, so no program
- *    runs per packet received);
+ *    TCP says it received since the last count (its bytes_received: a
+ *    receiver's ACKs leave through here, so no program runs per packet
+ *    received) - at a segment that carries data, FIN or RST, at any
+ *    segment once the connection left ESTABLISHED, and otherwise once
+ *    ACCT_RECV_STEP bytes piled up: a download's ACKs read the socket's
+ *    storage and nothing more, and every connection's count is whole
+ *    from its last segment out;
  *  - each UDP datagram's payload, against the entry that allowed it.
  * A destination with a budget has its bytes reserved before they leave:
  * one atomic add, given back if the total would pass the budget - so at
@@ -75,7 +79,12 @@ struct acct_packet {
 	__u16 sport_be;
 	__u8 syn;		/* TCP: SYN set */
 	__u8 ack;		/* TCP: ACK set */
+	__u8 end;		/* TCP: FIN or RST set */
 };
+
+/* What TCP received is counted in steps of at least this many bytes while
+ * its connection is established and sends no data (see acct_segment). */
+#define ACCT_RECV_STEP	(64 * 1024)
 
 static __always_inline struct egret_dest_count *acct_dest(__u32 dest)
 {
@@ -267,6 +276,7 @@ __noinline int acct_segment(struct __sk_buff *skb, struct acct_packet *p)
 	struct egret_dest_count *c = NULL;
 	struct bpf_tcp_sock *tp;
 	struct bpf_sock *sk;
+	__u64 recv;
 	__s32 fresh;
 	int loopback, r;
 
@@ -291,14 +301,19 @@ __noinline int acct_segment(struct __sk_buff *skb, struct acct_packet *p)
 		return SKB_DROP;
 	p->dest = as->dest;		/* for the refusal's event */
 	/* The destination's counts, looked up once, and only when there is
-	 * something to count: received bytes or new payload. */
+	 * something to count: received bytes due (see above) or new
+	 * payload. */
 	tp = bpf_tcp_sock(sk);
 	fresh = p->payload ? (__s32)(p->seq + p->payload - as->sent_hi) : 0;
-	if ((tp && tp->bytes_received > as->received) || fresh > 0)
+	recv = tp && tp->bytes_received > as->received ? tp->bytes_received - as->received : 0;
+	if (recv && !p->payload && !p->end && sk->state == BPF_TCP_ESTABLISHED &&
+	    recv < ACCT_RECV_STEP)
+		recv = 0;		/* counted at a later segment */
+	if (recv || fresh > 0)
 		c = acct_dest(as->dest);
-	if (tp && tp->bytes_received > as->received) {
+	if (recv) {
 		if (c)
-			__sync_fetch_and_add(&c->received, tp->bytes_received - as->received);
+			__sync_fetch_and_add(&c->received, recv);
 		as->received = tp->bytes_received;
 	}
 	/* An ACK, a FIN (its number is no byte), a retransmission. */

@@ -104,6 +104,7 @@ static __always_inline int load_l4(struct __sk_buff *skb, __u32 off, __u8 proto,
 		__builtin_memcpy(&seq, hdr + TCP_SEQ_OFF, sizeof(seq));
 		p->syn = !!(hdr[TCP_FLAGS_OFF] & TCP_SYN_);
 		p->ack = !!(hdr[TCP_FLAGS_OFF] & TCP_ACK_);
+		p->end = !!(hdr[TCP_FLAGS_OFF] & (TCP_FIN_ | TCP_RST_));
 		p->seq = bpf_ntohl(seq);
 		p->hdr_len = tcp_hdr_len(hdr);
 	} else {

@@ -47,7 +47,9 @@
 #define TCP_DOFF_OFF	12	/* its high 4 bits: the header's length in words */
 #define TCP_FLAGS_OFF	13
 #define TCP_HDR_MIN	20	/* the header without options */
-#define TCP_SYN_	0x02	/* in the byte at TCP_FLAGS_OFF */
+#define TCP_FIN_	0x01	/* in the byte at TCP_FLAGS_OFF */
+#define TCP_SYN_	0x02
+#define TCP_RST_	0x04
 #define TCP_ACK_	0x10
 #define TCP_URG_	0x20
 
