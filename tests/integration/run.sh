@@ -219,6 +219,8 @@ policy_path() {
 . "$HERE/test_faults.sh"
 # shellcheck source=tests/integration/test_budgets.sh
 . "$HERE/test_budgets.sh"
+# shellcheck source=tests/integration/test_limits.sh
+. "$HERE/test_limits.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -279,6 +281,8 @@ TESTS=(
 	t_budget_upload t_budget_parallel t_budget_download t_budget_per_destination
 	t_budget_accounting_only t_budget_policy t_egretd_upload_limit
 	t_budget_pinned_attribution t_budget_request t_budget_wildcard
+	# test_limits.sh
+	t_limits_manifest t_limits_egretd
 	# test_crash.sh, last: what every test above left
 	t_half_written_none
 )

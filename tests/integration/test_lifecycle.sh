@@ -193,7 +193,12 @@ t_environment() {
 		--policy none --user "$TEST_USER" --home "$home" --chdir "$home" --clean-env \
 		--pass-env LANG --setenv EGRET_T_SET=a=b -- sh -c 'env | sort; pwd' 2>"$TDIR/err")
 	ERR=$(cat "$TDIR/err")
-	want=$(printf '%s\n' "EGRET_T_SET=a=b" "HOME=$home" "LANG=C.UTF-8" "LOGNAME=$TEST_USER" \
+	# egret's own variables come whatever the caller passes: the limits
+	# manifest's paths (docs/AGENTS.md), an attempt's id in them.
+	OUT=$(sed -E 's|^(EGRET_LIMITS[A-Z_]*=/run/egret-limits/)[0-9a-f]{16}/|\1ID/|' <<<"$OUT")
+	want=$(printf '%s\n' "EGRET_LIMITS=/run/egret-limits/ID/limits.txt" \
+		"EGRET_LIMITS_JSON=/run/egret-limits/ID/limits.json" "EGRET_T_SET=a=b" \
+		"HOME=$home" "LANG=C.UTF-8" "LOGNAME=$TEST_USER" \
 		"PATH=/usr/local/bin:/usr/bin:/bin" "PWD=$home" "SHELL=/bin/sh" "USER=$TEST_USER" "$home")
 	assert_eq "$want" "$OUT" "--clean-env --pass-env LANG --setenv --home --chdir $(said)"
 

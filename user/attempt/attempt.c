@@ -307,6 +307,10 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 		r = attempt_open_dns(a, o, 0, NULL);
 	if (r == 0)
 		r = attempt_programs_attach(a, o, &deny_errno);
+	if (r == 0 && (r = limits_write(&a->limits, &(struct limits_in){
+			.id = a->st.id, .deny_errno = deny_errno, .requests = a->requests_on },
+			o)) < 0)
+		log_error_errno(r, "write the limits manifest in %s/%s", EGRET_LIMITS_DIR, a->st.id);
 	if (r < 0)
 		return r;
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF programs %.1f ms, %s)",
@@ -395,6 +399,10 @@ int attempt_close(struct attempt *a)
 	loader_destroy(&a->ld);
 	if (a->exit_fd >= 0)
 		close(a->exit_fd);
+	/* The manifest of the attempt whose record this is (not of another
+	 * that holds the id this one asked for). */
+	if (a->state_fd >= 0)
+		limits_remove(a->st.id);
 	/* Keep the record if anything stayed behind, so gc retries. */
 	if (r == 0 && a->state_fd >= 0)
 		r = state_remove(a->st.id);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attempt/limits.h"
 #include "attempt/state.h"
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
@@ -41,6 +42,7 @@ struct attempt {
 	 * writes COMMAND's status to; -1 without. */
 	int keeper_pidfd;
 	int exit_fd;
+	struct limits limits;		/* the manifest COMMAND reads */
 };
 
 /* Fds -1 and nothing made: what attempt_close() accepts at any point. */

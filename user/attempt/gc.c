@@ -14,6 +14,7 @@
 #include "attempt/preflight.h"
 #include "attempt/state.h"
 #include "attempt/instance.h"
+#include "attempt/limits.h"
 #include "enforce/loader.h"
 #include "enforce/shared.h"
 #include "enforce/sockkill.h"
@@ -187,6 +188,7 @@ static int gc_one(int dfd, const char *name, const struct gc_opts *o)
 		return r;
 	if (st.uid >= 0)
 		preflight_uid_prune((uid_t)st.uid);
+	limits_remove(st.id);
 	r = state_remove(name);
 	if (r < 0)
 		return log_error_errno(r, "gc: remove %s/%s", EGRET_RUN_DIR, name);

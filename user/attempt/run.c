@@ -56,6 +56,34 @@ static int signals_take(sigset_t *ret_old)
 	return fd < 0 ? -errno : fd;
 }
 
+/* COMMAND's environment (launch/environ.h), and where it finds its limits
+ * (attempt/limits.h), set last: over anything of the caller's by that
+ * name. Logs its one-line failure. */
+static int command_environ(const struct attempt *a, const struct run_opts *o,
+			   const struct launch_user *user, bool pty, char *const *from_env,
+			   char ***ret)
+{
+	char limits_txt[PATH_MAX + 16], limits_json[PATH_MAX + 24];
+	struct environ_opts env = o->env;
+	int r;
+
+	if (a->limits.txt[0]) {
+		if (env.nset + ENVIRON_EGRET_VARS > ARRAY_SIZE(env.set) ||
+		    path_fmt(limits_txt, sizeof(limits_txt), "EGRET_LIMITS=%s", a->limits.txt) < 0 ||
+		    path_fmt(limits_json, sizeof(limits_json), "EGRET_LIMITS_JSON=%s",
+			     a->limits.json) < 0) {
+			log_error("COMMAND's environment: no room for EGRET_LIMITS");
+			return -E2BIG;
+		}
+		env.set[env.nset++] = limits_txt;
+		env.set[env.nset++] = limits_json;
+	}
+	r = environ_build(from_env, user, &env, pty, ret);
+	if (r < 0)
+		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
+	return r;
+}
+
 /* COMMAND in the attempt's cgroup, with its terminal and environment.
  * Returns 0, or the status egret exits with (COMMAND did not start). */
 static int start_command(struct attempt *a, const struct run_opts *o,
@@ -76,11 +104,8 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 		log_error_errno(r, "give COMMAND a terminal of its own (a pseudo-terminal; is devpts mounted?)");
 		return EXIT_SETUP;
 	}
-	r = environ_build(from_env, user, &o->env, term->pty, &envp);
-	if (r < 0) {
-		log_error_errno(r, "COMMAND's environment (at most %d variables)", ENVIRON_MAX_VARS);
+	if (command_environ(a, o, user, term->pty, from_env, &envp) < 0)
 		return EXIT_SETUP;
-	}
 	launch = (struct launch){ .argv = o->argv, .cgroup_fd = a->cgroup_fd,
 				  .terminal = term, .landlock = *landlock,
 				  .envp = envp, .chdir = o->chdir,

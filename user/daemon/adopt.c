@@ -26,6 +26,7 @@
 #include "attempt/cgroup.h"
 #include "attempt/command.h"
 #include "attempt/gc.h"
+#include "attempt/limits.h"
 #include "attempt/preflight.h"
 #include "attempt/state.h"
 #include "launch/world.h"
@@ -342,6 +343,7 @@ static void remove_attempt(struct attempt_adoptee *who, const char *id)
 	if (attempt_teardown(who->st.cgroup, who->st.pins, NULL) == 0) {
 		if (who->st.uid >= 0)
 			preflight_uid_prune((uid_t)who->st.uid);
+		limits_remove(id);
 		state_remove(id);
 	}
 	close(TAKE_FD(who->state_fd));

@@ -24,6 +24,7 @@ struct launch_user;
 
 #define ENVIRON_MAX_VARS	4096	/* more is an error, not a cut */
 #define ENVIRON_MAX_OPTS	64	/* --pass-env, --setenv each */
+#define ENVIRON_EGRET_VARS	2	/* egret's own after them (EGRET_LIMITS...) */
 #define ENVIRON_CLEAN_PATH	"/usr/local/bin:/usr/bin:/bin"
 
 struct environ_opts {
@@ -31,7 +32,7 @@ struct environ_opts {
 	bool clean;			/* --clean-env */
 	const char *pass[ENVIRON_MAX_OPTS];	/* --pass-env NAME */
 	size_t npass;
-	const char *set[ENVIRON_MAX_OPTS];	/* --setenv NAME=VALUE */
+	const char *set[ENVIRON_MAX_OPTS + ENVIRON_EGRET_VARS];	/* --setenv NAME=VALUE */
 	size_t nset;
 };
 

@@ -17,6 +17,9 @@
 /* egretd's attempts: <id>.argv (how to re-adopt it), <id>.exit (its
  * keeper's status), <id>.sock (where its re-adopter takes callers back). */
 #define EGRETD_ATTEMPT_DIR	"/run/egretd-attempts"
+/* <id>/limits.txt, limits.json: what an attempt may reach, for COMMAND
+ * to read (attempt/limits.h). Root's, mode 0711: searchable, not listable. */
+#define EGRET_LIMITS_DIR	"/run/egret-limits"
 
 #define EGRET_ID_MAX		64
 

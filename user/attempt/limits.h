@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * attempt/limits.h - the limits manifest: what COMMAND may reach and how a
+ * refusal looks, for the agent inside the attempt to read (docs/AGENTS.md).
+ * EGRET_LIMITS_DIR/<id>/limits.txt (plain text, $EGRET_LIMITS) and
+ * limits.json ($EGRET_LIMITS_JSON), written by egret before COMMAND
+ * starts, root's and read-only, in a directory only root can write:
+ * COMMAND can read them, never change or replace them.
+ */
+#ifndef EGRET_ATTEMPT_LIMITS_H
+#define EGRET_ATTEMPT_LIMITS_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+struct run_opts;
+
+struct limits {
+	char txt[PATH_MAX];		/* "": not written */
+	char json[PATH_MAX];
+};
+
+/* What the manifest says besides the policy. */
+struct limits_in {
+	const char *id;			/* the attempt's */
+	int deny_errno;			/* what a refused connect() fails with */
+	bool requests;			/* refused names become requests (--repo) */
+};
+
+/* Write attempt @in->id's manifest for @o's effective policy: 0, or a
+ * negative errno (the attempt then does not start). */
+int limits_write(struct limits *l, const struct limits_in *in, const struct run_opts *o);
+
+/* Remove attempt @id's manifest, whatever of it exists. */
+void limits_remove(const char *id);
+
+#endif
