@@ -194,9 +194,11 @@ t_environment() {
 		--pass-env LANG --setenv EGRET_T_SET=a=b -- sh -c 'env | sort; pwd' 2>"$TDIR/err")
 	ERR=$(cat "$TDIR/err")
 	# egret's own variables come whatever the caller passes: the limits
-	# manifest's paths (docs/AGENTS.md), an attempt's id in them.
-	OUT=$(sed -E 's|^(EGRET_LIMITS[A-Z_]*=/run/egret-limits/)[0-9a-f]{16}/|\1ID/|' <<<"$OUT")
-	want=$(printf '%s\n' "EGRET_LIMITS=/run/egret-limits/ID/limits.txt" \
+	# manifest's and the denial feed's paths (docs/AGENTS.md), an
+	# attempt's id in them.
+	OUT=$(sed -E 's|^(EGRET_[A-Z_]*=/run/egret-limits/)[0-9a-f]{16}/|\1ID/|' <<<"$OUT")
+	want=$(printf '%s\n' "EGRET_DENIALS=/run/egret-limits/ID/denials.jsonl" \
+		"EGRET_LIMITS=/run/egret-limits/ID/limits.txt" \
 		"EGRET_LIMITS_JSON=/run/egret-limits/ID/limits.json" "EGRET_T_SET=a=b" \
 		"HOME=$home" "LANG=C.UTF-8" "LOGNAME=$TEST_USER" \
 		"PATH=/usr/local/bin:/usr/bin:/bin" "PWD=$home" "SHELL=/bin/sh" "USER=$TEST_USER" "$home")

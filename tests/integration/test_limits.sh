@@ -81,3 +81,97 @@ t_limits_egretd() {
 	[ ! -e "$dir" ] || fail "the manifest $dir outlived its attempt through egretd"
 	egretd_stop
 }
+
+# The denial feed ($EGRET_DENIALS): each refusal - a name, a TCP connect, a
+# UDP datagram - is a line with its reason, in COMMAND's reach within
+# 100 ms of the refusal (measured from inside, after the call returned);
+# COMMAND cannot write to it.
+t_limits_feed() {
+	local script
+	script=$(write_script feed.sh <<'EOF2'
+P=$1
+now() { date +%s%N; }
+# seen KIND BEFORE T0: a line of KIND beyond the BEFORE there were, and
+# how many ms after T0 it was there (at most 1 s of looking).
+seen() {
+	local i=0
+	while [ $i -lt 1000 ]; do
+		if [ "$(grep -c "\"kind\":\"$1\"" "$EGRET_DENIALS")" -gt "$2" ]; then
+			echo "$1 $(( ($(now) - $3) / 1000000 ))"
+			return
+		fi
+		sleep 0.001; i=$((i + 1))
+	done
+	echo "$1 never"
+}
+n=$(grep -c '"kind":"dns"' "$EGRET_DENIALS"); getent ahostsv4 evil.example >/dev/null
+t=$(now); seen dns "$n" "$t"
+n=$(grep -c '"kind":"connect"' "$EGRET_DENIALS"); "$P" tcp 203.0.113.11 80 x >/dev/null 2>&1
+t=$(now); seen connect "$n" "$t"
+n=$(grep -c '"kind":"sendmsg"' "$EGRET_DENIALS"); "$P" udp 203.0.113.11 9999 x >/dev/null 2>&1
+t=$(now); seen sendmsg "$n" "$t"
+if echo x >>"$EGRET_DENIALS" 2>/dev/null; then echo "feed writable"; else echo "feed refused"; fi
+cp "$EGRET_DENIALS" "$2/denials.jsonl"
+EOF2
+)
+	attempt --user "$TEST_USER" --allow 203.0.113.10:80 --dns-upstream "$WORLD_DNS" \
+		-- sh "$script" "$P" "$TDIR"
+	assert_eq 0 "$RC" "egret exit status $(said)"
+	local kind ms
+	for kind in dns connect sendmsg; do
+		ms=$(awk -v k="$kind" '$1 == k { print $2 }' <<<"$OUT")
+		if ! [[ $ms =~ ^[0-9]+$ ]] || [ "$ms" -gt 100 ]; then
+			fail "the $kind refusal in the feed: want within 100 ms, got '$ms' $(said)"
+		fi
+	done
+	grep -qx 'feed refused' <<<"$OUT" || fail "COMMAND could write the feed $(said)"
+	assert_eq 'deny not-allowed NXDOMAIN' \
+		"$(jq -r 'select(.kind == "dns" and .name == "evil.example") | "\(.verdict) \(.reason) \(.answer)"' \
+			"$TDIR/denials.jsonl" | head -n 1)" "the feed's DNS line"
+	assert_eq '203.0.113.11 80 tcp no-entry' \
+		"$(jq -r 'select(.kind == "connect") | "\(.address) \(.port) \(.proto) \(.reason)"' \
+			"$TDIR/denials.jsonl")" "the feed's connect line"
+	assert_eq '203.0.113.11 9999 udp no-entry' \
+		"$(jq -r 'select(.kind == "sendmsg") | "\(.address) \(.port) \(.proto) \(.reason)"' \
+			"$TDIR/denials.jsonl")" "the feed's datagram line"
+	jq -e 'select(.hint | test("retrying will not help")) | .why' "$TDIR/denials.jsonl" >/dev/null ||
+		fail "the feed's lines lack their reason in words and their hint"
+}
+
+# A flood of refused names (each its own line: names are not folded into
+# repeats) stops at the feed's bound with one last line saying so; egret's
+# own count of them loses none.
+t_limits_feed_bounded() {
+	local script n=5000
+	script=$(write_script flood.py <<'EOF2'
+import os, socket, struct, sys
+n, out = int(sys.argv[1]), sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+for i in range(n):
+    q = struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0)
+    for label in (b"n%d" % i, b"flood", b"example"):
+        q += bytes([len(label)]) + label
+    q += b"\x00" + struct.pack(">HH", 1, 1)
+    s.sendto(q, ("198.51.100.53", 53))
+    s.recv(512)
+size = os.path.getsize(os.environ["EGRET_DENIALS"])
+last = open(os.environ["EGRET_DENIALS"]).read().splitlines()[-1]
+print(size)
+print(last)
+EOF2
+)
+	attempt --user "$TEST_USER" --dns-upstream "$WORLD_DNS" --log "$TDIR/events.json" \
+		-- python3 "$script" "$n" "$TDIR"
+	assert_eq 0 "$RC" "egret exit status $(said)"
+	local size last
+	size=$(sed -n 1p <<<"$OUT") last=$(sed -n 2p <<<"$OUT")
+	if [ "${size:-0}" -le $((900 * 1024)) ] || [ "$size" -gt $((1024 * 1024)) ]; then
+		fail "the feed after $n refused names: want 900 KiB to 1 MiB, got '$size' bytes $(said)"
+	fi
+	assert_eq feed-full "$(jq -r .kind <<<"$last")" "the feed's last line"
+	grep -q "DNS 0 answered, $n names denied" <<<"$ERR" ||
+		fail "egret's own count of the refused names $(said)"
+	assert_eq "$n" "$(grep -c '"kind":"dns".*"verdict":"deny"' "$TDIR/events.json")" \
+		"egret's own log of the refused names"
+}

@@ -85,6 +85,7 @@ static void on_dns_decision(void *ctx, const struct dns_decision *d)
 	struct attempt *a = ctx;
 
 	events_dns(&a->ev, d);
+	feed_dns(&a->feed, d);
 	if (a->requests_on)
 		request_log_lookup(&a->requests, d);
 }
@@ -100,12 +101,14 @@ static void on_over_budget(void *ctx, uint64_t cookie)
 		log_errno(LOG_WARN, r, "end a connection over its upload budget (its sends stay refused)");
 }
 
-/* BPF's denials, as the event log reads them, go to the request log. */
+/* BPF's denials, as the event log reads them, go to COMMAND's feed and
+ * the request log. */
 static void on_bpf_denial(void *ctx, const struct egret_event *e, const char *name,
 			  uint64_t count)
 {
 	struct attempt *a = ctx;
 
+	feed_bpf(&a->feed, e, name, count);
 	if (a->requests_on)
 		request_log_event(&a->requests, e, name, count);
 }
@@ -313,12 +316,31 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 		log_error_errno(r, "write the limits manifest in %s/%s", EGRET_LIMITS_DIR, a->st.id);
 	if (r < 0)
 		return r;
+	a->feed.log = (struct jsonl_log){ .fd = TAKE_FD(a->limits.feed_fd), .attempt = a->st.id,
+					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
+	a->feed.audit = o->audit;
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF programs %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),
 		 (double)(mono_us() - t0) / 1000, (double)a->load_us / 1000,
 		 a->ld.loaded_now ? "loaded now" : "the pinned set");
 	return 0;
+}
+
+/* COMMAND's feed goes on where the dead egret left it; without it (an
+ * attempt from before feeds), COMMAND's refusals are still refused. */
+static void attempt_feed_reopen(struct attempt *a)
+{
+	struct stat st;
+	int fd = limits_feed_reopen(a->st.id);
+
+	if (fd < 0) {
+		log_debug("attempt %s: no denial feed to go on with: %s", a->st.id, strerror(-fd));
+		return;
+	}
+	a->feed.log = (struct jsonl_log){ .fd = fd, .attempt = a->st.id,
+					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
+	a->feed.bytes = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
 int attempt_reopen(struct attempt *a, const struct run_opts *o,
@@ -359,6 +381,7 @@ int attempt_reopen(struct attempt *a, const struct run_opts *o,
 			  a->ld.key);
 	if (r < 0)
 		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)");
+	attempt_feed_reopen(a);
 	log_info("attempt %s: re-adopted: cgroup %s, DNS proxy on port %u again",
 		 st->id, st->cgroup, st->dns_port);
 	return 0;
@@ -368,6 +391,7 @@ void attempt_init(struct attempt *a)
 {
 	*a = (struct attempt){ .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
 			       .keeper_pidfd = -1, .exit_fd = -1,
+			       .limits = { .feed_fd = -1 }, .feed = { .log = { .fd = -1 } },
 			       .ev = { .log = { .fd = -1 } }, .host = { .src = { .fd = -1 } },
 			       .requests = { .timer = { .fd = -1 } } };
 	loader_init(&a->ld);
@@ -395,6 +419,9 @@ int attempt_close(struct attempt *a)
 	a->dns = NULL;
 	request_log_close(&a->requests);
 	events_close(&a->ev);
+	feed_close(&a->feed);
+	if (a->limits.feed_fd >= 0)
+		close(a->limits.feed_fd);
 	hostaddr_close(&a->host);
 	loader_destroy(&a->ld);
 	if (a->exit_fd >= 0)

@@ -15,6 +15,7 @@
 #include "enforce/hostaddr.h"
 #include "enforce/loader.h"
 #include "observe/events.h"
+#include "observe/feed.h"
 #include "requests/log.h"
 
 struct dns_proxy;
@@ -43,6 +44,7 @@ struct attempt {
 	int keeper_pidfd;
 	int exit_fd;
 	struct limits limits;		/* the manifest COMMAND reads */
+	struct feed feed;		/* and its refusals, as they come */
 };
 
 /* Fds -1 and nothing made: what attempt_close() accepts at any point. */

@@ -207,14 +207,31 @@ int limits_write(struct limits *l, const struct limits_in *in, const struct run_
 	if (dir < 0)
 		return -errno;
 	if (path_fmt(l->txt, sizeof(l->txt), "%s/limits.txt", path) < 0 ||
-	    path_fmt(l->json, sizeof(l->json), "%s/limits.json", path) < 0)
+	    path_fmt(l->json, sizeof(l->json), "%s/limits.json", path) < 0 ||
+	    path_fmt(l->denials, sizeof(l->denials), "%s/denials.jsonl", path) < 0)
 		return -ENAMETOOLONG;
 	r = write_file(dir, "limits.json", l, in, o, true);
 	if (r == 0)
 		r = write_file(dir, "limits.txt", l, in, o, false);
+	if (r == 0) {
+		l->feed_fd = openat(dir, "denials.jsonl", O_WRONLY | O_APPEND | O_CREAT | O_EXCL |
+				    O_NOFOLLOW | O_CLOEXEC, 0444);
+		r = l->feed_fd < 0 ? -errno : 0;
+	}
 	if (r < 0)
-		l->txt[0] = l->json[0] = '\0';
+		l->txt[0] = l->json[0] = l->denials[0] = '\0';
 	return r;
+}
+
+int limits_feed_reopen(const char *id)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (path_fmt(path, sizeof(path), "%s/%s/denials.jsonl", EGRET_LIMITS_DIR, id) < 0)
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 void limits_remove(const char *id)

@@ -5,7 +5,9 @@
  * EGRET_LIMITS_DIR/<id>/limits.txt (plain text, $EGRET_LIMITS) and
  * limits.json ($EGRET_LIMITS_JSON), written by egret before COMMAND
  * starts, root's and read-only, in a directory only root can write:
- * COMMAND can read them, never change or replace them.
+ * COMMAND can read them, never change or replace them. Beside them the
+ * denial feed, denials.jsonl ($EGRET_DENIALS, observe/feed.h): made empty
+ * here, written through the fd made with it.
  */
 #ifndef EGRET_ATTEMPT_LIMITS_H
 #define EGRET_ATTEMPT_LIMITS_H
@@ -18,6 +20,8 @@ struct run_opts;
 struct limits {
 	char txt[PATH_MAX];		/* "": not written */
 	char json[PATH_MAX];
+	char denials[PATH_MAX];
+	int feed_fd;			/* denials.jsonl, to append to; -1: none */
 };
 
 /* What the manifest says besides the policy. */
@@ -30,6 +34,10 @@ struct limits_in {
 /* Write attempt @in->id's manifest for @o's effective policy: 0, or a
  * negative errno (the attempt then does not start). */
 int limits_write(struct limits *l, const struct limits_in *in, const struct run_opts *o);
+
+/* The denial feed of attempt @id, made by an earlier egret (egretd's
+ * re-adoption), to append to: an fd, or a negative errno. */
+int limits_feed_reopen(const char *id);
 
 /* Remove attempt @id's manifest, whatever of it exists. */
 void limits_remove(const char *id);

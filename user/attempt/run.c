@@ -63,7 +63,7 @@ static int command_environ(const struct attempt *a, const struct run_opts *o,
 			   const struct launch_user *user, bool pty, char *const *from_env,
 			   char ***ret)
 {
-	char limits_txt[PATH_MAX + 16], limits_json[PATH_MAX + 24];
+	char limits_txt[PATH_MAX + 16], limits_json[PATH_MAX + 24], denials[PATH_MAX + 16];
 	struct environ_opts env = o->env;
 	int r;
 
@@ -71,12 +71,14 @@ static int command_environ(const struct attempt *a, const struct run_opts *o,
 		if (env.nset + ENVIRON_EGRET_VARS > ARRAY_SIZE(env.set) ||
 		    path_fmt(limits_txt, sizeof(limits_txt), "EGRET_LIMITS=%s", a->limits.txt) < 0 ||
 		    path_fmt(limits_json, sizeof(limits_json), "EGRET_LIMITS_JSON=%s",
-			     a->limits.json) < 0) {
+			     a->limits.json) < 0 ||
+		    path_fmt(denials, sizeof(denials), "EGRET_DENIALS=%s", a->limits.denials) < 0) {
 			log_error("COMMAND's environment: no room for EGRET_LIMITS");
 			return -E2BIG;
 		}
 		env.set[env.nset++] = limits_txt;
 		env.set[env.nset++] = limits_json;
+		env.set[env.nset++] = denials;
 	}
 	r = environ_build(from_env, user, &env, pty, ret);
 	if (r < 0)

@@ -21,21 +21,9 @@
 #include "enforce/dests.h"
 #include "lib/log.h"
 #include "lib/vocab.h"
+#include "observe/dns_words.h"
 #include "observe/events.h"
 #include "observe/jsonl.h"
-
-static const char *const dns_why_names_[DNS_WHY_MAX] = {
-	[DNS_WHY_NOT_ALLOWED] = "not-allowed", [DNS_WHY_CLASS] = "class",
-	[DNS_WHY_TIMEOUT] = "upstream-timeout", [DNS_WHY_UPSTREAM] = "upstream-error",
-	[DNS_WHY_MALFORMED] = "malformed-answer", [DNS_WHY_TOO_MANY] = "too-many-addresses",
-	[DNS_WHY_MAP_FULL] = "map-full", [DNS_WHY_BUSY] = "busy",
-	[DNS_WHY_QUIET] = "quiet",
-};
-
-static const char *dns_why_name(enum dns_why why)
-{
-	return why < DNS_WHY_MAX && dns_why_names_[why] ? dns_why_names_[why] : "unknown";
-}
 
 /* Does a record of @e carry a name after it (struct egret_tls_event)? A
  * TLS or HTTP decision: the name asked; an upload refused for its

@@ -13,28 +13,12 @@
 #include "enforce/dests.h"
 #include "lib/percpu.h"
 #include "lib/vocab.h"
+#include "observe/dns_words.h"
 #include "observe/events.h"
 #include "observe/jsonl.h"
 #include "observe/summary.h"
 
 #define SUMMARY_LINES	10	/* of each list: denials, destinations, names */
-
-static const char *const dns_why_texts_[DNS_WHY_MAX] = {
-	[DNS_WHY_NOT_ALLOWED] = "not allowed by the policy",
-	[DNS_WHY_CLASS] = "a class other than IN",
-	[DNS_WHY_TIMEOUT] = "the upstream resolver did not answer",
-	[DNS_WHY_UPSTREAM] = "the upstream resolver failed",
-	[DNS_WHY_MALFORMED] = "the upstream answer did not parse",
-	[DNS_WHY_TOO_MANY] = "more addresses than egret learns from one answer",
-	[DNS_WHY_MAP_FULL] = "the allow map is full (raise --max-entries)",
-	[DNS_WHY_BUSY] = "too many questions upstream at once",
-	[DNS_WHY_QUIET] = "an agent's known noise (its profile's quiet list)",
-};
-
-static const char *dns_why_text(unsigned int why)
-{
-	return why < DNS_WHY_MAX && dns_why_texts_[why] ? dns_why_texts_[why] : "unknown";
-}
 
 /* A counter of the attempt: TLS verdicts come from the slot's array,
  * the rest from the per-CPU cgroup storage. */
