@@ -136,6 +136,31 @@ EOF2
 			"$TDIR/denials.jsonl")" "the feed's datagram line"
 	jq -e 'select(.hint | test("retrying will not help")) | .why' "$TDIR/denials.jsonl" >/dev/null ||
 		fail "the feed's lines lack their reason in words and their hint"
+
+	# An upload over its budget: refused on the wire, in the feed within
+	# 100 ms of the send failing.
+	local log=$TDIR/srv.log
+	budget_serve 203.0.113.10 9005 "$log"
+	script=$(write_script feed_budget.sh <<'EOF2'
+U=$1
+now() { date +%s%N; }
+"$U" send 203.0.113.10 9005 fb 4194304 >/dev/null 2>&1
+t=$(now) i=0
+while [ $i -lt 1000 ] && ! grep -q '"reason":"budget"' "$EGRET_DENIALS"; do sleep 0.001; i=$((i + 1)); done
+echo "budget $(( ($(now) - t) / 1000000 ))"
+cp "$EGRET_DENIALS" "$2/denials-budget.jsonl"
+EOF2
+)
+	attempt --user "$TEST_USER" --allow 203.0.113.10:9005 --upload-limit 1M \
+		-- sh "$script" "$(U)" "$TDIR"
+	budget_servers_stop
+	ms=$(awk '$1 == "budget" { print $2 }' <<<"$OUT")
+	if ! [[ $ms =~ ^[0-9]+$ ]] || [ "$ms" -gt 100 ]; then
+		fail "the budget refusal in the feed: want within 100 ms, got '$ms' $(said)"
+	fi
+	assert_eq '203.0.113.10 9005 budget' \
+		"$(jq -r 'select(.reason == "budget") | "\(.address) \(.port) \(.reason)"' \
+			"$TDIR/denials-budget.jsonl" | head -n 1)" "the feed's budget line"
 }
 
 # A flood of refused names (each its own line: names are not folded into
