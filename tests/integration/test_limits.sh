@@ -195,6 +195,8 @@ EOF2
 		fail "the feed after $n refused names: want 900 KiB to 1 MiB, got '$size' bytes $(said)"
 	fi
 	assert_eq feed-full "$(jq -r .kind <<<"$last")" "the feed's last line"
+	grep -qE "the denial feed missed [0-9]+ refusals \(its 1 MiB was full\)" <<<"$ERR" ||
+		fail "egret does not say the feed missed refusals $(said)"
 	grep -q "DNS 0 answered, $n names denied" <<<"$ERR" ||
 		fail "egret's own count of the refused names $(said)"
 	assert_eq "$n" "$(grep -c '"kind":"dns".*"verdict":"deny"' "$TDIR/events.json")" \

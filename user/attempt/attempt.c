@@ -318,7 +318,6 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 		return r;
 	a->feed.log = (struct jsonl_log){ .fd = TAKE_FD(a->limits.feed_fd), .attempt = a->st.id,
 					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
-	a->feed.audit = o->audit;
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF programs %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),

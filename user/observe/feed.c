@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "lib/vocab.h"
 #include "observe/dns_words.h"
 #include "observe/feed.h"
@@ -112,7 +113,12 @@ void feed_dns(struct feed *f, const struct dns_decision *d)
 
 void feed_close(struct feed *f)
 {
-	if (f->log.fd >= 0)
-		close(f->log.fd);
+	if (f->log.fd < 0)
+		return;
+	if (f->dropped || f->log.write_errors)
+		log_warn("attempt %s: the denial feed missed %llu refusals (%s); egret's log and summary have them",
+			 f->log.attempt, (unsigned long long)(f->dropped + f->log.write_errors),
+			 f->full ? "its 1 MiB was full" : "writes failed");
+	close(f->log.fd);
 	f->log.fd = -1;
 }

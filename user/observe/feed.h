@@ -24,7 +24,6 @@ struct feed {
 	uint64_t bytes;			/* written so far */
 	uint64_t dropped;		/* refusals past FEED_MAX_BYTES, or unwritten */
 	bool full;			/* the last line is written */
-	bool audit;			/* would-deny, not deny */
 };
 
 /* A refusal BPF reported (observe/events.h: on_denial): @name the name it
@@ -35,7 +34,8 @@ void feed_bpf(struct feed *f, const struct egret_event *e, const char *name, uin
 /* One of the DNS proxy's decisions: a refused or failed name is a line. */
 void feed_dns(struct feed *f, const struct dns_decision *d);
 
-/* Close the fd; the file stays for COMMAND until the attempt goes. */
+/* Close the fd, saying how many refusals only egret's log has; the file
+ * stays for COMMAND until the attempt goes. */
 void feed_close(struct feed *f);
 
 #endif
