@@ -282,7 +282,7 @@ TESTS=(
 	t_budget_accounting_only t_budget_policy t_egretd_upload_limit
 	t_budget_pinned_attribution t_budget_request t_budget_wildcard
 	# test_limits.sh
-	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded
+	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded t_limits_unwritable
 	# test_crash.sh, last: what every test above left
 	t_half_written_none
 )

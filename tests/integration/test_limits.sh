@@ -202,3 +202,19 @@ EOF2
 	assert_eq "$n" "$(grep -c '"kind":"dns".*"verdict":"deny"' "$TDIR/events.json")" \
 		"egret's own log of the refused names"
 }
+
+# The manifest is no enforcement: where egret cannot write it (a read-only
+# /run, as in a container with a read-only root), COMMAND runs without it,
+# with one warning, and no variable names files that are not there.
+t_limits_unwritable() {
+	# shellcheck disable=SC2016 # COMMAND expands them
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" unshare -m sh -c \
+		'mkdir -p /run/egret-limits && mount -t tmpfs -o ro tmpfs /run/egret-limits && exec "$@"' \
+		sh "$EGRET" run --policy none --user "$TEST_USER" -- \
+		sh -c 'echo "${EGRET_LIMITS-unset} ${EGRET_DENIALS-unset}"' >"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	assert_eq 0 "$RC" "egret exit status with /run/egret-limits read-only $(said)"
+	assert_eq "unset unset" "$OUT" "COMMAND's EGRET_LIMITS and EGRET_DENIALS $(said)"
+	grep -q "warning: COMMAND runs without its limits manifest" <<<"$ERR" ||
+		fail "no warning about the missing manifest $(said)"
+}

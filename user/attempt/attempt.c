@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "attempt/preflight.h"
 #include "attempt/state.h"
 #include "launch/user.h"
+#include "launch/world.h"	/* IWYU pragma: keep (o->world->differ) */
 #include "dns/decision.h"
 #include "dns/proxy.h"
 #include "enforce/allow.h"
@@ -289,6 +291,34 @@ static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_
 	return 0;
 }
 
+/*
+ * The limits manifest and the denial feed, for COMMAND to read. They are
+ * no enforcement: a failure to write them costs only them, with one
+ * warning. Where COMMAND runs in its caller's mount namespace (egretd
+ * serving a container), files made here would not be in its view: none
+ * are made (docs/AGENTS.md).
+ */
+static void attempt_limits(struct attempt *a, const struct run_opts *o, int deny_errno)
+{
+	int r;
+
+	if (o->world && (o->world->differ & CLONE_NEWNS)) {
+		log_debug("attempt %s: no limits manifest: COMMAND runs in its caller's mount namespace",
+			  a->st.id);
+		return;
+	}
+	r = limits_write(&a->limits, &(struct limits_in){
+		.id = a->st.id, .deny_errno = deny_errno, .requests = a->requests_on }, o);
+	if (r < 0) {
+		log_warn("warning: COMMAND runs without its limits manifest ($EGRET_LIMITS): %s/%s: %s",
+			 EGRET_LIMITS_DIR, a->st.id, strerror(-r));
+		limits_remove(a->st.id);
+		return;
+	}
+	a->feed.log = (struct jsonl_log){ .fd = TAKE_FD(a->limits.feed_fd), .attempt = a->st.id,
+					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
+}
+
 int attempt_open(struct attempt *a, const struct run_opts *o,
 		 const struct launch_user *user)
 {
@@ -310,14 +340,9 @@ int attempt_open(struct attempt *a, const struct run_opts *o,
 		r = attempt_open_dns(a, o, 0, NULL);
 	if (r == 0)
 		r = attempt_programs_attach(a, o, &deny_errno);
-	if (r == 0 && (r = limits_write(&a->limits, &(struct limits_in){
-			.id = a->st.id, .deny_errno = deny_errno, .requests = a->requests_on },
-			o)) < 0)
-		log_error_errno(r, "write the limits manifest in %s/%s", EGRET_LIMITS_DIR, a->st.id);
 	if (r < 0)
 		return r;
-	a->feed.log = (struct jsonl_log){ .fd = TAKE_FD(a->limits.feed_fd), .attempt = a->st.id,
-					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
+	attempt_limits(a, o, deny_errno);
 	log_info("attempt %s: cgroup %s, %zu address and %zu host rules, DNS proxy on port %u, refusals %s; set up in %.1f ms (BPF programs %.1f ms, %s)",
 		 a->st.id, a->st.cgroup, o->policy.nspecs, o->policy.nhosts,
 		 dns_proxy_port(a->dns), run_deny_errno_name(deny_errno),
