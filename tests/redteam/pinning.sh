@@ -533,3 +533,34 @@ EOF
 		grep -qF '"kind":"http","verdict":"would-deny","reason":"host-not-learned"' ||
 		fail "--audit: no would-deny of $a5.cdn.test in the log: $(grep -F '"http"' "$log" | head -n 3)"
 }
+
+# ---- the denial feed (issue 43) --------------------------------------------
+
+# A TLS hello and an HTTP request naming a host the attempt did not learn
+# are refused, and each is a line of COMMAND's denial feed with its
+# reason, within a second of the refusal (docs/AGENTS.md).
+t_rt_feed_pinning() {
+	local d1 d2 feed
+	d1=$(tk d) d2=$(tk d)
+	feed=$(write_script feedkinds.sh <<'EOF2'
+i=0
+while [ $i -lt 100 ] && [ "$(grep -cE '"kind":"(tls|http)"' "$EGRET_DENIALS")" -lt 2 ]; do
+	sleep 0.01; i=$((i + 1))
+done
+jq -r 'select(.kind == "tls" or .kind == "http") | "\(.kind)/\(.reason)"' "$EGRET_DENIALS" |
+	sort -u | tr '\n' ' '
+EOF2
+)
+	steps feed <<EOF
+resolve getent ahostsv4 registry.npmjs.org | awk 'NR == 1 { print \$1 }'
+tls $H 203.0.113.11 443 $d1.cdn.test
+http $H --wait-ms 6000 --http '$(req GET "/$d2" "Host: $d2.cdn.test")' 203.0.113.11 80 -
+feed sh $feed
+EOF
+	run_in feed "${PIN_ALLOW[@]}" --allow registry.npmjs.org:80 --dns-upstream "$WORLD_DNS"
+	expect resolve 203.0.113.11
+	expect tls "err EACCES"
+	expect_re http '^err '
+	expect feed "http/host-not-learned tls/sni-not-learned "
+	nowhere "$d1" "$d2"
+}

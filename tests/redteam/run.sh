@@ -274,6 +274,7 @@ TESTS=(
 	t_rt_http_pinning_bodies t_rt_http_pinning_exempt
 	t_rt_legit_traffic
 	t_rt_upload_budget
+	t_rt_feed_pinning
 )
 
 # === main ====================================================================
