@@ -130,7 +130,7 @@ $(OUT)/egret: $(USER_OBJS)
 # egretd's client alone, linked against libc only: what a caller's image
 # (a miner's container) needs (user/main_client.c).
 CLIENT_OBJS := $(addprefix $(OUT)/user/,main_client.o attempt/run_options.o cmd/client.o \
-	cmd/client_args.o cmd/git.o daemon/wire.o daemon/wire_encode.o git/harvest.o git/layout.o \
+	cmd/client_args.o cmd/git.o cmd/request.o daemon/wire.o daemon/wire_encode.o git/harvest.o git/layout.o \
 	launch/environ.o lib/cmd.o lib/log.o lib/paths.o policy/repo.o)
 
 $(OUT)/egret-client: $(CLIENT_OBJS)
@@ -288,7 +288,7 @@ sanitize: deps
 # reader SNI pinning runs in BPF.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
-FUZZ_TARGETS := dns requests approvals policy wire daemon_config request_lines tls_hello http_stream
+FUZZ_TARGETS := dns requests approvals policy wire daemon_config request_lines tls_hello http_stream ask
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))

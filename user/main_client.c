@@ -12,6 +12,7 @@
 #include "attempt/run_options.h"
 #include "cmd/client.h"
 #include "cmd/git.h"
+#include "cmd/request.h"
 #include "lib/cmd.h"
 #include "lib/exit.h"
 #include "lib/log.h"
@@ -25,14 +26,16 @@ static int usage(FILE *to)
 {
 	fprintf(to, "Usage: egret run [--via SOCKET] [OPTIONS] -- COMMAND [ARGS...]\n"
 		"       egret status [--via SOCKET] [--json] [ID]\n"
-		"       egret git [-C DIR] GIT-COMMAND [ARGS...]\n\n"
+		"       egret git [-C DIR] GIT-COMMAND [ARGS...]\n"
+		"       egret request NAME[:PORTS] --why TEXT\n\n"
 		"egretd's client: runs COMMAND as an attempt of egretd, which decides\n"
 		"the policy (docs/EGRETD.md). The socket: --via, else $EGRET_SOCKET,\n"
 		"else /run/egretd/egret.sock.\n"
 		"egret status: your own live attempts, as egretd shows them.\n"
 		"It always asks egretd, as root too (the full egret enforces by itself).\n"
 		"egret git: your own git over an attempt's worktree, with nothing the\n"
-		"worktree planted run (egret git --help).\n\n"
+		"worktree planted run (egret git --help).\n"
+		"egret request: inside an attempt, ask for a host (egret request --help).\n\n"
 		"The OPTIONS of egret run it passes on (egretd decides the rest):\n");
 	run_options_usage(to, RUN_VIA_CALLER);
 	return to == stdout ? 0 : 2;
@@ -65,7 +68,7 @@ static int client_unknown(int argc, char **argv)
 {
 	if (argc < 1)
 		return usage(stderr);
-	log_error("%s: this egret is egretd's client, which runs attempts and shows them (egret run, egret status) and harvests their worktrees (egret git); the other commands need the full egret",
+	log_error("%s: this egret is egretd's client, which runs attempts and shows them (egret run, egret status), harvests their worktrees (egret git) and asks for hosts from inside one (egret request); the other commands need the full egret",
 		  argv[0]);
 	return EXIT_USAGE;
 }
@@ -76,6 +79,7 @@ static const struct cmd commands[] = {
 	{ "run", client_run_cmd, NULL },
 	{ "status", client_status_cmd, NULL },
 	{ "git", cmd_git, NULL },
+	{ "request", cmd_request, NULL },
 	{ "help", client_help, NULL },
 	{ "--help", client_help, NULL },
 	{ "-h", client_help, NULL },

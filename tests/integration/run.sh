@@ -221,6 +221,8 @@ policy_path() {
 . "$HERE/test_budgets.sh"
 # shellcheck source=tests/integration/test_limits.sh
 . "$HERE/test_limits.sh"
+# shellcheck source=tests/integration/test_request.sh
+. "$HERE/test_request.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -283,6 +285,8 @@ TESTS=(
 	t_budget_pinned_attribution t_budget_request t_budget_wildcard
 	# test_limits.sh
 	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded t_limits_unwritable
+	# test_request.sh
+	t_request_inband t_request_egretd t_request_readopt
 	# test_crash.sh, last: what every test above left
 	t_half_written_none
 )

@@ -252,6 +252,8 @@ check_control() {	# TOKEN
 . "$HERE/pinning.sh"
 # shellcheck source=tests/redteam/budgets.sh
 . "$HERE/budgets.sh"
+# shellcheck source=tests/redteam/asks.sh
+. "$HERE/asks.sh"
 
 TESTS=(
 	t_rt_tcp t_rt_tcp_fastopen t_rt_udp t_rt_udp_connected_cmsg
@@ -275,6 +277,7 @@ TESTS=(
 	t_rt_legit_traffic
 	t_rt_upload_budget
 	t_rt_feed_pinning
+	t_rt_request_peer t_rt_request_flood t_rt_request_escapes
 )
 
 # === main ====================================================================

@@ -91,7 +91,7 @@ static void broken_lines_refused(void **state)
 		{ "\"port\":443", "\"prot\":443", "unknown key 'prot'" },
 		{ "\"port\":443", "\"port\":65536", "out of range" },
 		{ "\"port\":443", "\"port\":\"443\"", "want a number" },
-		{ "\"count\":3", "\"count\":0", "out of range" },
+		{ "\"count\":3", "\"count\":0", "count 0 and no why" },
 		{ "\"repo\":\"octo/app\"", "\"repo\":\"../x\"", "not a repository name" },
 		{ "\"attempt\":\"ab12cd34\"", "\"attempt\":\"../x\"", "not an attempt id" },
 		{ "\"kind\":\"name\"", "\"kind\":\"host\"", "kind is name or address" },

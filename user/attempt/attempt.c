@@ -291,6 +291,23 @@ static int attempt_open_dns(struct attempt *a, const struct run_opts *o, uint16_
 	return 0;
 }
 
+/* The request socket beside the manifest, where the agent asks (attempts
+ * with --repo): like the manifest, no enforcement. */
+static void attempt_inbox(struct attempt *a)
+{
+	char dir[PATH_MAX];
+	int r;
+
+	if (!a->requests_on)
+		return;
+	r = path_fmt(dir, sizeof(dir), "%s/%s", EGRET_LIMITS_DIR, a->st.id);
+	if (r == 0)
+		r = request_inbox_open(&a->inbox, dir, &a->requests, a->ld.key);
+	if (r < 0)
+		log_warn("warning: COMMAND cannot ask for hosts (egret request): %s/%s: %s",
+			 dir, INBOX_SOCKET, strerror(-r));
+}
+
 /*
  * The limits manifest and the denial feed, for COMMAND to read. They are
  * no enforcement: a failure to write them costs only them, with one
@@ -317,6 +334,7 @@ static void attempt_limits(struct attempt *a, const struct run_opts *o, int deny
 	}
 	a->feed.log = (struct jsonl_log){ .fd = TAKE_FD(a->limits.feed_fd), .attempt = a->st.id,
 					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
+	attempt_inbox(a);
 }
 
 int attempt_open(struct attempt *a, const struct run_opts *o,
@@ -365,6 +383,7 @@ static void attempt_feed_reopen(struct attempt *a)
 	a->feed.log = (struct jsonl_log){ .fd = fd, .attempt = a->st.id,
 					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
 	a->feed.bytes = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	attempt_inbox(a);
 }
 
 int attempt_reopen(struct attempt *a, const struct run_opts *o,
@@ -418,6 +437,7 @@ void attempt_init(struct attempt *a)
 			       .limits = { .feed_fd = -1 }, .feed = { .log = { .fd = -1 } },
 			       .ev = { .log = { .fd = -1 } }, .host = { .src = { .fd = -1 } },
 			       .requests = { .timer = { .fd = -1 } } };
+	request_inbox_init(&a->inbox);
 	loader_init(&a->ld);
 }
 
@@ -441,6 +461,7 @@ int attempt_close(struct attempt *a)
 				     a->pins_made ? a->st.pins : "", &known);
 	dns_proxy_close(a->dns);
 	a->dns = NULL;
+	request_inbox_close(&a->inbox, a->st.id);
 	request_log_close(&a->requests);
 	events_close(&a->ev);
 	feed_close(&a->feed);

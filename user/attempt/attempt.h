@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "attempt/inbox.h"
 #include "attempt/limits.h"
 #include "attempt/state.h"
 #include "enforce/hostaddr.h"
@@ -37,6 +38,7 @@ struct attempt {
 	struct events ev;
 	struct hostaddr host;		/* the host maps, kept current */
 	struct request_log requests;	/* only with --repo */
+	struct request_inbox inbox;	/* what the agent asks for (--repo) */
 	bool requests_on;
 	uint64_t load_us;		/* getting the set of programs */
 	/* egretd's attempts: COMMAND's keeper (keeper.h) and the file it

@@ -162,6 +162,19 @@ struct egret_pidfd_info {
 #define EGRET_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct egret_pidfd_info)
 #define EGRET_PIDFD_INFO_CGROUPID	(1ULL << 2)
 
+int cgroup_id_of_pidfd(int pidfd, uint64_t *ret_id, pid_t *ret_tgid)
+{
+	struct egret_pidfd_info info = { .mask = EGRET_PIDFD_INFO_CGROUPID };
+
+	if (ioctl(pidfd, EGRET_PIDFD_GET_INFO, &info) < 0)
+		return -errno;
+	if (!(info.mask & EGRET_PIDFD_INFO_CGROUPID))
+		return -EXDEV;
+	*ret_id = info.cgroupid;
+	*ret_tgid = (pid_t)info.tgid;
+	return 0;
+}
+
 int cgroup2_of_pid(pid_t pid, int pidfd, char *ret, size_t len)
 {
 	struct egret_pidfd_info info = { .mask = EGRET_PIDFD_INFO_CGROUPID };

@@ -40,6 +40,11 @@ int cgroup2_path_of_id(uint64_t id, char *ret, size_t len);
  */
 int cgroup2_of_pid(pid_t pid, int pidfd, char *ret, size_t len);
 
+/* The cgroup id (a cgroup directory's inode number) and thread-group id
+ * of the process of @pidfd, from the kernel (PIDFD_GET_INFO, Linux 6.13):
+ * 0, -ENOTTY or -EINVAL on older kernels, -ESRCH once it is gone. */
+int cgroup_id_of_pidfd(int pidfd, uint64_t *ret_id, pid_t *ret_tgid);
+
 /* Is @path a directory on a cgroup2 filesystem? 0, -ENOTDIR, -EMEDIUMTYPE. */
 int cgroup_check_dir(const char *path);
 

@@ -19,6 +19,7 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "policy/show.h"
+#include "requests/ask.h"
 
 /* Refused whatever the policy says (docs/SECURITY.md): one line each. */
 static const char *const by_design[] = {
@@ -113,9 +114,17 @@ static void write_text(FILE *f, const struct limits *l, const struct limits_in *
 	fprintf(f, "\nRefused whatever the policy says:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(by_design); i++)
 		fprintf(f, "  %s\n", by_design[i]);
-	fprintf(f, "\nTo reach something else, say so in your answer: %s\n",
-		in->requests ? "egret records each refused name as a request that the operator reviews." :
-			       "the operator decides what this policy allows.");
+	if (in->requests)
+		fprintf(f, "\nTo reach something else, ask, saying what it is for:\n"
+			   "  egret request NAME[:PORTS] --why \"what you need it for\"\n"
+			   "(the socket: $%s). The operator reviews each request: it stays refused\n"
+			   "unless they approve it, which takes effect at once, in this attempt too.\n"
+			   "At most %d a minute and %d per attempt. egret also records each refused\n"
+			   "name as a request.\n", ASK_ENV, ASK_PER_MINUTE,
+			ASK_PER_ATTEMPT);
+	else
+		fprintf(f, "\nTo reach something else, say so in your answer: the operator decides\n"
+			   "what this policy allows.\n");
 	fprintf(f, "\nThe same, as JSON: %s\n", l->json);
 }
 
@@ -140,7 +149,14 @@ static void write_json(FILE *f, const struct limits_in *in, const struct run_opt
 	fprintf(f, ",\"refusals\":{\"name\":\"NXDOMAIN\",\"address\":");
 	json_fputs(f, run_deny_errno_name(in->deny_errno));
 	fprintf(f, ",\"pinned_name\":\"EACCES or reset\",\"budget\":\"EACCES or reset\"}"
-		   ",\"requests\":%s,\"refused_by_design\":[", in->requests ? "true" : "false");
+		   ",\"requests\":%s,\"request\":", in->requests ? "true" : "false");
+	if (in->requests)
+		fprintf(f, "{\"command\":\"egret request NAME[:PORTS] --why TEXT\",\"env\":\"%s\","
+			   "\"per_minute\":%d,\"per_attempt\":%d,\"why_max\":%d}",
+			ASK_ENV, ASK_PER_MINUTE, ASK_PER_ATTEMPT, ASK_WHY_MAX);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"refused_by_design\":[");
 	for (size_t i = 0; i < ARRAY_SIZE(by_design); i++) {
 		fprintf(f, "%s", i ? "," : "");
 		json_fputs(f, by_design[i]);

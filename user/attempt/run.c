@@ -35,6 +35,7 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 #include "policy/policy.h"
+#include "requests/ask.h"
 
 _Static_assert(STATE_HELD_DNS == DNS_PROXY_LISTENERS, "one record entry per listener");
 _Static_assert(LAUNCH_MAX_HOLD_FDS >= DNS_PROXY_LISTENERS + 1, "the listeners and the pty");
@@ -64,6 +65,7 @@ static int command_environ(const struct attempt *a, const struct run_opts *o,
 			   char ***ret)
 {
 	char limits_txt[PATH_MAX + 16], limits_json[PATH_MAX + 24], denials[PATH_MAX + 16];
+	char request[PATH_MAX + 16];
 	struct environ_opts env = o->env;
 	int r;
 
@@ -79,6 +81,12 @@ static int command_environ(const struct attempt *a, const struct run_opts *o,
 		env.set[env.nset++] = limits_txt;
 		env.set[env.nset++] = limits_json;
 		env.set[env.nset++] = denials;
+	}
+	if (a->limits.txt[0] && a->inbox.path[0]) {
+		if (path_fmt(request, sizeof(request), "%s=%s", ASK_ENV, a->inbox.path) < 0)
+			return log_error_errno(-E2BIG, "COMMAND's environment: no room for %s",
+					       ASK_ENV);
+		env.set[env.nset++] = request;
 	}
 	r = environ_build(from_env, user, &env, pty, ret);
 	if (r < 0)

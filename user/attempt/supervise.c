@@ -289,6 +289,7 @@ static int watch_attempt(struct supervisor *sv, struct attempt *a,
 	    (r = watchdog_start(&sv->dog, &sv->loop, &a->ev, a->st.cgroup, o->timeout_ms,
 				o->quiet)) < 0 ||
 	    (o->repo && (r = request_log_start(&a->requests, &sv->loop)) < 0) ||
+	    (r = request_inbox_start(&a->inbox, &sv->loop)) < 0 ||
 	    (o->approvals_path[0] &&
 	     (r = approvals_watch_start(&sv->approvals, &sv->loop, o->approvals_path,
 					o->repo, &o->approvals_stamp, &o->policy,
@@ -325,6 +326,7 @@ static void supervise_stop(struct supervisor *sv, struct attempt *a,
 	approvals_watch_free(&sv->approvals);
 	watchdog_stop(&sv->dog, &sv->loop);
 	hostaddr_close(&a->host);
+	request_inbox_detach(&a->inbox);
 	request_log_detach(&a->requests);
 	loop_close(&sv->loop);
 	allow_learned_free(sv->learned);

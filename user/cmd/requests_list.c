@@ -65,7 +65,11 @@ static void print_row_json(const struct row *row, bool first)
 		printf("%s", i ? "," : "");
 		json_fputs(stdout, r->commands[i]);
 	}
-	printf("]");
+	printf("],\"why\":");
+	if (r->why[0])
+		json_fputs(stdout, r->why);
+	else
+		printf("null");
 	printf(",\"decided_by\":");
 	if (r->decided_by[0]) {
 		json_fputs(stdout, r->decided_by);
@@ -104,6 +108,13 @@ static void print_row_text(const struct row *row, bool all)
 	printf("%-24s %-40s %-5s %8llu %8llu  %s  %s\n", row->repo, target, r->proto,
 	       (unsigned long long)r->count, (unsigned long long)r->nattempts,
 	       last, proc);
+	/* The agent's words: printable already, and made so again here. */
+	if (r->why[0]) {
+		char why[REQUEST_WHY_MAX + 1];
+
+		safe_text(r->why, why, sizeof(why));
+		printf("%-6s %s  asked by the agent: \"%s\"\n", "", all ? "          " : "", why);
+	}
 }
 
 int requests_list(const char *dir, const char *repo, bool all, bool json)

@@ -24,7 +24,7 @@ struct launch_user;
 
 #define ENVIRON_MAX_VARS	4096	/* more is an error, not a cut */
 #define ENVIRON_MAX_OPTS	64	/* --pass-env, --setenv each */
-#define ENVIRON_EGRET_VARS	3	/* egret's own after them (EGRET_LIMITS...) */
+#define ENVIRON_EGRET_VARS	4	/* egret's own after them (EGRET_LIMITS...) */
 #define ENVIRON_CLEAN_PATH	"/usr/local/bin:/usr/bin:/bin"
 
 struct environ_opts {

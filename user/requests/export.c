@@ -9,6 +9,7 @@
 #include "lib/json.h"
 #include "lib/paths.h"
 #include "policy/policy.h"
+#include "requests/ask.h"
 #include "requests/export.h"
 
 #define MARK	"{\"egret\":\"request\""
@@ -64,6 +65,8 @@ int request_export_format(const char *repo, const char *attempt,
 			return -ENOSPC;
 	}
 	PUT("]");
+	if (d->why[0])
+		STR("why", d->why);
 	STR("node", node);
 	PUT("}\n");
 #undef STR
@@ -147,10 +150,10 @@ static int parse_number(struct cursor *c, int64_t min, int64_t max, int64_t *ret
 }
 
 enum { K_EGRET, K_REPO, K_ATTEMPT, K_KIND, K_TARGET, K_PORT, K_PROTO, K_COUNT,
-       K_NEW, K_FIRST, K_LAST, K_PID, K_COMM, K_NODE, K_COMMANDS, K_N };
+       K_NEW, K_FIRST, K_LAST, K_PID, K_COMM, K_NODE, K_COMMANDS, K_WHY, K_N };
 static const char *const keys[K_N] = {
 	"egret", "repo", "attempt", "kind", "target", "port", "proto", "count",
-	"new_attempt", "first", "last", "pid", "comm", "node", "commands",
+	"new_attempt", "first", "last", "pid", "comm", "node", "commands", "why",
 };
 
 /* `["curl","npm"]`: the distinct commands, at most REQUEST_COMMANDS. */
@@ -214,6 +217,11 @@ static int parse_value(struct cursor *c, int k, struct request_line *l)
 		return parse_string(c, text, sizeof(text));
 	case K_COMMANDS:
 		return parse_commands(c, &l->r);
+	case K_WHY:	/* made printable again: the line came from a node */
+		r = parse_string(c, text, sizeof(text));
+		if (r == 0)
+			ask_sanitize(text, strlen(text), l->r.why, sizeof(l->r.why));
+		return r;
 	case K_NEW:
 		if (!strncmp(c->p, "true", 4) || !strncmp(c->p, "false", 5)) {
 			l->new_attempt = c->p[0] == 't';
@@ -229,8 +237,8 @@ static int parse_value(struct cursor *c, int k, struct request_line *l)
 		r = parse_number(c, 0, UINT32_MAX, &v);
 		l->r.pid = (uint32_t)v;
 		return r;
-	case K_COUNT:
-		r = parse_number(c, 1, INT64_MAX, &v);
+	case K_COUNT:	/* 0: an agent's ask, with its why */
+		r = parse_number(c, 0, INT64_MAX, &v);
 		l->r.count = (uint64_t)v;
 		return r;
 	default:	/* K_FIRST, K_LAST */
@@ -288,10 +296,14 @@ int request_export_parse(const char *text, struct request_line *ret,
 		return fail(&c, "bytes after the request");
 	for (int k = 0; k < K_N; k++)
 		if (!(seen & (1u << k)) && k != K_PID && k != K_COMM && k != K_NODE &&
-		    k != K_COMMANDS) {
+		    k != K_COMMANDS && k != K_WHY) {
 			snprintf(err, errlen, "no '%s' in a request line", keys[k]);
 			return -EBADMSG;
 		}
+	if (!l.r.count && !l.r.why[0]) {
+		snprintf(err, errlen, "a request line with count 0 and no why");
+		return -EBADMSG;
+	}
 	*ret = l;
 	return 1;
 }

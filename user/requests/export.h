@@ -11,8 +11,11 @@
  *    "new_attempt":true,"first":1764547200,"last":1764547201,"pid":412,
  *    "comm":"curl","node":"node-7"}
  *
- * count is the denials since the last line for that request and attempt;
- * new_attempt says whether this is the attempt's first line for it.
+ * count is the denials since the last line for that request and attempt
+ * (0 for a request the agent asked for before it was refused);
+ * new_attempt says whether this is the attempt's first line for it; why,
+ * only when the agent asked (`egret request`), its reason, printable
+ * ASCII (made so again when a line is read).
  */
 #ifndef EGRET_REQUEST_EXPORT_H
 #define EGRET_REQUEST_EXPORT_H

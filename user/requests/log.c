@@ -10,6 +10,7 @@
 
 #include "lib/log.h"
 #include "lib/vocab.h"
+#include "requests/ask.h"
 #include "requests/export.h"
 #include "requests/log.h"
 #include "requests/sockowner.h"
@@ -79,19 +80,19 @@ void request_log_attribute(struct request_log *l, const char *name,
 	}
 }
 
-static void note(struct request_log *l, enum request_kind kind,
-		 const char *target, uint16_t port, const char *proto,
-		 uint32_t pid, const char *comm, uint64_t count)
+static struct request_seen *note(struct request_log *l, enum request_kind kind,
+				 const char *target, uint16_t port, const char *proto,
+				 uint32_t pid, const char *comm, uint64_t count)
 {
 	int64_t now = (int64_t)time(NULL);
 	struct request_seen *s;
 
 	if (!l || !l->seen || !target[0])
-		return;
+		return NULL;
 	s = find(l, kind, target, port);
 	if (!s && l->n == REQUEST_LOG_MAX) {
 		l->overflow++;
-		return;
+		return NULL;
 	}
 	if (!s) {
 		s = &l->seen[l->n++];
@@ -99,7 +100,8 @@ static void note(struct request_log *l, enum request_kind kind,
 		snprintf(s->r.target, sizeof(s->r.target), "%s", target);
 	}
 	s->r.last = now;
-	snprintf(s->r.proto, sizeof(s->r.proto), "%s", proto);
+	if (count || !s->r.proto[0])	/* an ask keeps a refusal's proto */
+		snprintf(s->r.proto, sizeof(s->r.proto), "%s", proto);
 	/* The first process seen keeps the example: it is the one to ask. */
 	if (pid && !s->r.pid) {
 		s->r.pid = pid;
@@ -110,6 +112,30 @@ static void note(struct request_log *l, enum request_kind kind,
 	if (!l->armed && l->timer.fd >= 0 &&
 	    timerfd_arm_ms(l->timer.fd, REQUEST_LOG_FLUSH_MS, false) == 0)
 		l->armed = true;
+	return s;
+}
+
+int request_log_ask(struct request_log *l, const struct ask *a, uint32_t pid,
+		    const char *comm)
+{
+	unsigned int n = a->nports ? a->nports : 1;
+	const char *proto = a->nports ? "tcp" : "dns";
+	struct request_seen *s;
+
+	/* All of it or none: the agent hears one answer. */
+	for (unsigned int i = 0, fresh = 0; i < n; i++)
+		if (!find(l, a->kind, a->target, a->nports ? a->ports[i] : 0) &&
+		    l->n + ++fresh > REQUEST_LOG_MAX)
+			return -ENOSPC;
+	for (unsigned int i = 0; i < n; i++) {
+		s = note(l, a->kind, a->target, a->nports ? a->ports[i] : 0, proto, pid,
+			 comm, 0);
+		if (!s)
+			return -ENOSPC;
+		memcpy(s->r.why, a->why, sizeof(s->r.why));
+		s->asked = true;
+	}
+	return 0;
 }
 
 void request_log_note(struct request_log *l, enum request_kind kind,
@@ -128,7 +154,7 @@ static void export_line(struct request_log *l, const struct request_seen *s)
 	ssize_t w __attribute__((unused));
 	int n;
 
-	if (l->json_fd < 0 || !s->unflushed)
+	if (l->json_fd < 0 || (!s->unflushed && !s->asked))
 		return;
 	delta.count = s->unflushed;
 	n = request_export_format(l->repo, l->attempt, &delta, !s->stored, line, sizeof(line));
@@ -153,7 +179,7 @@ static int flush_locked(struct request_log *l, struct request_store *st)
 		struct request_seen *s = &l->seen[i];
 		struct request delta = s->r;
 
-		if (!s->unflushed)
+		if (!s->unflushed && !s->asked)
 			continue;
 		delta.count = s->unflushed;
 		r = request_file_merge(st, &f, &delta, l->attempt, !s->stored);
@@ -165,8 +191,10 @@ static int flush_locked(struct request_log *l, struct request_store *st)
 	if (r == 0)
 		for (size_t i = 0; i < l->n; i++) {
 			export_line(l, &l->seen[i]);
-			l->seen[i].stored = l->seen[i].stored || l->seen[i].unflushed;
+			l->seen[i].stored = l->seen[i].stored || l->seen[i].unflushed ||
+					    l->seen[i].asked;
 			l->seen[i].unflushed = 0;
+			l->seen[i].asked = false;
 		}
 	request_file_free(&f);
 	return r;
@@ -179,7 +207,7 @@ int request_log_flush(struct request_log *l, bool wait)
 	int r;
 
 	for (size_t i = 0; l->seen && i < l->n; i++)
-		pending = pending || l->seen[i].unflushed;
+		pending = pending || l->seen[i].unflushed || l->seen[i].asked;
 	if (!pending)
 		return 0;
 	r = request_store_open(&st, l->dir, wait ? REQUESTS_LOCK_WAIT_MS : 0);

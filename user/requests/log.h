@@ -19,6 +19,8 @@
 #include "lib/loop.h"
 #include "requests/store.h"
 
+struct ask;
+
 #define REQUEST_LOG_MAX		256	/* distinct requests per attempt */
 #define REQUEST_LOG_FLUSH_MS	1000
 #define REQUEST_LOG_OWNER_LOOKUPS 32	/* sock_owner_find() calls per attempt */
@@ -28,6 +30,7 @@ struct request_seen {
 	uint64_t unflushed;		/* denials not in the store yet */
 	bool stored;			/* this attempt is counted in the store */
 	bool owner_tried;		/* sock_owner_find() ran for it */
+	bool asked;			/* the agent asked: its why not stored yet */
 };
 
 struct request_log {
@@ -55,6 +58,15 @@ int request_log_start(struct request_log *l, struct loop *loop);
 void request_log_note(struct request_log *l, enum request_kind kind,
 		      const char *target, uint16_t port, const char *proto,
 		      uint32_t pid, const char *comm);
+
+/*
+ * The agent asked for @a (requests/ask.h) from process @pid (@comm): a
+ * request per port (or the name's lookup) with its reason, folded in
+ * within a second like a denial, counting none. -ENOSPC when the attempt
+ * holds REQUEST_LOG_MAX distinct requests already.
+ */
+int request_log_ask(struct request_log *l, const struct ask *a, uint32_t pid,
+		    const char *comm);
 
 /*
  * A refused lookup of @name came from @client: find the process (once per

@@ -20,7 +20,7 @@
 #include "requests/store.h"
 
 #define HEADER		"# egret requests v1 repo="
-#define NFIELDS		16	/* 15 in files written before the commands */
+#define NFIELDS		17	/* 15 before the commands, 16 before the reasons */
 #define LINE_MAX_LEN	4096
 
 static const char *const status_names[] = { "pending", "approved", "denied" };
@@ -170,6 +170,8 @@ int request_format(const struct request *r, char *buf, size_t len)
 	}
 	if (!r->ncommands)
 		put(&l, "-");
+	put(&l, "\t");
+	put_escaped(&l, r->why);
 	return l.truncated ? -ENOSPC : 0;
 }
 
@@ -205,7 +207,7 @@ int request_parse(const char *line, struct request *r)
 	for (tok = strtok_r(copy, "\t", &save); tok && n < NFIELDS;
 	     tok = strtok_r(NULL, "\t", &save))
 		f[n++] = tok;
-	if ((n != NFIELDS && n != NFIELDS - 1) || tok)
+	if (n < NFIELDS - 2 || tok)
 		return -EBADMSG;
 	st = parse_enum(f[1], status_names, ARRAY_SIZE(status_names));
 	kind = parse_enum(f[2], kind_names, ARRAY_SIZE(kind_names));
@@ -240,10 +242,12 @@ int request_parse(const char *line, struct request *r)
 			strcpy(r->attempts[r->nrecent++], tok);
 		}
 	}
-	if (n == NFIELDS - 1) {		/* an older line: its one example */
+	if (n == NFIELDS - 2) {		/* an older line: its one example */
 		request_add_command(r, r->comm);
 		return 0;
 	}
+	if (n == NFIELDS && unescape(f[16], r->why, sizeof(r->why)) < 0)
+		return -EBADMSG;
 	if (strcmp(f[15], "-")) {
 		save = NULL;
 		for (tok = strtok_r(f[15], ",", &save); tok;

@@ -332,7 +332,11 @@ int request_file_merge(struct request_store *s, struct request_file *f,
 	if (seen->last > r->last)
 		r->last = seen->last;
 	add_attempt(r, attempt);
-	snprintf(r->proto, sizeof(r->proto), "%s", seen->proto);
+	/* An agent's ask (no denial counted) leaves the proto a refusal set. */
+	if (seen->count || !r->proto[0])
+		snprintf(r->proto, sizeof(r->proto), "%s", seen->proto);
+	if (seen->why[0])	/* its latest reason */
+		memcpy(r->why, seen->why, sizeof(r->why));
 	if (seen->pid || seen->comm[0]) {
 		r->pid = seen->pid;
 		snprintf(r->comm, sizeof(r->comm), "%s", seen->comm);

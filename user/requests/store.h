@@ -10,8 +10,9 @@
  *   next-id                   the next request id (ids are global)
  *   requests/<owner>__<name>  one tab-separated record per request
  *
- * Only egret writes it, from the evidence of denials; nothing the sandboxed
- * command sends is taken as a request except the destination it tried.
+ * Only egret writes it, from the evidence of denials and from what an
+ * agent asked for (requests/ask.h): the destination it tried or named,
+ * and its reason, printable only; never a decision.
  */
 #ifndef EGRET_REQUESTS_H
 #define EGRET_REQUESTS_H
@@ -30,6 +31,7 @@
 #define REQUEST_ATTEMPTS	8	/* most recent attempt ids kept */
 #define REQUEST_COMM_MAX	16
 #define REQUEST_COMMANDS	4	/* distinct commands kept per request */
+#define REQUEST_WHY_MAX		200	/* an agent's reason (requests/ask.h) */
 
 enum request_kind { REQUEST_NAME, REQUEST_ADDR };
 enum request_status { REQUEST_PENDING, REQUEST_APPROVED, REQUEST_DENIED };
@@ -54,6 +56,9 @@ struct request {
 	 * curl's). */
 	char commands[REQUEST_COMMANDS][REQUEST_COMM_MAX + 1];
 	unsigned int ncommands;
+	/* The agent's reason, when it asked for this from inside an
+	 * attempt (`egret request`): printable ASCII; "": it did not. */
+	char why[REQUEST_WHY_MAX + 1];
 	char decided_by[64];		/* "alice (uid 0)" */
 	int64_t decided_at;
 };
