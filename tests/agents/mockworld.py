@@ -14,14 +14,18 @@ on every ADDR:PORT, choosing by the request's Host:
   git.test                            git smart HTTP: /git/app.git, a
                                       package that depends on egret-hello
                                       and tests it with `npm test`
+  api.mistral.ai                      GET /v1/models: another vendor's
+                                      model API, which no policy of the
+                                      suite allows (models.py's feed task)
 
 DIR/tls/ca.pem is the CA the CLIs are given (NODE_EXTRA_CA_CERTS,
 CODEX_CA_CERTIFICATE, GIT_SSL_CAINFO); the certificate names every host
 above. Any other path gets 404. LOG gets tests/clients/server.py's lines
 ("conn", "sni", "tls", "req PEER METHOD PATH STATUS") and, per request,
 "host PEER HOST METHOD PATH STATUS BYTES-RECEIVED": what each CLI asked of
-which host, and how much it sent. Prints "ready" once every address is
-bound.
+which host, and how much it sent, and models.py's "model {json}" lines
+(what the mock model received, what it decided). Prints "ready" once
+every address is bound.
 """
 import base64
 import hashlib
@@ -39,7 +43,10 @@ import models  # noqa: E402
 API_HOSTS = ("api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com")
 REGISTRY = "registry.npmjs.org"
 FORGE = "git.test"
-TLS_NAMES = API_HOSTS + (REGISTRY, FORGE)
+OTHER_API = "api.mistral.ai"    # in the world, never in a policy here
+TLS_NAMES = API_HOSTS + (REGISTRY, FORGE, OTHER_API)
+MODELS = json.dumps({"object": "list", "data": [
+    {"id": "mistral-mock-latest", "object": "model", "owned_by": "mistralai"}]}).encode()
 
 APP = {
     "package.json": json.dumps({
@@ -113,6 +120,9 @@ class Handler(server.Handler):
             self.note(200, 0)
             ctype = "application/json" if path.count("/") == 1 else "application/octet-stream"
             return self.reply(200, ctype, REGISTRY_FILES[path])
+        if host == OTHER_API and path == "/v1/models":
+            self.note(200, 0)
+            return self.reply(200, "application/json", MODELS)
         self.note(404, 0)
         self.reply(404, "application/json", b'{"error": {"message": "not found"}}')
 
@@ -163,6 +173,7 @@ def main():
     fixtures.tls(top, work)
     # tests/clients/server.py serves, with this Handler in place of its own.
     server.Handler = Handler
+    models.LOG = server.log
     sys.argv = ["server.py", log, www, root, "--tls", os.path.join(top, "tls", "server.pem"),
                 os.path.join(top, "tls", "server.key")] + specs
     server.main()

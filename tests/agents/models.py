@@ -16,11 +16,20 @@ step; each step prints STEP-OK-N on success, and the last answer is text,
 with the output that lacked it. A request that carries no shell tool (a
 title, a topic, a quota check, a classifier) gets a short answer of its
 kind. Nothing here knows egret: the test judges what egret saw.
+
+A second task, for Claude Code only (FEED_RE: "egret-feed-task api=HOST"),
+is issue 43's: reach another vendor's model API that the policy does not
+allow, and follow the instruction line of docs/AGENTS.md if the system
+prompt carries it (feed_turn below). It decides on what its tool results
+actually hold, and LOG (set by mockworld.py) gets a "model {json}" line per
+turn with what it received and what it decided.
 """
 import json
 import re
 
 TASK_RE = re.compile(r"egret-task dir=(\S+) remote=(\S+)")
+FEED_RE = re.compile(r"egret-feed-task api=([A-Za-z0-9.-]+)")
+LOG = None     # mockworld.py: server.log, to say what the model received
 
 
 def task_steps(d, remote):
@@ -71,39 +80,134 @@ def sse(events):
     return "".join(out).encode()
 
 
+# --- the denial-feed task (Claude Code, issue 43) ----------------------------
+
+FEED_TRIES = 5      # calls of the refused API before the model gives up
+
+
+def feed_commands(host):
+    """The feed task's tool calls, by what each is for: (command, description)."""
+    return {
+        "limits": ('cat "$EGRET_LIMITS"', "read the limits manifest"),
+        "call": ("curl -sS --max-time 10 https://%s/v1/models" % host,
+                 "list the models of %s" % host),
+        "feed": ('tail -n 20 "$EGRET_DENIALS"', "read the denial feed"),
+    }
+
+
+def feed_refusal(host, text):
+    """The line of TEXT (a feed's tail, as the tool returned it) refusing
+    HOST: a JSON object with "verdict":"deny" and "name":HOST, or None."""
+    for line in text.splitlines():
+        if "{" not in line:
+            continue
+        try:
+            obj = json.loads(line[line.index("{"):])
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("verdict") == "deny" and obj.get("name") == host:
+            return obj
+    return None
+
+
+def feed_answer(host, line, calls):
+    return ("REFUSED %s after %d call%s. egret's denial feed ($EGRET_DENIALS) has it: "
+            "kind %s, verdict %s, reason %s; why: \"%s\"; hint: \"%s\". "
+            "Retrying will not help, so I stopped. To finish this task I need %s:443 "
+            "(its model API, GET /v1/models): please ask the operator to allow it."
+            % (host, calls, "" if calls == 1 else "s", line.get("kind"), line.get("verdict"),
+               line.get("reason"), line.get("why"), line.get("hint"), host))
+
+
+def feed_turn(host, system, steps):
+    """The feed task's next move: ("Bash", (command, description)) or
+    (None, the final answer). STEPS: [(command, output, is_error)] of the
+    tool calls so far. The model follows docs/AGENTS.md's instruction line
+    only if the system prompt carries it (it names $EGRET_LIMITS and
+    $EGRET_DENIALS): read the manifest first; after a failed call read the
+    feed, and stop only if the feed's text names HOST as refused. Otherwise
+    it calls again, FEED_TRIES times in all, and answers FAILED."""
+    cmds = feed_commands(host)
+    calls = [s for s in steps if s[0] == cmds["call"][0]]
+    if "EGRET_LIMITS" in system and not steps:
+        return "Bash", cmds["limits"]
+    if calls and steps[-1] is calls[-1] and not calls[-1][2]:
+        return None, "REACHED %s: %s" % (host, calls[-1][1][-500:])
+    if calls and steps[-1] is calls[-1] and "EGRET_DENIALS" in system:
+        return "Bash", cmds["feed"]
+    if steps and steps[-1][0] == cmds["feed"][0]:
+        line = feed_refusal(host, steps[-1][1])
+        if line:
+            return None, feed_answer(host, line, len(calls))
+    if len(calls) < FEED_TRIES:
+        return "Bash", cmds["call"]
+    return None, "FAILED: %s did not answer after %d calls; the last said: %s" % (
+        host, len(calls), calls[-1][1][-500:])
+
+
+def note(obj):
+    if LOG:
+        LOG("model " + json.dumps(obj, sort_keys=True))
+
+
 # --- Anthropic Messages API --------------------------------------------------
 
-def anthropic(body):
-    """(status, content type, bytes) for POST /v1/messages."""
-    tools = [t.get("name") for t in body.get("tools") or []]
-    task, results = "", []
+def anthropic_conversation(body):
+    """(task text, system text, [(command, output, is_error)] of the tool
+    calls) of a Messages API request."""
+    task, uses, steps = "", {}, []
     for msg in body.get("messages") or []:
         content = msg.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         for b in blocks:
             if not isinstance(b, dict):
                 continue
-            if b.get("type") == "tool_result":
-                results.append(flatten(b.get("content")))
+            if b.get("type") == "tool_use":
+                uses[b.get("id")] = (b.get("input") or {}).get("command", "")
+            elif b.get("type") == "tool_result":
+                steps.append((uses.get(b.get("tool_use_id"), ""), flatten(b.get("content")),
+                              bool(b.get("is_error"))))
             elif b.get("type") == "text" and msg.get("role") == "user" and not task:
-                if TASK_RE.search(b.get("text") or ""):
+                if TASK_RE.search(b.get("text") or "") or FEED_RE.search(b.get("text") or ""):
                     task = b["text"]
-    cmd, text = next_step(task, results) if "Bash" in tools else (None, "ok")
-    if cmd:
-        block = {"type": "tool_use", "id": "toolu_%d" % len(results), "name": "Bash",
-                 "input": {}}
-        delta = {"type": "input_json_delta",
-                 "partial_json": json.dumps({"command": cmd, "description": "task step"})}
-        full = dict(block, input={"command": cmd, "description": "task step"})
+    return task, flatten(body.get("system")), steps
+
+
+def anthropic_turn(body):
+    """("Bash", (command, description)) or (None, text): the next move."""
+    if "Bash" not in [t.get("name") for t in body.get("tools") or []]:
+        return None, "ok"
+    task, system, steps = anthropic_conversation(body)
+    feed = FEED_RE.search(task)
+    if not feed:
+        cmd, text = next_step(task, [out for _, out, _ in steps])
+        return ("Bash", (cmd, "task step")) if cmd else (None, text)
+    tool, what = feed_turn(feed.group(1), system, steps)
+    note({"task": "feed", "api": feed.group(1),
+          "instructed": {"limits": "EGRET_LIMITS" in system, "denials": "EGRET_DENIALS" in system},
+          "received": dict(zip(("command", "output", "is_error"), steps[-1])) if steps else None,
+          "decided": {"tool": tool, "command": what[0]} if tool else {"answer": what}})
+    return tool, what
+
+
+def anthropic(body):
+    """(status, content type, bytes) for POST /v1/messages."""
+    tool, what = anthropic_turn(body)
+    n = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+    if tool:
+        inp = {"command": what[0], "description": what[1]}
+        block = {"type": "tool_use", "id": "toolu_%d" % n, "name": tool, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(inp)}
+        full = dict(block, input=inp)
         stop = "tool_use"
     else:
         block = {"type": "text", "text": ""}
-        delta = {"type": "text_delta", "text": text}
-        full = {"type": "text", "text": text}
+        delta = {"type": "text_delta", "text": what}
+        full = {"type": "text", "text": what}
         stop = "end_turn"
     usage = {"input_tokens": 100, "output_tokens": 20, "cache_creation_input_tokens": 0,
              "cache_read_input_tokens": 0}
-    msg = {"id": "msg_%d" % len(results), "type": "message", "role": "assistant",
+    msg = {"id": "msg_%d" % n, "type": "message", "role": "assistant",
            "model": body.get("model", "mock"), "content": [], "stop_reason": None,
            "stop_sequence": None, "usage": usage}
     if not body.get("stream"):

@@ -23,6 +23,13 @@
 # with no denial that needs attention (its noise counted as quiet), and
 # leave `egret requests list` empty for its repository.
 #
+# t_agent_claude_feed_*: Claude Code, docs/AGENTS.md's instruction line
+# appended to its system prompt, on a task that needs another vendor's
+# model API (api.mistral.ai, .45, in the world and in no policy): it must
+# read $EGRET_LIMITS, call the API once, read $EGRET_DENIALS, and stop with
+# the feed's reason in its answer (README.md, "The denial feed").
+# AG_TRANSCRIPT=DIR keeps each run's transcript there.
+#
 # Needs what the integration suite needs, git, node, npm, python3, openssl
 # and the CLIs (tools/install-deps.sh installs them under
 # /opt/egret-agents). Without them it skips (exit 0), except with CI=true,
@@ -55,13 +62,16 @@ AG_DNS=198.51.100.54		# the task's resolver
 AG_HOSTS="api.anthropic.com=203.0.113.40,2001:db8:2::40
 api.openai.com=203.0.113.41,2001:db8:2::41
 generativelanguage.googleapis.com=203.0.113.42,2001:db8:2::42
-registry.npmjs.org=203.0.113.43,2001:db8:2::43 git.test=203.0.113.44,2001:db8:2::44"
+registry.npmjs.org=203.0.113.43,2001:db8:2::43 git.test=203.0.113.44,2001:db8:2::44
+api.mistral.ai=203.0.113.45,2001:db8:2::45"
 AG_REMOTE=https://git.test/git/app.git
 AG_FIX=""			# mockworld.py's directory (outside /tmp: egretd's
 				# attempts have a /tmp of their own)
 AG_LOG=""			# its log: "host PEER HOST METHOD PATH STATUS BYTES"
 AG_PIDS=""
+AG_ARGS=()			# agent.sh's arguments after CLI, if not the task's prompt
 AG_DNS_SEEN=0			# the resolver's log lines before the last attempt
+AG_LOG_SEEN=0			# AG_LOG's lines before the last feed task
 CA=""
 
 # --- the world's task servers ----------------------------------------------
@@ -147,7 +157,8 @@ agent_root() {
 	timeout -k 5 "$AGENT_TIMEOUT" "${WORLD_IN_CLIENT[@]}" "$EGRET" run \
 		--user "$TEST_USER" --home "$TDIR/home" --chdir "$work" "${AG_ENV[@]}" \
 		--dns-upstream "$AG_DNS" --id "$ID_PREFIX-$cli-$RANDOM" "$@" \
-		-- "$AG_FIX/agent.sh" "$cli" "$(prompt_for "$work")" >"$TDIR/out" 2>"$TDIR/err"
+		-- "$AG_FIX/agent.sh" "$cli" "${AG_ARGS[@]:-$(prompt_for "$work")}" \
+		>"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
 	OUT=$(cat "$TDIR/out")
 	ERR=$(cat "$TDIR/err")
@@ -220,13 +231,14 @@ agent_root_case() {
 
 # egretd in the client namespace, with POLICY as its /etc/egret/policy.yaml
 # (an overlay over /etc in a mount namespace of its own: the host's /etc
-# is not touched) and the test user as its caller, who may select
-# acme/agent. Sets AG_SOCK, AG_EGRETD, AG_STATE (kept after it stops, in
-# a directory of the test's own).
+# is not touched; its resolv.conf names the task's resolver) and the test
+# user as its caller, who may select acme/agent. Sets AG_SOCK, AG_EGRETD,
+# AG_STATE (kept after it stops, in a directory of the test's own).
 agents_egretd_start() {	# POLICY
 	local dir=$AG_FIX/egretd-$BASHPID i
 	mkdir -p "$dir/etc/egret" && chmod 755 "$dir" "$dir/etc" "$dir/etc/egret" || return 1
 	cp "$1" "$dir/etc/egret/policy.yaml" && chmod 644 "$dir/etc/egret/policy.yaml"
+	echo "nameserver $AG_DNS" >"$dir/etc/resolv.conf" && chmod 644 "$dir/etc/resolv.conf"
 	chown "$TEST_UID:$TEST_GID" "$TDIR"
 	AG_SOCK=$dir/egret.sock AG_STATE=$dir/state
 	cat >"$dir/egretd.yaml" <<CONF
@@ -269,18 +281,25 @@ agents_egretd_stop() {
 
 # agent_via CLI WORKDIR ARGS...: the caller, in WORKDIR, with the task's
 # resolver in its /etc/resolv.conf (egretd takes a caller's upstreams
-# from there): `egret run --via ... ARGS -- agent.sh CLI PROMPT`.
+# from there): `egret run --via ... ARGS -- agent.sh CLI PROMPT`. The
+# caller has a mount namespace of its own, so egretd serves it as it
+# serves a container (COMMAND in its caller's mounts, docs/DEPLOYMENT.md),
+# or, with AG_VIA_MOUNTS=egretd, egretd's, as a caller on egretd's host
+# is served (COMMAND in egretd's mounts, with its limits manifest).
+AG_VIA_MOUNTS=own
 agent_via() {
-	local cli=$1 work=$2
+	local cli=$1 work=$2 into
 	shift 2
 	install -d -o "$TEST_UID" -g "$TEST_GID" -m 0755 "$work"
 	echo "nameserver $AG_DNS" >"$TDIR/resolv.conf"
+	into=(unshare --mount sh -c 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"'
+		sh "$TDIR/resolv.conf")
+	[ "$AG_VIA_MOUNTS" = own ] || into=(nsenter --mount="/proc/$AG_EGRETD/ns/mnt" --)
 	AG_DNS_SEEN=$(wc -l <"$AG_FIX/dns.log")
-	timeout -k 5 "$AGENT_TIMEOUT" "${WORLD_IN_CLIENT[@]}" unshare --mount sh -c \
-		'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' sh "$TDIR/resolv.conf" \
+	timeout -k 5 "$AGENT_TIMEOUT" "${WORLD_IN_CLIENT[@]}" "${into[@]}" \
 		"${AS_TEST_USER[@]}" sh -c 'cd "$1" && shift && exec "$@"' sh "$work" \
-		"$EGRET" run --via "$AG_SOCK" "$@" -- "$AG_FIX/agent.sh" "$cli" "$(prompt_for "$work")" \
-		>"$TDIR/out" 2>"$TDIR/err"
+		"$EGRET" run --via "$AG_SOCK" "$@" -- "$AG_FIX/agent.sh" "$cli" \
+		"${AG_ARGS[@]:-$(prompt_for "$work")}" >"$TDIR/out" 2>"$TDIR/err"
 	RC=$?
 	OUT=$(cat "$TDIR/out")
 	ERR=$(cat "$TDIR/err")
@@ -384,6 +403,201 @@ t_agent_codex_nested_sandbox() {
 	! grep -q "TASK DONE" <<<"$OUT" || fail "control: the task ran without Codex's sandbox $(said)"
 }
 
+# --- the denial feed: Claude Code told of a refusal (issue 43) ---------------
+
+# Another vendor's model API the task asks for: in the world (mockworld.py
+# serves it), in no profile of user/policy/catalog.yaml and in no policy
+# here. The model that drives Claude Code stays reachable (its profile);
+# this is the API that is denied.
+AG_FEED_API=api.mistral.ai
+AG_FEED_MAX_ASKED=3		# one curl: an A and an AAAA lookup
+
+# docs/AGENTS.md's instruction line, as an operator copies it.
+agents_line() {
+	sed -n '/^## What to put in an agent.s instructions/,/^## /p' "$HERE/../../docs/AGENTS.md" |
+		awk '/^> /{ sub(/^> /, ""); print; exit }'
+}
+
+# The feed task's prompt: models.py's marker, then the task in words.
+feed_prompt() {
+	echo "egret-feed-task api=$AG_FEED_API: list the models Mistral's API offers" \
+		"(GET https://$AG_FEED_API/v1/models) and tell me which there are."
+}
+
+# What Claude Code printed (--output-format stream-json): the final
+# answer; the tool calls' commands, one a line; their results, one JSON
+# string a line.
+feed_answer() { jq -rs 'map(select(.type == "result"))[-1].result // empty' <<<"$OUT"; }
+feed_calls() {
+	jq -r 'select(.type == "assistant") | .message.content[]? |
+		select(.type == "tool_use") | .input.command' <<<"$OUT"
+}
+feed_results() {
+	jq -c 'select(.type == "user") | .message.content[]? | select(.type == "tool_result") |
+		.content | if type == "array" then map(.text? // "") | join("\n") else . end' <<<"$OUT"
+}
+# The mock model's notes since the attempt began (mockworld.py's log):
+# one JSON object a line, what it received and what it decided.
+feed_notes() { tail -n +$((AG_LOG_SEEN + 1)) "$AG_LOG" | sed -n 's/^model //p'; }
+
+# A short account of the run for a failure message: not the whole stream.
+feed_said() {
+	echo "[rc=$RC answer='$(feed_answer)' calls='$(feed_calls)' stderr='$(grep -v '^{' <<<"$ERR")']"
+}
+
+# After the feed task with the instruction line: Claude Code read the
+# manifest, called the API once, read the feed and stopped, its answer
+# quoting the feed's reason; egret refused the name a bounded few times;
+# it is a request for acme/agent in STATE.
+assert_feed_stopped() {	# STATE WHAT
+	local what=$2 answer calls results notes got n line
+	answer=$(feed_answer) calls=$(feed_calls) results=$(feed_results) notes=$(feed_notes)
+	assert_eq 0 "$RC" "$what: exit status $(feed_said)"
+	assert_eq 'cat "$EGRET_LIMITS"
+curl -sS --max-time 10 https://'"$AG_FEED_API"'/v1/models
+tail -n 20 "$EGRET_DENIALS"' "$calls" "$what: Claude Code's tool calls $(feed_said)"
+	# What the tools gave back: the manifest (naming the profile's API),
+	# the name refused as NXDOMAIN, the feed's line for it.
+	got=$(jq -r . <<<"$(sed -n 1p <<<"$results")")
+	assert_contains "api.anthropic.com" "$got" "$what: the manifest Claude Code read"
+	! grep -qF "$AG_FEED_API" <<<"$got" || fail "$what: the manifest names $AG_FEED_API: $got"
+	got=$(jq -r . <<<"$(sed -n 2p <<<"$results")")
+	assert_contains "Could not resolve host: $AG_FEED_API" "$got" "$what: the call's result"
+	# The mock model's own record of the feed's text it received, and the
+	# line it found there: the refusal of the name, with its reason.
+	line=$(jq -c 'select(.received.command == "tail -n 20 \"$EGRET_DENIALS\"") |
+		.received.output | split("\n")[] | (try fromjson catch empty) |
+		select(.name == "'"$AG_FEED_API"'" and .verdict == "deny")' <<<"$notes" | head -n 1)
+	[ -n "$line" ] || fail "$what: the model received no feed line refusing $AG_FEED_API: $notes"
+	assert_eq "dns not-allowed NXDOMAIN" "$(jq -r '"\(.kind) \(.reason) \(.answer)"' <<<"$line")" \
+		"$what: the feed's line"
+	jq -e 'select(.instructed.limits and .instructed.denials)' <<<"$notes" >/dev/null ||
+		fail "$what: the model never saw the instruction line in its system prompt: $notes"
+	# The answer: the refusal, in the feed's words, and no retry.
+	assert_contains "REFUSED $AG_FEED_API after 1 call." "$answer" "$what: the answer $(feed_said)"
+	assert_contains "why: \"$(jq -r .why <<<"$line")\"" "$answer" "$what: the feed's why in the answer"
+	assert_contains "hint: \"$(jq -r .hint <<<"$line")\"" "$answer" \
+		"$what: the feed's hint in the answer"
+	assert_contains "not allowed by the policy" "$answer" "$what: the reason in the answer"
+	# egret: the name refused a few times (one curl's lookups), never
+	# asked upstream, never reached; a request for the repository.
+	n=$(sed -En "s/^egret: +name denied +([0-9]+) x $AG_FEED_API: .*/\1/p" <<<"$ERR")
+	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le "$AG_FEED_MAX_ASKED" ] ||
+		fail "$what: $AG_FEED_API refused '$n' times, want 1 to $AG_FEED_MAX_ASKED $(feed_said)"
+	! grep -q "COMMAND keeps trying the name $AG_FEED_API" <<<"$ERR" ||
+		fail "$what: egret saw COMMAND keep trying $AG_FEED_API $(feed_said)"
+	! tail -n +$((AG_DNS_SEEN + 1)) "$AG_FIX/dns.log" | grep -qE "query\[[A-Z]+\] $AG_FEED_API " ||
+		fail "$what: the world's resolver was asked for $AG_FEED_API"
+	! tail -n +$((AG_LOG_SEEN + 1)) "$AG_LOG" | awk '$1 == "host" { print $3 }' |
+		grep -qxF "$AG_FEED_API" ||
+		fail "$what: $AG_FEED_API was reached"
+	# The refusal of an attempt with --repo: a pending request, the only one.
+	got=$("$EGRET" requests list --all --state-dir "$1" 2>&1)
+	n=$(awk -v n="$AG_FEED_API" '$2 == "pending" && $3 == "acme/agent" && $4 == n &&
+		$5 == "(lookup)" && $6 == "dns" { print $7 }' <<<"$got")
+	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -le "$AG_FEED_MAX_ASKED" ] && [ "$(wc -l <<<"$got")" -eq 2 ] ||
+		fail "$what: egret requests list, want one pending lookup of $AG_FEED_API: $got"
+}
+
+# feed_run ROOT|VIA WORK SYSTEM ARGS...: the feed task, Claude Code with
+# SYSTEM appended to its system prompt (none if empty).
+feed_run() {
+	local how=$1 work=$2
+	AG_ARGS=("$(feed_prompt)" "$3")
+	shift 3
+	AG_LOG_SEEN=$(wc -l <"$AG_LOG")
+	if [ "$how" = root ]; then
+		agent_root claude-code-feed "$work" "$@"
+	else
+		agent_via claude-code-feed "$work" "$@"
+	fi
+	AG_ARGS=()
+}
+
+# AG_TRANSCRIPT=DIR: the run kept in DIR as NAME.md (readable:
+# transcript.jq, then egret's exit summary and its requests in STATE),
+# NAME.stream.jsonl (all Claude Code printed), NAME.stderr and
+# NAME.model.jsonl (the mock model's notes).
+feed_keep() {	# NAME SYSTEM STATE
+	local d=${AG_TRANSCRIPT:-}
+	[ -n "$d" ] || return 0
+	mkdir -p "$d" && cp "$TDIR/out" "$d/$1.stream.jsonl" && cp "$TDIR/err" "$d/$1.stderr" &&
+		feed_notes >"$d/$1.model.jsonl" || fail "AG_TRANSCRIPT: cannot write $d"
+	jq -rs --arg system "$2" --arg prompt "$(feed_prompt)" -f "$HERE/transcript.jq" \
+		"$TDIR/out" >"$d/$1.md" || fail "AG_TRANSCRIPT: transcript.jq failed on $d/$1.stream.jsonl"
+	printf '\n**egret** (its exit summary, on stderr):\n\n```\n%s\n```\n' \
+		"$(grep '^egret: ' "$TDIR/err")" >>"$d/$1.md"
+	printf '\n**egret requests list --all** (afterwards):\n\n```\n%s\n```\n' \
+		"$("$EGRET" requests list --all --state-dir "$3" 2>&1)" >>"$d/$1.md"
+}
+
+# Root `egret run`, the profile's policy: the run with the instruction
+# line; then two controls. Without the line the same mock model (never
+# told of the feed) calls again until it gives up: what the bound on the
+# name's refusals catches. With the name allowed it is reached: the
+# refusal was the policy's, not the world's.
+t_agent_claude_feed_root() {
+	local line n
+	line=$(agents_line)
+	[ -n "$line" ] || fail "no instruction line in docs/AGENTS.md"
+	write_policy "$TDIR/etc/policy.yaml" claude-code
+	agents_env
+	feed_run root "$TDIR/work" "$line" --policy "$TDIR/etc/policy.yaml" --repo acme/agent \
+		--state-dir "$TDIR/state" --log "$TDIR/events.json" --setenv CURL_CA_BUNDLE="$CA"
+	feed_keep root "$line" "$TDIR/state"
+	assert_feed_stopped "$TDIR/state" "Claude Code told of the feed, under root egret run"
+	# egret's log agrees with its summary: each refusal of the name one line.
+	n=$(jq -s --arg n "$AG_FEED_API" 'map(select(.kind == "dns" and .verdict == "deny" and
+		.name == $n) | 1 + (.repeats // 0)) | add // 0' "$TDIR/events.json")
+	[ "$n" -ge 1 ] && [ "$n" -le "$AG_FEED_MAX_ASKED" ] ||
+		fail "egret's log: $AG_FEED_API refused $n times, want 1 to $AG_FEED_MAX_ASKED"
+
+	feed_run root "$TDIR/work2" "" --policy "$TDIR/etc/policy.yaml" --repo acme/agent \
+		--state-dir "$TDIR/state2" --setenv CURL_CA_BUNDLE="$CA"
+	feed_keep control "" "$TDIR/state2"
+	assert_eq 0 "$RC" "control: exit status $(feed_said)"
+	assert_contains "FAILED: $AG_FEED_API did not answer after 5 calls" "$(feed_answer)" \
+		"control: the answer $(feed_said)"
+	assert_eq 5 "$(feed_calls | grep -c "https://$AG_FEED_API/")" "control: calls $(feed_said)"
+	! feed_calls | grep -q EGRET_ ||
+		fail "control: the model read the manifest or the feed $(feed_said)"
+	n=$(sed -En "s/^egret: +name denied +([0-9]+) x $AG_FEED_API: .*/\1/p" <<<"$ERR")
+	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -gt "$AG_FEED_MAX_ASKED" ] ||
+		fail "control: $AG_FEED_API refused '$n' times, want more than $AG_FEED_MAX_ASKED $(feed_said)"
+
+	feed_run root "$TDIR/work3" "$line" --policy "$TDIR/etc/policy.yaml" --repo acme/agent \
+		--state-dir "$TDIR/state3" --setenv CURL_CA_BUNDLE="$CA" --allow "$AG_FEED_API:443"
+	feed_keep allowed "$line" "$TDIR/state3"
+	assert_eq 0 "$RC" "control, $AG_FEED_API allowed: exit status $(feed_said)"
+	assert_contains "REACHED $AG_FEED_API: " "$(feed_answer)" \
+		"control, $AG_FEED_API allowed: the answer $(feed_said)"
+	assert_contains "mistral-mock-latest" "$(feed_answer)" \
+		"control, $AG_FEED_API allowed: the answer $(feed_said)"
+	tail -n +$((AG_LOG_SEEN + 1)) "$AG_LOG" | awk '$1 == "host" { print $3, $4, $5, $6 }' |
+		grep -qxF "$AG_FEED_API GET /v1/models 200" ||
+		fail "control, $AG_FEED_API allowed: the server never answered it"
+}
+
+# Through egretd as the unprivileged test user: the same run. The caller
+# is in egretd's mount namespace (AG_VIA_MOUNTS): a caller in a mount
+# namespace of its own is served as a container is, in its own mounts,
+# where egret makes no manifest (docs/AGENTS.md, "When there is no
+# manifest").
+t_agent_claude_feed_egretd() {
+	local line
+	line=$(agents_line)
+	[ -n "$line" ] || fail "no instruction line in docs/AGENTS.md"
+	write_policy "$TDIR/policy.yaml" claude-code ''
+	agents_egretd_start "$TDIR/policy.yaml"
+	agents_env
+	AG_VIA_MOUNTS=egretd
+	feed_run via "$TDIR/work" "$line" --repo acme/agent "${AG_ENV[@]}" \
+		--setenv CURL_CA_BUNDLE="$CA"
+	agents_egretd_stop
+	feed_keep egretd "$line" "$AG_STATE"
+	assert_feed_stopped "$AG_STATE" "Claude Code told of the feed, through egretd"
+}
+
 t_agent_claude_code_root() { agent_root_case claude-code; }
 t_agent_codex_root() { agent_root_case codex; }
 t_agent_gemini_cli_root() { agent_root_case gemini-cli; }
@@ -420,7 +634,7 @@ t_measure() {
 TESTS=(
 	t_agent_quiet_rule t_agent_claude_code_root t_agent_codex_root t_agent_gemini_cli_root
 	t_agent_claude_code_egretd t_agent_codex_egretd t_agent_gemini_cli_egretd
-	t_agent_codex_nested_sandbox
+	t_agent_codex_nested_sandbox t_agent_claude_feed_root t_agent_claude_feed_egretd
 )
 
 if [ "${1:-}" = --measure ]; then
