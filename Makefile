@@ -13,7 +13,7 @@ BPFTOOL    ?= bpftool
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 VERSION    := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
 
-PKGS       := libbpf libcares yaml-0.1 libelf zlib
+PKGS       := libbpf libcares yaml-0.1 libelf zlib libsodium
 # Lazy (=): evaluated in recipes, after `make deps` had a chance to install.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))

@@ -14,7 +14,7 @@ set -euo pipefail
 packages=(
 	# build
 	make gcc clang llvm pkg-config bpftool
-	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev
+	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libc-ares-dev libsodium-dev
 	# tests (tmux: a real terminal for the terminal tests; iptables: the
 	# red-team world delays a handshake; openssl: the clients' test CA;
 	# bubblewrap: an agent's own sandbox nested in an attempt)

@@ -8,6 +8,7 @@
 #include "cmd/daemon.h"
 #include "cmd/gc.h"
 #include "cmd/git.h"
+#include "cmd/receipt.h"
 #include "cmd/request.h"
 #include "cmd/requests.h"
 #include "cmd/run.h"
@@ -46,6 +47,7 @@ static const struct cmd commands[] = {
 	{ "suggest", cmd_suggest, "turn decision logs into a policy fragment" },
 	{ "gc", cmd_gc, "clean up attempts whose egret is gone" },
 	{ "git", cmd_git, "the caller's git over an attempt's worktree, nothing it planted run" },
+	{ "receipt", cmd_receipt, "check an attempt's signed egress receipt; print the host key" },
 	{ "request", cmd_request, "inside an attempt: ask the operator for a host, saying why" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },

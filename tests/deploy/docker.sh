@@ -160,7 +160,7 @@ if ! mmdebstrap --quiet --variant=minbase \
 	say "mmdebstrap: $(tail -3 "$D/mmdebstrap.log")"; exit 1
 fi
 "${DOCKER[@]}" import "$D/base.tar" "egt/base:$$" >/dev/null && rm -f "$D/base.tar"
-if ! mmdebstrap --quiet --variant=minbase --include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g \
+if ! mmdebstrap --quiet --variant=minbase --include=libbpf1,libelf1,libyaml-0-2,libc-ares2,zlib1g,libsodium23 \
 	bookworm "$D/base.tar" >"$D/mmdebstrap.log" 2>&1; then
 	say "mmdebstrap (egretd): $(tail -3 "$D/mmdebstrap.log")"; exit 1
 fi

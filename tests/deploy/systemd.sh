@@ -54,7 +54,7 @@ fi
 
 # Debian's own packages, from the apt sources this machine uses.
 if ! mmdebstrap --quiet --variant=minbase \
-	--include=systemd,systemd-sysv,dbus,libbpf1,libyaml-0-2,libc-ares2,libelf1,zlib1g \
+	--include=systemd,systemd-sysv,dbus,libbpf1,libyaml-0-2,libc-ares2,libelf1,zlib1g,libsodium23 \
 	bookworm "$R" >"$W/mmdebstrap.log" 2>&1; then
 	echo "FAIL  systemd.sh: mmdebstrap: $(tail -3 "$W/mmdebstrap.log")"
 	exit 1

@@ -223,6 +223,8 @@ policy_path() {
 . "$HERE/test_limits.sh"
 # shellcheck source=tests/integration/test_request.sh
 . "$HERE/test_request.sh"
+# shellcheck source=tests/integration/test_receipt.sh
+. "$HERE/test_receipt.sh"
 
 TESTS=(
 	# test_flows.sh
@@ -287,6 +289,8 @@ TESTS=(
 	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded t_limits_unwritable
 	# test_request.sh
 	t_request_inband t_request_egretd t_request_readopt
+	# test_receipt.sh
+	t_receipt_root t_receipt_killed t_receipt_egretd
 	# test_crash.sh, last: what every test above left
 	t_half_written_none
 )

@@ -226,6 +226,7 @@ static void test_run_round_trip(void **state)
 	msg.run.option[0] = "home=/tmp/h";
 	msg.run.option[1] = "clean-env";
 	msg.run.option[2] = "setenv=A=b c";
+	msg.run.receipt = true;
 	round_trip();
 	assert_memory_equal(buf + WIRE_HEADER_LEN, first, sizeof(first));
 	assert_int_equal(got.run.argc, 4);
@@ -245,6 +246,7 @@ static void test_run_round_trip(void **state)
 	assert_int_equal(got.run.noption, 3);
 	assert_string_equal(got.run.option[1], "clean-env");
 	assert_string_equal(got.run.option[2], "setenv=A=b c");
+	assert_true(got.run.receipt);
 	/* The strings are copies in the message's own arena. */
 	assert_true(got.run.argv[0] >= got.arena && got.run.argv[0] < got.arena + WIRE_MAX);
 }

@@ -47,6 +47,7 @@ struct attempt {
 	int exit_fd;
 	struct limits limits;		/* the manifest COMMAND reads */
 	struct feed feed;		/* and its refusals, as they come */
+	bool timed_out;			/* --timeout ended COMMAND */
 };
 
 /* Fds -1 and nothing made: what attempt_close() accepts at any point. */

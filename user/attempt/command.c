@@ -298,6 +298,7 @@ static int settle(int argc, char **argv, const struct attempt_control *control,
 	 * leaves COMMAND unsupervised. COMMAND gets default dispositions. */
 	signal(SIGPIPE, SIG_IGN);
 	s->o.requests_json_fd = control ? control->json_fd : -1;
+	s->o.receipt_fd = control && control->receipt ? control->receipt_fd : -1;
 	r = run_opts_parse(argc, argv, &s->o);
 	if (r != 0)
 		return r > 0 ? -1 : EXIT_SETUP;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "attempt/effective.h"
+#include "attempt/options.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "policy/load.h"
@@ -130,4 +131,10 @@ __u64 effective_upload_limit(__u64 cli, const struct policy *p)
 	if (!cli || (p->upload_limit && p->upload_limit < cli))
 		return p->upload_limit;
 	return cli;
+}
+
+const char *effective_source(const struct run_opts *o)
+{
+	return o->builtin_policy ? "<built-in default policy>" :
+	       o->policy_file ? o->policy_file : POLICY_DEFAULT_PATH;
 }

@@ -50,4 +50,8 @@ void effective_settings(const struct policy *p, long *max_entries, long *max_cid
  * (@cli) and the policy's, 0 for none (docs/BUDGETS.md). */
 __u64 effective_upload_limit(__u64 cli, const struct policy *p);
 
+/* Where @o's policy came from, as `egret check` names it. */
+struct run_opts;
+const char *effective_source(const struct run_opts *o);
+
 #endif

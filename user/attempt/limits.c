@@ -30,12 +30,6 @@ static const char *const by_design[] = {
 	"new privileges: set-uid and set-gid programs run without them",
 };
 
-static const char *source_of(const struct run_opts *o)
-{
-	return o->builtin_policy ? "<built-in default policy>" :
-	       o->policy_file ? o->policy_file : POLICY_DEFAULT_PATH;
-}
-
 static void ports_text(FILE *f, const struct port_range *ports, unsigned int n)
 {
 	char buf[128];
@@ -141,7 +135,7 @@ static void write_json(FILE *f, const struct limits_in *in, const struct run_opt
 	else
 		fprintf(f, "null");
 	fprintf(f, ",\"policy\":");
-	policy_show_json(f, p, source_of(o), o->builtin_policy, o->repo, o->max_entries,
+	policy_show_json(f, p, effective_source(o), o->builtin_policy, o->repo, o->max_entries,
 			 o->max_cidrs, o->dns_min_ttl);
 	fprintf(f, ",\"pinning\":%s,\"upload_limit\":",
 		!o->no_pinning && (p->npin_ports || p->nhttp_ports) ? "true" : "false");

@@ -37,6 +37,8 @@ struct run_opts {
 	char approvals_path[4096];	/* "" = no approvals (no --repo, or none) */
 	struct stat approvals_stamp;	/* the file as effective_policy() read it */
 	const char *log_file;		/* --log: JSON lines (docs/EVENTS.md) */
+	const char *receipt_path;	/* --receipt FILE, or NULL */
+	const char *receipt_key;	/* --receipt-key, or NULL: the state dir's */
 	bool log_allowed;
 	bool audit;
 	bool no_shared;			/* --no-shared: load now, not the pinned set */
@@ -78,6 +80,7 @@ struct run_opts {
 	struct launch_view view_plan;
 	char view_dir[4096];
 	int requests_json_fd;			/* requests as JSON lines; -1: none */
+	int receipt_fd;				/* egretd's caller's receipt file; -1: none */
 };
 
 /*

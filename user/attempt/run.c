@@ -23,6 +23,7 @@
 #include "launch/launch.h"
 #include "attempt/options.h"
 #include "attempt/preflight.h"
+#include "attempt/receipt.h"
 #include "attempt/run.h"
 #include "attempt/state.h"
 #include "attempt/supervise.h"
@@ -287,6 +288,7 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;
 	}
+	attempt_receipt(&a, o, status, false);
 out:
 	if (child.pidfd >= 0)
 		close(child.pidfd);
@@ -348,6 +350,7 @@ int attempt_readopt(const struct run_opts *o, const struct launch_user *user,
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;
 	}
+	attempt_receipt(&a, o, status, true);
 out:
 	terminal_close(&term);
 	if (control->ended)

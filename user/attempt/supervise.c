@@ -310,6 +310,7 @@ static int supervise_end(struct supervisor *sv, struct attempt *a,
 	summary_log_destinations(&a->ev);
 	if (r >= 0)
 		r = watchdog_status(&sv->dog, r, stderr);
+	a->timed_out = sv->dog.timed_out;
 	if (!o->quiet)
 		summary_print(&a->ev, stderr);
 	return r;

@@ -43,6 +43,10 @@ struct attempt_control {
 	/* Where the attempt's requests also go as JSON lines (egretd's
 	 * stdout, for fleets: requests/export.h), or -1. */
 	int json_fd;
+	/* The caller's receipt file (--receipt through egretd), opened by
+	 * the caller; receipt_fd is taken only with @receipt set. */
+	bool receipt;
+	int receipt_fd;
 	/* Called once COMMAND has ended, before the attempt is taken down (a
 	 * re-adopter waits there for its caller to come back). May be NULL. */
 	void (*ended)(struct attempt_control *control);

@@ -54,19 +54,21 @@ static int connect_to(const char *path)
 static int send_request(int fd, const uint8_t *buf, size_t len)
 {
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
 	} u = {};
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	/* A receipt file (--receipt) goes as the fourth. */
+	size_t nfds = client_receipt_fd >= 0 ? 4 : 3;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+			      .msg_control = u.buf, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	const int fds[3] = { 0, 1, 2 };
+	const int fds[4] = { 0, 1, 2, client_receipt_fd };
 
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	return sendmsg(fd, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
 }
 

@@ -7,6 +7,7 @@
  * ignored. cmd/client.c sends it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,6 +108,16 @@ static int take_field(struct wire_run *run, const char **chdir_to, const char *n
 		run->pty = true;
 	} else if (!strcmp(name, "chdir")) {
 		*chdir_to = arg;
+	} else if (!strcmp(name, "receipt")) {
+		/* Ours to open: egretd writes the receipt into it, never
+		 * into a path of its own choosing. */
+		if (client_receipt_fd >= 0)
+			close(client_receipt_fd);
+		client_receipt_fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+					 0644);
+		if (client_receipt_fd < 0)
+			return log_error_errno(-errno, "--receipt %s", arg);
+		run->receipt = true;
 	} else {
 		log_error("--%s: no field of egretd's request carries it (attempt/run_options.def)",
 			  name);
@@ -114,6 +125,8 @@ static int take_field(struct wire_run *run, const char **chdir_to, const char *n
 	}
 	return 0;
 }
+
+int client_receipt_fd = -1;
 
 /* What getopt_long answers for --via: neither a row's nor a char. */
 #define OPT_VIA	1

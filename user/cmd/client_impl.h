@@ -23,4 +23,8 @@ int client_request_from_args(const char *socket, int argc, char **argv,
  * (_cleanup_(client_passed_free) int options). */
 void client_passed_free(int *unused);
 
+/* --receipt's file, opened with the caller's rights, to pass beside stdio
+ * (-1: none). */
+extern int client_receipt_fd;
+
 #endif

@@ -69,9 +69,25 @@ static int stdio_fd_check(int fd, int i, char *err, size_t errlen)
 	return -EBADMSG;
 }
 
-/* The request and the three fds beside it (stdin, stdout, stderr), which
- * land in @fds. A request cut short, or other fds, is refused. */
-static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
+/* The caller's receipt file (--receipt): a regular file it opened for
+ * writing, which egretd writes the receipt into and nothing else. */
+static int receipt_fd_check(int fd, char *err, size_t errlen)
+{
+	int flags = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	if (flags < 0 || fstat(fd, &st) < 0 || (flags & O_PATH) || !S_ISREG(st.st_mode) ||
+	    ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)) {
+		snprintf(err, errlen, "the receipt's fd is not a regular file open for writing");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* The request and the fds beside it (stdin, stdout, stderr; a RUN's
+ * receipt file with RECEIPT), which land in @fds. A request cut short, or
+ * other fds, is refused. */
+static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[4],
 			char *err, size_t errlen)
 {
 	union {
@@ -104,7 +120,7 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (nfds < 3)
+			if (nfds < 4)
 				fds[nfds++] = fd;
 			else
 				close(fd);
@@ -125,13 +141,16 @@ static int read_request(int conn, uint8_t *buf, struct wire_msg *m, int fds[3],
 			 nfds);
 		r = -EBADMSG;
 	}
-	if (r == 0 && (m->type == WIRE_RUN || m->type == WIRE_STATUS) && nfds != 3) {
-		snprintf(err, errlen, "want stdin, stdout and stderr beside the request, got %d fds",
-			 nfds);
+	if (r == 0 && (m->type == WIRE_RUN || m->type == WIRE_STATUS) &&
+	    nfds != 3 + (m->type == WIRE_RUN && m->run.receipt)) {
+		snprintf(err, errlen, "want stdin, stdout and stderr%s beside the request, got %d fds",
+			 m->type == WIRE_RUN && m->run.receipt ? " and the receipt's file" : "", nfds);
 		r = -EBADMSG;
 	}
-	for (int i = 0; r == 0 && nfds == 3 && i < 3; i++)
+	for (int i = 0; r == 0 && nfds >= 3 && i < 3; i++)
 		r = stdio_fd_check(fds[i], i, err, errlen);
+	if (r == 0 && nfds == 4)
+		r = receipt_fd_check(fds[3], err, errlen);
 	return r;
 }
 
@@ -351,7 +370,7 @@ static void uid_hold_release(struct uid_hold *u)
  */
 static int run_attempt(int conn, const char *instance, const struct wire_msg *m,
 		       const struct strv *argv, struct daemon_peer *peer,
-		       struct uid_hold *held, const int fds[3])
+		       struct uid_hold *held, const int fds[4])
 {
 	struct handler h = { .log_fd = -1 };
 	int json_fd, status;
@@ -374,7 +393,8 @@ static int run_attempt(int conn, const char *instance, const struct wire_msg *m,
 			 .uid_lock_fd = TAKE_FD(held->lock_fd),
 			 .world = &peer->world, .caller = peer->uid, .instance = instance,
 			 .started = on_started, .finished = on_finished,
-			 .suspended = on_suspended, .json_fd = json_fd } };
+			 .suspended = on_suspended, .json_fd = json_fd,
+			 .receipt = m->run.receipt, .receipt_fd = fds[3] } };
 	status = attempt_command(h.argc, h.argv, &h.ctl);
 	/* Not taken over (refused before the attempt began): ours to drop. */
 	preflight_uid_unlock(held->uid, h.ctl.uid_lock_fd);
@@ -393,7 +413,7 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	_cleanup_(uid_hold_release) struct uid_hold held = { .lock_fd = -1 };
 	const struct daemon_caller *k = NULL;
 	struct daemon_peer peer;
-	int fds[3] = { -1, -1, -1 }, r;
+	int fds[4] = { -1, -1, -1, -1 }, r;
 	char err[256], comm[64], ns[64];
 	const char *why;
 

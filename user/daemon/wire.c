@@ -32,6 +32,7 @@ static const char *const tag_names[] = {
 	[WIRE_TAG_SIGNO] = "SIGNO",	[WIRE_TAG_STATUS] = "STATUS",
 	[WIRE_TAG_TEXT] = "TEXT",
 	[WIRE_TAG_OPTION] = "OPTION",	[WIRE_TAG_JSON] = "JSON",
+	[WIRE_TAG_RECEIPT] = "RECEIPT",
 };
 
 static bool bytes_within(const char *v, size_t len, char lo, char hi)
@@ -132,6 +133,7 @@ static const struct wire_field run_fields[] = {
 	{ .tag = WIRE_TAG_OPTION, .kind = WIRE_KIND_STR, .nmax = WIRE_OPTION_MAX,
 	  .lo = 1, .hi = WIRE_OPTION_LEN_MAX, .off = SLOT(run.option),
 	  .count_off = SLOT(run.noption), .check = option_check },
+	{ .tag = WIRE_TAG_RECEIPT, .kind = WIRE_KIND_FLAG, .nmax = 1, .off = SLOT(run.receipt) },
 };
 
 /* ATTACH and STARTED: the same one field (one struct type in the union). */

@@ -78,6 +78,7 @@ enum wire_tag {
 					 * egret run egretd passes on
 					 * (wire_option_valid) */
 	WIRE_TAG_JSON = 13,		/* flag: --json (STATUS) */
+	WIRE_TAG_RECEIPT = 14,		/* flag: --receipt; its file is a fourth fd */
 	WIRE_TAG_MAX = WIRE_TAG_JSON,
 };
 
@@ -98,7 +99,9 @@ struct wire_run {
 	bool audit;
 	bool pty;
 	size_t noption;
+	/* After the OPTIONs on the wire (tag order). */
 	char *option[WIRE_OPTION_MAX];	/* "home=/h", "clean-env", ... */
+	bool receipt;			/* --receipt: its file beside stdio */
 };
 
 /*

@@ -22,7 +22,7 @@
 
 /* A counter of the attempt: TLS verdicts come from the slot's array,
  * the rest from the per-CPU cgroup storage. */
-static uint64_t counter(const struct events *ev, uint32_t index)
+uint64_t summary_counter(const struct events *ev, uint32_t index)
 {
 	struct egret_tls_count tls = {};
 	uint64_t n = percpu_counter(ev->counters_fd, ev->counters_key, index);
@@ -79,7 +79,7 @@ static void dest_line(FILE *out, const struct dest_figures *f, bool audit)
 /* The attempt's destinations as they ended, read from the shared map
  * once for the log's records and the summary (a walk of every attempt's
  * entries). NULL when none could be read. */
-static const struct dest_figures *final_dests(struct events *ev, size_t *n)
+const struct dest_figures *summary_dests(struct events *ev, size_t *n)
 {
 	if (!ev->dests_read && dests_read(ev->dests_fd, ev->counters_key, &ev->dests,
 					  &ev->ndests) == 0)
@@ -92,7 +92,7 @@ static const struct dest_figures *final_dests(struct events *ev, size_t *n)
 static void summary_destinations(struct events *ev, FILE *out)
 {
 	size_t n, shown = 0;
-	const struct dest_figures *all = final_dests(ev, &n);
+	const struct dest_figures *all = summary_dests(ev, &n);
 
 	for (size_t i = 0; i < n && shown < SUMMARY_LINES; i++) {
 		if (!all[i].c.sent && !all[i].c.received && !all[i].c.conns && !all[i].c.over)
@@ -114,7 +114,7 @@ void summary_log_destinations(struct events *ev)
 
 	if (ev->log.fd < 0)
 		return;
-	all = final_dests(ev, &n);
+	all = summary_dests(ev, &n);
 	now = jsonl_boot_ns();
 	for (size_t i = 0; i < n; i++) {
 		const struct egret_dest_count *c = &all[i].c;
@@ -141,11 +141,11 @@ static void summary_totals(const struct events *ev, FILE *out)
 	const char *deny_word = ev->audit ? "would be denied" : "denied";
 
 	for (int h = EGRET_HOOK_CONNECT; h <= EGRET_HOOK_SENDMSG; h++) {
-		allowed += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
-		denied += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
-		would += counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
+		allowed += summary_counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_ALLOW));
+		denied += summary_counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_DENY));
+		would += summary_counter(ev, EGRET_COUNTER(h, EGRET_VERDICT_WOULD_DENY));
 	}
-	dropped = counter(ev, EGRET_COUNTER_DROPPED);
+	dropped = summary_counter(ev, EGRET_COUNTER_DROPPED);
 	fprintf(out, "egret: attempt %s: connections/datagrams %llu allowed, %llu %s; "
 		"DNS %llu answered, %llu %s, ",
 		ev->log.attempt, (unsigned long long)allowed,
@@ -157,7 +157,7 @@ static void summary_totals(const struct events *ev, FILE *out)
 		fprintf(out, "%llu quiet, ", (unsigned long long)ev->dns_quiet);
 	fprintf(out, "%llu failed", (unsigned long long)ev->dns_failed);
 	for (int h = EGRET_HOOK_SOCKET; h < EGRET_HOOK_MAX; h++) {
-		uint64_t n = counter(ev, EGRET_COUNTER(h, ev->audit ?
+		uint64_t n = summary_counter(ev, EGRET_COUNTER(h, ev->audit ?
 					EGRET_VERDICT_WOULD_DENY : EGRET_VERDICT_DENY));
 
 		if (n)

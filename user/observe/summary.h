@@ -7,9 +7,20 @@
 #ifndef EGRET_OBSERVE_SUMMARY_H
 #define EGRET_OBSERVE_SUMMARY_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct events;
+struct dest_figures;
+
+/* Counter @index of the attempt (EGRET_COUNTER(hook, verdict), or
+ * EGRET_COUNTER_DROPPED: events lost), summed over the CPUs. */
+uint64_t summary_counter(const struct events *ev, uint32_t index);
+
+/* The attempt's destinations as they ended (read once, then kept), by
+ * bytes sent; NULL when none could be read. */
+const struct dest_figures *summary_dests(struct events *ev, size_t *n);
 
 /* One JSON line per destination of the attempt, its bytes and budget:
  * call once, after events_drain(). */
