@@ -287,6 +287,7 @@ TESTS=(
 	t_budget_pinned_attribution t_budget_request t_budget_wildcard
 	# test_limits.sh
 	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded t_limits_unwritable
+	t_limits_feed_full
 	# test_request.sh
 	t_request_inband t_request_egretd t_request_readopt
 	# test_receipt.sh

@@ -218,3 +218,39 @@ t_limits_unwritable() {
 	grep -q "warning: COMMAND runs without its limits manifest" <<<"$ERR" ||
 		fail "no warning about the missing manifest $(said)"
 }
+
+# A full tmpfs under the feed (16 KiB, in a mount namespace of the
+# test's own): the feed stops where the filesystem does, egret says it
+# missed refusals because writes failed, and its own log keeps every one.
+t_limits_feed_full() {
+	local script n=400 size
+	script=$(write_script full.py <<'EOF2'
+import os, socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+for i in range(int(sys.argv[1])):
+    q = struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0)
+    for label in (b"f%d" % i, b"full", b"example"):
+        q += bytes([len(label)]) + label
+    q += b"\x00" + struct.pack(">HH", 1, 1)
+    s.sendto(q, ("198.51.100.53", 53))
+    s.recv(512)
+print(os.path.getsize(os.environ["EGRET_DENIALS"]))
+EOF2
+)
+	# shellcheck disable=SC2016 # the inner shell expands them
+	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" unshare -m sh -c \
+		'mkdir -p /run/egret-limits && mount -t tmpfs -o size=16k,mode=0711 tmpfs /run/egret-limits && exec "$@"' \
+		sh "$EGRET" run --policy none --user "$TEST_USER" --dns-upstream "$WORLD_DNS" \
+		--log "$TDIR/events.json" -- python3 "$script" "$n" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	assert_eq 0 "$RC" "egret exit status with a full tmpfs under the feed $(said)"
+	size=$OUT
+	if ! [[ $size =~ ^[0-9]+$ ]] || [ "$size" -gt $((16 * 1024)) ] || [ "$size" -lt 4096 ]; then
+		fail "the feed on a 16 KiB tmpfs: want 4 KiB to 16 KiB, got '$size' $(said)"
+	fi
+	grep -qE "the denial feed missed [0-9]+ refusals \(writes failed\)" <<<"$ERR" ||
+		fail "egret does not say the feed missed refusals $(said)"
+	assert_eq "$n" "$(grep -c '"kind":"dns".*"verdict":"deny"' "$TDIR/events.json")" \
+		"egret's own log of the refused names"
+}
