@@ -35,6 +35,7 @@
 #include "lib/bind.h"
 #include "lib/pin.h"
 #include "lib/http.h"
+#include "lib/account_map.h"
 #include "lib/account.h"
 #include "lib/egress.h"
 
@@ -288,9 +289,26 @@ static __always_inline void listen_on_loopback(struct bpf_sock_ops *ctx)
 	event_decide(&in);
 }
 
+/* Does sock_ops' connection go to egret's DNS proxy (a redirected
+ * query over TCP)? */
+static __always_inline int sockops_to_proxy(struct bpf_sock_ops *ctx)
+{
+	__u16 port_be = (__u16)(ctx->remote_port >> 16);
+	__u32 ip6[4];
+
+	if (ctx->family != AF_INET6)
+		return dns_is_proxy4(ctx->remote_ip4, port_be);
+	ip6[0] = ctx->remote_ip6[0];
+	ip6[1] = ctx->remote_ip6[1];
+	ip6[2] = ctx->remote_ip6[2];
+	ip6[3] = ctx->remote_ip6[3];
+	return dns_is_proxy6(ip6, port_be);
+}
+
 /* A TCP socket's life: its listen(), a TLS-pinned connection's connect,
  * establishment and segments (lib/pin.h), an HTTP-pinned one's connect
- * and segments (lib/http.h). sock_ops programs return 1. */
+ * and segments (lib/http.h), an established active open's close (what
+ * it received: lib/account.h). sock_ops programs return 1. */
 SEC("sockops")
 int egret_sockops(struct bpf_sock_ops *ctx)
 {
@@ -302,8 +320,13 @@ int egret_sockops(struct bpf_sock_ops *ctx)
 		pin_connect(ctx);
 		http_connect(ctx);
 		break;
+	case BPF_SOCK_OPS_STATE_CB:
+		if (ctx->args[1] == BPF_TCP_CLOSE)
+			acct_close(ctx);
+		break;
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 		pin_established(ctx);
+		acct_established(ctx, sockops_to_proxy(ctx));
 		break;
 	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
 		if (http_port(attempt_cfg(), bpf_ntohl(ctx->remote_port)))

@@ -346,6 +346,22 @@ struct egret_dest_count {
 	char name[EGRET_DEST_NAME_MAX + 1];	/* NUL-terminated */
 };
 
+/*
+ * egret_dest_tally: the same destination's counts that no budget needs
+ * at the send, one copy per CPU (BPF_MAP_TYPE_PERCPU_HASH, same key):
+ * every CPU adds to its own, so no cache line travels between CPUs per
+ * packet. egret makes the entry with the counts entry and sums the CPUs
+ * when it reads them: a destination's figures are its counts entry's
+ * plus its tally's (user/enforce/dests.c). Only the bytes of a
+ * destination with a budget are reserved in the counts entry itself.
+ */
+struct egret_dest_tally {
+	__u64 sent;
+	__u64 received;
+	__u64 conns;
+	__u64 zero;
+};
+
 /* Address classes that are denied unless named explicitly. */
 enum egret_addr_class {
 	EGRET_ADDR_NORMAL = 0,
@@ -402,6 +418,7 @@ _Static_assert(sizeof(struct egret_dns_orig) == 24, "egret_dns_orig layout");
 _Static_assert(sizeof(struct egret_conn) == 24, "egret_conn layout");
 _Static_assert(sizeof(struct egret_dest_key) == 16, "egret_dest_key layout");
 _Static_assert(sizeof(struct egret_dest_count) == 296, "egret_dest_count layout");
+_Static_assert(sizeof(struct egret_dest_tally) == 32, "egret_dest_tally layout");
 _Static_assert(sizeof(struct egret_event) == 72, "egret_event layout");
 _Static_assert(sizeof(struct egret_name_key) == 32, "egret_name_key layout");
 _Static_assert(sizeof(struct egret_repeat_key) == 48, "egret_repeat_key layout");

@@ -3,29 +3,38 @@
  * account.h - bytes per destination, and upload budgets (docs/BUDGETS.md).
  *
  * Every allow entry carries the id of its destination (a learned name or
- * a static rule: egret_allow.dest); egret writes that destination's entry
- * in egret_dest_counts before any allow entry names it. The egress
+ * a static rule: egret_allow.dest); egret writes that destination's
+ * entries (account_map.h) before any allow entry names it. The egress
  * backstop, which sees every packet of the attempt, counts:
- *  - at a TCP active open's SYN, the connection, and the socket keeps
- *    which destination allowed it (egret_acct_sock);
- *  - at each of its segments, the payload past the highest sequence
- *    number counted so far (a retransmission is counted once), and what
- *    TCP says it received since the last count (its bytes_received: a
- *    receiver's ACKs leave through here, so no program runs per packet
- *    received) - at a segment that carries data, FIN or RST, at any
- *    segment once the connection left ESTABLISHED, and otherwise once
- *    ACCT_RECV_STEP bytes piled up: a download's ACKs read the socket's
- *    storage and nothing more, and every connection's count is whole
- *    from its last segment out;
+ *  - at a TCP active open's SYN, the connection, against the destination
+ *    of the entry that allowed it;
+ *  - at each of its segments, the payload past what TCP already sent
+ *    (a retransmission is counted once);
  *  - each UDP datagram's payload, against the entry that allowed it.
- * A destination with a budget has its bytes reserved before they leave:
- * one atomic add, given back if the total would pass the budget - so at
- * most the budget leaves, however many CPUs send at once. A refused send
- * is dropped, the socket and the destination are marked over (every later
+ * What a connection received is read from TCP's own counter
+ * (bytes_received): at its close by sock_ops, and, for a connection with
+ * socket storage, at its segments too (see acct_segment).
+ *
+ * Most connections keep nothing: one to a destination without a budget,
+ * on a port that is not pinned, is a "bare" connection (acct_open_bare).
+ * Its SYN writes the destination under its peer's address
+ * (egret_addr_dest), its segments find it there, and what is new in a
+ * segment is read from TCP's snd_nxt, which the segment leaves before
+ * TCP moves it on. Its counts go to this CPU's tally (egret_dest_tally),
+ * summed by egret when it reads them: no socket storage made at the SYN,
+ * no atomic on a line both CPUs write, per packet.
+ *
+ * A connection to a destination with a budget, or on a pinned port (its
+ * hello or request may move it to another name: acct_attribute), keeps
+ * its account in socket storage (egret_acct_sock), and its bytes are
+ * reserved before they leave: one atomic add on the destination's counts
+ * entry, given back if the total would pass the budget - so at most the
+ * budget leaves, however many CPUs send at once. A refused send is
+ * dropped, the socket and the destination are marked over (every later
  * segment of the socket is dropped, later connects to the destination
  * refused) and an event tells egret, which destroys the socket.
  * Fail closed: a send whose destination has no counts entry, or a TCP
- * connection whose socket storage cannot be made, is refused.
+ * connection to a budget whose socket storage cannot be made, is refused.
  */
 #ifndef EGRET_BPF_ACCOUNT_H
 #define EGRET_BPF_ACCOUNT_H
@@ -39,32 +48,7 @@
 #include "lib/net.h"
 #include "lib/attempt.h"
 #include "lib/events.h"
-
-/* (Attempt, destination) -> its counts and budget; egret makes each entry, BPF counts. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, EGRET_SHARED_DESTS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct egret_dest_key);
-	__type(value, struct egret_dest_count);
-} egret_dest_counts SEC(".maps");
-
-/* Per actively opened TCP socket: what of it was counted, where. */
-struct egret_acct_sock {
-	__u32 dest;
-	__u32 isn;		/* its SYN's sequence number */
-	__u32 sent_hi;		/* the sequence number past the last byte counted */
-	__u32 over;		/* a send passed the budget: drop all it sends */
-	__u64 received;		/* bytes_received already counted */
-};
-
-/* TCP socket it opened -> what of it was counted, where; written by BPF (egress). */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct egret_acct_sock);
-} egret_acct_sock SEC(".maps");
+#include "lib/account_map.h"
 
 /* One TCP segment or UDP datagram, as the backstop read it. */
 struct acct_packet {
@@ -80,6 +64,7 @@ struct acct_packet {
 	__u8 syn;		/* TCP: SYN set */
 	__u8 ack;		/* TCP: ACK set */
 	__u8 end;		/* TCP: FIN or RST set */
+	__u8 pinned;		/* TCP: to a port SNI or Host pinning judges */
 };
 
 /* What TCP received is counted in steps of at least this many bytes while
@@ -95,6 +80,23 @@ static __always_inline struct egret_dest_count *acct_dest(__u32 dest)
 	return bpf_map_lookup_elem(&egret_dest_counts, &key);
 }
 
+/* This CPU's tally of @dest; NULL when egret made none (fail closed). */
+static __always_inline struct egret_dest_tally *acct_tally(__u32 dest)
+{
+	struct egret_dest_key key = { .attempt = attempt_key(), .dest = dest };
+
+	if (!dest)
+		return NULL;
+	return bpf_map_lookup_elem(&egret_dest_tally, &key);
+}
+
+/* Atomic, though the line is this CPU's alone: a softirq on the same CPU
+ * (an ACK, a retransmission) may run between a plain load and store. */
+static __always_inline void acct_add(__u64 *n, __u64 v)
+{
+	__sync_fetch_and_add(n, v);
+}
+
 /*
  * A pinned connection's hello, or an HTTP request, named @dest's name and
  * was allowed: from now on the connection counts against that name - the
@@ -104,7 +106,7 @@ static __always_inline struct egret_dest_count *acct_dest(__u32 dest)
  */
 static __always_inline void acct_attribute(struct bpf_sock *sk, __u32 dest)
 {
-	struct egret_dest_count *from, *to;
+	struct egret_dest_tally *from, *to;
 	struct egret_acct_sock *as;
 
 	if (!sk || !dest)
@@ -112,32 +114,27 @@ static __always_inline void acct_attribute(struct bpf_sock *sk, __u32 dest)
 	as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, 0);
 	if (!as || as->dest == dest)
 		return;
-	to = acct_dest(dest);
+	to = acct_tally(dest);
 	if (!to)
 		return;
-	from = acct_dest(as->dest);
+	from = acct_tally(as->dest);
 	if (from)
-		__sync_fetch_and_add(&from->conns, -1);
-	__sync_fetch_and_add(&to->conns, 1);
+		acct_add(&from->conns, -1);
+	acct_add(&to->conns, 1);
 	as->dest = dest;
 }
 
 /*
- * Count @n bytes sent to @c: 0, or -1 when they would pass its budget -
- * then nothing of them is counted and the destination is over. Two CPUs
- * reserving at once may both be refused where one would have fitted:
- * under the budget, never over it.
+ * Reserve @n bytes against @c's budget: 0, or -1 when they would pass it
+ * - then nothing of them is counted and the destination is over. Two
+ * CPUs reserving at once may both be refused where one would have
+ * fitted: under the budget, never over it.
  */
 static __always_inline int acct_reserve(struct egret_dest_count *c, __u64 n)
 {
-	__u64 budget = c->budget, before;
+	__u64 before = __sync_fetch_and_add(&c->sent, n);
 
-	if (!budget) {
-		__sync_fetch_and_add(&c->sent, n);
-		return 0;
-	}
-	before = __sync_fetch_and_add(&c->sent, n);
-	if (before + n <= budget)
+	if (before + n <= c->budget)
 		return 0;
 	__sync_fetch_and_add(&c->sent, -n);
 	c->over = 1;
@@ -194,17 +191,26 @@ __noinline int acct_refuse(struct __sk_buff *skb, const struct acct_packet *p,
  */
 #define ACCT_REFUSE	0x100
 
-/* @n new bytes to the destination counted in @c (NULL: it has no counts
- * entry): SKB_PASS once reserved. */
-static __always_inline int acct_send(struct egret_dest_count *c, __u64 n,
-				     struct egret_acct_sock *as)
+/* @n new bytes to @dest: SKB_PASS once counted - on this CPU's tally
+ * without a budget, reserved against it with one. */
+static __always_inline int acct_send(__u32 dest, __u64 n, struct egret_acct_sock *as)
 {
+	struct egret_dest_tally *t;
+	struct egret_dest_count *c;
 	int audit;
 
 	if (!n)
 		return SKB_PASS;
+	c = acct_dest(dest);
 	if (!c)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	if (!c->budget) {
+		t = acct_tally(dest);
+		if (!t)
+			return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+		acct_add(&t->sent, n);
+		return SKB_PASS;
+	}
 	audit = attempt_cfg()->audit;
 	/* Once refused, the destination takes no more: every connection
 	 * to it is ended, not only the one that crossed the budget. */
@@ -215,14 +221,90 @@ static __always_inline int acct_send(struct egret_dest_count *c, __u64 n,
 	return ACCT_REFUSE + EGRET_REASON_BUDGET;
 }
 
+/* The key of @family's peer @addr (network order; IPv4 in addr[0]) in
+ * egret_addr_dest. */
+static __always_inline void acct_addr_key(struct egret_name_key *key, __u32 family,
+					  const __u32 addr[4])
+{
+	key->attempt = attempt_key();
+	key->family = family;
+	key->addr[0] = addr[0];
+	if (family == 6) {
+		key->addr[1] = addr[1];
+		key->addr[2] = addr[2];
+		key->addr[3] = addr[3];
+	}
+}
+
+/* The destination bare connections to @p's peer count against; NULL:
+ * none was opened to it. */
+static __always_inline __u32 *acct_addr_dest(const struct acct_packet *p)
+{
+	struct egret_name_key key = {};
+
+	acct_addr_key(&key, p->family, p->dst);
+	return bpf_map_lookup_elem(&egret_addr_dest, &key);
+}
+
+/* A bare connection to @p's peer opens, for @p->dest: its peer's
+ * destination from now on (a write only when it changes). 0 or -errno. */
+static __always_inline int acct_addr_remember(const struct acct_packet *p)
+{
+	struct egret_name_key key = {};
+	__u32 dest = p->dest, *cur;
+
+	acct_addr_key(&key, p->family, p->dst);
+	cur = bpf_map_lookup_elem(&egret_addr_dest, &key);
+	if (cur) {
+		if (*cur != dest)
+			*cur = dest;
+		return 0;
+	}
+	return (int)bpf_map_update_elem(&egret_addr_dest, &key, &dest, BPF_ANY);
+}
+
+/* acct_open_bare(): this connection needs socket storage after all. */
+#define ACCT_WITH_STORAGE	0x200
+
 /*
- * The SYN of an active open that @p->dest's entry allowed: the socket's
- * accounting begins (a retransmitted SYN is the same connection). A
- * listener's SYN-ACK (ACK set) answers a connection the attempt did not
- * open: not counted (listeners are tied to loopback, lib/bind.h).
+ * The SYN of a bare connection (see the top): its peer remembers its
+ * destination, and the connection is counted at its first SYN - the one
+ * TCP sends before it moves snd_nxt past the SYN's number; a
+ * retransmitted SYN is below it. Data in the SYN (TCP Fast Open) is sent
+ * too. ACCT_WITH_STORAGE when TCP's state cannot be read or the address
+ * cannot be remembered (egret_addr_dest full): then the socket keeps its
+ * account in storage, as one with a budget.
+ */
+static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct_packet *p)
+{
+	struct bpf_tcp_sock *tp = bpf_tcp_sock(sk);
+	struct egret_dest_tally *t;
+
+	if (!tp)
+		return ACCT_WITH_STORAGE;
+	t = acct_tally(p->dest);
+	if (!t)
+		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	if (acct_addr_remember(p) < 0)
+		return ACCT_WITH_STORAGE;
+	if (tp->snd_nxt != p->seq)
+		return SKB_PASS;	/* a retransmitted SYN */
+	acct_add(&t->conns, 1);
+	if (p->payload)
+		acct_add(&t->sent, p->payload);
+	return SKB_PASS;
+}
+
+/*
+ * The SYN of an active open that @p->dest's entry allowed: the
+ * connection's accounting begins, bare or with socket storage (a
+ * retransmitted SYN is the same connection). A listener's SYN-ACK (ACK
+ * set) answers a connection the attempt did not open: not counted
+ * (listeners are tied to loopback, lib/bind.h).
  */
 __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 {
+	struct egret_dest_tally *t;
 	struct egret_dest_count *c;
 	struct egret_acct_sock *as;
 	struct bpf_sock *sk;
@@ -231,7 +313,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	if (!skb || !p)
 		return SKB_DROP;
 	if (p->proto != IPPROTO_TCP_)
-		return acct_send(acct_dest(p->dest), p->payload, NULL);
+		return acct_send(p->dest, p->payload, NULL);
 	if (p->ack)
 		return SKB_PASS;
 	sk = skb->sk;
@@ -242,8 +324,14 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
 	if (c->over)
 		return ACCT_REFUSE + EGRET_REASON_BUDGET;
+	if (!c->budget && !p->pinned) {
+		r = acct_open_bare(sk, p);
+		if (r != ACCT_WITH_STORAGE)
+			return r;
+	}
+	t = acct_tally(p->dest);
 	as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!as)
+	if (!as || !t)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
 	if (as->dest != p->dest || as->isn != p->seq || !as->sent_hi) {
 		as->dest = p->dest;
@@ -251,11 +339,11 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 		as->sent_hi = p->seq + 1;	/* the SYN takes one number */
 		as->over = 0;
 		as->received = 0;
-		__sync_fetch_and_add(&c->conns, 1);
+		acct_add(&t->conns, 1);
 	}
 	/* Data in the SYN (TCP Fast Open) is sent too. */
 	if (p->payload && (__s32)(p->seq + 1 + p->payload - as->sent_hi) > 0) {
-		r = acct_send(c, p->payload, as);
+		r = acct_send(p->dest, p->payload, as);
 		if (r != SKB_PASS)
 			return r;
 		as->sent_hi = p->seq + 1 + p->payload;
@@ -264,21 +352,63 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 }
 
 /*
- * Any later segment of a TCP connection. A socket without accounting
- * state did not open the connection here: a request or time-wait socket
- * (no payload), a connection to egret's DNS proxy, or an accepted one of
- * the attempt's own loopback listeners - so it may only go to loopback
- * (in audit mode, anywhere: the SYN may have been let through unjudged).
+ * A later segment of a connection without socket storage: a bare one
+ * (its new bytes, past TCP's snd_nxt, counted against its peer's
+ * destination), or one the attempt did not open here - a request or
+ * time-wait socket (no payload), a connection to egret's DNS proxy, or an
+ * accepted one of the attempt's own loopback listeners - which may only
+ * send to loopback (in audit mode, anywhere: the SYN may have been let
+ * through unjudged). A retransmission passes: its bytes passed before.
+ */
+static __always_inline int acct_segment_bare(struct bpf_sock *sk, struct acct_packet *p)
+{
+	struct bpf_tcp_sock *tp = sk ? bpf_tcp_sock(sk) : NULL;
+	struct egret_dest_tally *t;
+	__s32 fresh = (__s32)p->payload;
+	__u32 *dest;
+	int loopback;
+
+	if (tp)
+		fresh = (__s32)(p->seq + p->payload - tp->snd_nxt);
+	if (fresh <= 0)
+		return SKB_PASS;
+	if (fresh > (__s32)p->payload)
+		fresh = (__s32)p->payload;
+	dest = acct_addr_dest(p);
+	if (!dest) {
+		if (attempt_cfg()->audit)
+			return SKB_PASS;
+		loopback = p->family == 4 ?
+			egret_classify4(p->dst[0]) == EGRET_ADDR_LOOPBACK :
+			egret_classify6(p->dst) == EGRET_ADDR_LOOPBACK;
+		return loopback ? SKB_PASS : ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	}
+	p->dest = *dest;		/* for the refusal's event */
+	t = acct_tally(p->dest);
+	if (!t)
+		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	acct_add(&t->sent, (__u32)fresh);
+	return SKB_PASS;
+}
+
+/*
+ * Any later segment of a TCP connection. One with socket storage counts
+ * its payload past the highest sequence number counted so far (a
+ * retransmission once), and what TCP says it received since the last
+ * count - at a segment that carries data, FIN or RST, at any segment
+ * once the connection left ESTABLISHED, and otherwise once
+ * ACCT_RECV_STEP bytes piled up: a download's ACKs read the socket's
+ * storage and nothing more (and sock_ops adds the rest at its close).
  */
 __noinline int acct_segment(struct __sk_buff *skb, struct acct_packet *p)
 {
 	struct egret_acct_sock *as = NULL;
-	struct egret_dest_count *c = NULL;
+	struct egret_dest_tally *t;
 	struct bpf_tcp_sock *tp;
 	struct bpf_sock *sk;
 	__u64 recv;
 	__s32 fresh;
-	int loopback, r;
+	int r;
 
 	if (!skb || !p)
 		return SKB_DROP;
@@ -287,39 +417,29 @@ __noinline int acct_segment(struct __sk_buff *skb, struct acct_packet *p)
 		sk = bpf_sk_fullsock(sk);
 	if (sk)
 		as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, 0);
-	if (!as) {
-		if (!p->payload || attempt_cfg()->audit)
-			return SKB_PASS;
-		loopback = p->family == 4 ?
-			egret_classify4(p->dst[0]) == EGRET_ADDR_LOOPBACK :
-			egret_classify6(p->dst) == EGRET_ADDR_LOOPBACK;
-		return loopback ? SKB_PASS : ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
-	}
+	if (!as)
+		return p->payload ? acct_segment_bare(sk, p) : SKB_PASS;
 	/* Refused once: nothing it sends carries data any more; its ACKs and
 	 * the RST of egret ending it still go, so the far side ends too. */
 	if (as->over && p->payload)
 		return SKB_DROP;
 	p->dest = as->dest;		/* for the refusal's event */
-	/* The destination's counts, looked up once, and only when there is
-	 * something to count: received bytes due (see above) or new
-	 * payload. */
 	tp = bpf_tcp_sock(sk);
 	fresh = p->payload ? (__s32)(p->seq + p->payload - as->sent_hi) : 0;
 	recv = tp && tp->bytes_received > as->received ? tp->bytes_received - as->received : 0;
 	if (recv && !p->payload && !p->end && sk->state == BPF_TCP_ESTABLISHED &&
 	    recv < ACCT_RECV_STEP)
 		recv = 0;		/* counted at a later segment */
-	if (recv || fresh > 0)
-		c = acct_dest(as->dest);
 	if (recv) {
-		if (c)
-			__sync_fetch_and_add(&c->received, recv);
+		t = acct_tally(as->dest);
+		if (t)
+			acct_add(&t->received, recv);
 		as->received = tp->bytes_received;
 	}
 	/* An ACK, a FIN (its number is no byte), a retransmission. */
 	if (fresh <= 0)
 		return SKB_PASS;
-	r = acct_send(c, (__u32)fresh, as);
+	r = acct_send(as->dest, (__u32)fresh, as);
 	if (r != SKB_PASS)
 		return r;
 	as->sent_hi = p->seq + p->payload;
@@ -351,6 +471,81 @@ static __always_inline enum egret_reason acct_judge(enum egret_reason reason,
 	if (!c)
 		return EGRET_REASON_UNCOUNTED;
 	return c->over ? EGRET_REASON_BUDGET : EGRET_REASON_ALLOWED;
+}
+
+/* ---- sock_ops ------------------------------------------------------ */
+
+/*
+ * An active open is established (sock_ops' ACTIVE_ESTABLISHED_CB): its
+ * close is to be told (BPF_SOCK_OPS_STATE_CB_FLAG), where acct_close()
+ * reads what it received - one state callback fewer than from its
+ * connect, and one that never got this far received nothing. Not a
+ * connection to egret's DNS proxy (@proxy): it counts against no
+ * destination.
+ */
+static __always_inline void acct_established(struct bpf_sock_ops *ctx, int proxy)
+{
+	if (!proxy)
+		bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags |
+					       BPF_SOCK_OPS_STATE_CB_FLAG);
+}
+
+/* The key of sock_ops' peer in egret_addr_dest (a v4-mapped IPv6 peer
+ * is IPv4, as its packets are). */
+static __always_inline void acct_ops_key(struct bpf_sock_ops *ctx, struct egret_name_key *key)
+{
+	__u32 addr[4] = { ctx->remote_ip4 };
+
+	if (ctx->family == AF_INET6) {
+		addr[0] = ctx->remote_ip6[0];
+		addr[1] = ctx->remote_ip6[1];
+		addr[2] = ctx->remote_ip6[2];
+		addr[3] = ctx->remote_ip6[3];
+		if (egret_is_v4mapped(addr)) {
+			acct_addr_key(key, 4, &addr[3]);
+			return;
+		}
+		acct_addr_key(key, 6, addr);
+		return;
+	}
+	acct_addr_key(key, 4, addr);
+}
+
+/*
+ * A connection acct_established() marked closed (its state is TCP_CLOSE):
+ * what TCP received and no segment counted goes to its destination - all
+ * of it for a bare connection, the rest since its last counted segment
+ * for one with storage (a far side's RST can end a connection after its
+ * data with no segment of ours).
+ */
+static __always_inline void acct_close(struct bpf_sock_ops *ctx)
+{
+	struct egret_name_key key = {};
+	struct egret_acct_sock *as = NULL;
+	struct egret_dest_tally *t;
+	__u64 got = ctx->bytes_received;
+	struct bpf_sock *sk = ctx->sk;
+	__u32 *dest;
+
+	if (sk)
+		as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, 0);
+	if (as) {
+		if (got <= as->received)
+			return;
+		t = acct_tally(as->dest);
+		got -= as->received;
+		as->received += got;
+	} else {
+		if (!got)
+			return;
+		acct_ops_key(ctx, &key);
+		dest = bpf_map_lookup_elem(&egret_addr_dest, &key);
+		if (!dest)
+			return;
+		t = acct_tally(*dest);
+	}
+	if (t)
+		acct_add(&t->received, got);
 }
 
 #endif /* EGRET_BPF_ACCOUNT_H */

@@ -154,17 +154,22 @@ static __always_inline int egress_pinned(struct __sk_buff *skb, __u32 l4off,
 
 /*
  * A packet the maps allow, to @dest: a TCP SYN opens its connection's
- * account, a datagram is counted (lib/account.h). A later fragment (no
- * transport header read) was counted with its first. In audit mode a
- * datagram remembered without a destination (let through unjudged) is
- * not counted.
+ * account (with socket storage on a pinned port: its hello or request
+ * may move it to another name), a datagram is counted (lib/account.h).
+ * A later fragment (no transport header read) was counted with its
+ * first. In audit mode a datagram remembered without a destination (let
+ * through unjudged) is not counted.
  */
 static __always_inline int egress_count(struct __sk_buff *skb, struct acct_packet *p,
 					__u32 dest)
 {
-	if (!p->hdr_len || (!dest && attempt_cfg()->audit))
+	struct egret_attempt *cfg = attempt_cfg();
+	__u32 port = bpf_ntohs((__u16)p->dport_be);
+
+	if (!p->hdr_len || (!dest && cfg->audit))
 		return SKB_PASS;
 	p->dest = dest;
+	p->pinned = p->proto == IPPROTO_TCP_ && (pin_port(cfg, port) || http_port(cfg, port));
 	return acct_verdict(skb, p, acct_open(skb, p));
 }
 

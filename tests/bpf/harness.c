@@ -175,7 +175,8 @@ int bpft_test_setup(void **state)
 		t->skel->maps.egret_allow4, t->skel->maps.egret_allow6,
 		t->skel->maps.egret_cidr4, t->skel->maps.egret_cidr6,
 		t->skel->maps.egret_host4, t->skel->maps.egret_host6,
-		t->skel->maps.egret_dest_counts,
+		t->skel->maps.egret_dest_counts, t->skel->maps.egret_dest_tally,
+		t->skel->maps.egret_addr_dest,
 	};
 	int r;
 
@@ -256,22 +257,50 @@ static void map_put(struct bpf_map *map, const void *key, const void *val)
 		fail_msg("update %s: %s", bpf_map__name(map), strerror(errno));
 }
 
+/* A per-CPU value: one egret_dest_tally per possible CPU. */
+static struct egret_dest_tally *tally_buf(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct egret_dest_tally *v;
+
+	if (ncpu <= 0)
+		fail_msg("possible CPUs: %d", ncpu);
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		fail_msg("out of memory");
+	return v;
+}
+
 void bpft_dest(struct bpft *t, __u32 dest, const char *name, __u64 budget)
 {
 	struct egret_dest_key key = { .attempt = BPFT_ATTEMPT, .dest = dest };
 	struct egret_dest_count c = { .budget = budget };
+	struct egret_dest_tally *zero = tally_buf();
 
 	snprintf(c.name, sizeof(c.name), "%s", name);
+	map_put(t->skel->maps.egret_dest_tally, &key, zero);
 	map_put(t->skel->maps.egret_dest_counts, &key, &c);
+	free(zero);
 }
 
 struct egret_dest_count bpft_dest_get(struct bpft *t, __u32 dest)
 {
 	struct egret_dest_key key = { .attempt = BPFT_ATTEMPT, .dest = dest };
 	struct egret_dest_count c = {};
+	struct egret_dest_tally *v = tally_buf();
+	int ncpu = libbpf_num_possible_cpus();
 
 	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_dest_counts), &key, &c) < 0)
 		fail_msg("no counts for destination %u: %s", dest, strerror(errno));
+	/* As egret reads them (user/enforce/dests.c): the tally's CPUs added. */
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.egret_dest_tally), &key, v) < 0)
+		fail_msg("no tally for destination %u: %s", dest, strerror(errno));
+	for (int i = 0; i < ncpu; i++) {
+		c.sent += v[i].sent;
+		c.received += v[i].received;
+		c.conns += v[i].conns;
+	}
+	free(v);
 	return c;
 }
 

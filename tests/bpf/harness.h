@@ -78,8 +78,8 @@ void bpft_rule(struct egret_allow *a, __u16 lo, __u16 hi, __u64 expires_ns);
 /* Write @a for "ADDR" (exact map) or "ADDR/LEN" (trie), IPv4 or IPv6. */
 void bpft_allow(struct bpft *t, const char *spec, const struct egret_allow *a);
 
-/* Destination @dest's counts entry, @budget bytes (0: none), and its
- * counts as the programs left them. */
+/* Destination @dest's counts entry and tally, @budget bytes (0: none),
+ * and its counts as the programs left them (the tally's CPUs added). */
 void bpft_dest(struct bpft *t, __u32 dest, const char *name, __u64 budget);
 struct egret_dest_count bpft_dest_get(struct bpft *t, __u32 dest);
 

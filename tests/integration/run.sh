@@ -282,8 +282,8 @@ TESTS=(
 	t_fault_idle_connections t_fault_record_full t_fault_reused_cgroup
 	t_fault_readopt_lock_held
 	# test_budgets.sh
-	t_budget_upload t_budget_parallel t_budget_download t_budget_per_destination
-	t_budget_accounting_only t_budget_policy t_egretd_upload_limit
+	t_budget_upload t_budget_parallel t_budget_download t_budget_download_bare
+	t_budget_per_destination t_budget_accounting_only t_budget_policy t_egretd_upload_limit
 	t_budget_pinned_attribution t_budget_request t_budget_wildcard
 	# test_limits.sh
 	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded t_limits_unwritable

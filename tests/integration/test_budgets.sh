@@ -130,26 +130,47 @@ EOF
 	[ "$c4" -gt 0 ] && [ "$c6" -gt 0 ] || fail "want uploads over IPv4 and IPv6, got $c4 and $c6"
 }
 
-# 3. Downloads are not limited: 8 MiB from a name with a 1 MiB budget, and
-# the received bytes are counted.
-t_budget_download() {
-	local tok script log=$TDIR/srv.log
-	tok=$(token bd)
+# fetch_8mib TOKEN [EGRET-ARGS...]: an attempt that downloads 8 MiB from
+# 203.0.113.10:9003, logged to $TDIR/events.json; it must succeed whole.
+fetch_8mib() {
+	local tok=$1 script log=$TDIR/srv.log
+	shift
 	budget_serve 203.0.113.10 9003 "$log" $((8 * MIB))
 	script=$(write_script cmd.sh <<'EOF'
 echo "fetch: $("$1" fetch 203.0.113.10 9003 "$2")"
 EOF
 )
-	attempt --user "$TEST_USER" --allow 203.0.113.10:9003 --upload-limit 1M \
-		--log "$TDIR/events.json" -- sh "$script" "$(U)" "$tok"
+	attempt --user "$TEST_USER" --allow 203.0.113.10:9003 "$@" --log "$TDIR/events.json" \
+		-- sh "$script" "$(U)" "$tok"
 	budget_servers_stop
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	assert_eq "ok received=$((8 * MIB))" "$(sed -n 's/^fetch: //p' <<<"$OUT")" "8 MiB download $(said)"
+}
+
+# 3. Downloads are not limited: 8 MiB from a name with a 1 MiB budget, and
+# the received bytes are counted.
+t_budget_download() {
+	fetch_8mib "$(token bd)" --upload-limit 1M
 	read -r s r c _ over <<<"$(dest_record "$TDIR/events.json" 203.0.113.10:9003)"
 	[ "${r:-0}" -ge $((8 * MIB)) ] || fail "the log's received=$r for 203.0.113.10:9003: want 8 MiB or more"
 	assert_eq "1 false" "$c $over" "the log's connections and over_budget"
 	grep -qE '^egret:   203\.0\.113\.10:9003: sent [0-9]+ B, received 8\.0 MiB, 1 connection \(upload budget 1\.0 MiB\)$' <<<"$ERR" ||
 		fail "summary: want '203.0.113.10:9003: sent N B, received 8.0 MiB, 1 connection (upload budget 1.0 MiB)' $(said)"
+}
+
+# 3b. Without a budget a connection keeps no accounting state of its own
+# (docs/BUDGETS.md, "Counting without socket storage"): what it received
+# is read from TCP at its close - 8 MiB, its one connection, and the
+# request it sent, each counted once.
+t_budget_download_bare() {
+	fetch_8mib "$(token bdb)"
+	read -r s r c bud over <<<"$(dest_record "$TDIR/events.json" 203.0.113.10:9003)"
+	[ "${r:-0}" -ge $((8 * MIB)) ] && [ "${r:-0}" -le $((8 * MIB + 1)) ] ||
+		fail "the log's received=$r for 203.0.113.10:9003: want 8 MiB (and the far side's FIN)"
+	[ "${s:-0}" -gt 0 ] && [ "${s:-0}" -lt 4096 ] || fail "the log's sent=$s: want the request alone"
+	assert_eq "1 null false" "$c $bud $over" "the log's connections, budget, over_budget"
+	grep -qE '^egret:   203\.0\.113\.10:9003: sent [0-9]+ B, received 8\.0 MiB, 1 connection$' <<<"$ERR" ||
+		fail "summary: want '203.0.113.10:9003: sent N B, received 8.0 MiB, 1 connection' $(said)"
 }
 
 # 4. A static-address rule and a learned name each have a budget of their

@@ -184,7 +184,7 @@ static int maps_setup(void **state)
 	maps = (struct allow_maps){ .attempt = T_ATTEMPT, .allow4 = -1,
 				    .allow6 = -1, .cidr4 = -1, .cidr6 = -1,
 				    .names = -1, .pins = -1, .host4 = -1, .host6 = -1,
-				    .dest_counts = -1 };
+				    .dest_counts = -1, .dest_tally = -1, .addr_dest = -1 };
 	*state = &maps;
 	if (geteuid() != 0)
 		return 0;
@@ -758,6 +758,7 @@ static void sweep_and_purge_past_a_chunk(void **state)
 	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_ATTEMPT, true), n - n / 2);
 	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_OTHER, true), n);
 	q.cidr4 = q.cidr6 = q.names = q.host4 = q.host6 = q.dest_counts = -1;
+	q.dest_tally = q.addr_dest = -1;
 	assert_int_equal(allow_purge(&q), 0);
 	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_ATTEMPT, true), 0);
 	assert_int_equal(allow_keyed_walk(big, sizeof(key), 0, T_OTHER, true), n);

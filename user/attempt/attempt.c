@@ -412,8 +412,8 @@ int attempt_reopen(struct attempt *a, const struct run_opts *o,
 
 		a->ld.quota = (struct allow_quota){ .max_entries = (__u32)o->max_entries,
 						    .max_cidrs = (__u32)o->max_cidrs };
-		dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS], a->ld.key,
-			   EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
+		dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS],
+			   a->ld.maps[LOADER_DEST_TALLY], a->ld.key, EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
 		r = allow_recount(&maps);
 		if (r == 0)
 			r = dests_recover(&a->ld.dests);

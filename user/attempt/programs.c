@@ -96,8 +96,8 @@ static int attempt_write_entries(struct attempt *a, const struct run_opts *o)
 	if (r < 0)
 		return log_error_errno(r, "read this host's addresses (rtnetlink, local table)%s",
 				       r == -ENOSPC ? ": more than egret keeps" : "");
-	dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS], a->ld.key,
-		   EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
+	dests_init(&a->ld.dests, a->ld.maps[LOADER_DEST_COUNTS], a->ld.maps[LOADER_DEST_TALLY],
+		   a->ld.key, EGRET_DESTS_DEFAULT, effective_upload_limit(o->upload_limit, &o->policy));
 	maps = loader_allow_maps(&a->ld);
 	r = allow_write_static(&maps, o->policy.specs, o->policy.nspecs, &bad);
 	if (r < 0) {

@@ -193,10 +193,11 @@ static void print_map(struct out *o, const char *pins, enum loader_map map,
 static void print_destinations(struct out *o, const char *pins, __u64 attempt)
 {
 	_cleanup_close_ int fd = pinned(pins, LOADER_DEST_COUNTS);
+	_cleanup_close_ int tally = pinned(pins, LOADER_DEST_TALLY);
 	struct dest_figures *all = NULL;
 	size_t n = 0;
 
-	if (attempt && fd >= 0 && dests_read(fd, attempt, &all, &n) < 0)
+	if (attempt && fd >= 0 && dests_read(fd, tally, attempt, &all, &n) < 0)
 		n = 0;
 	if (o->json)
 		printf(",\"destinations\":[");

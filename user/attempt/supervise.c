@@ -283,6 +283,7 @@ static int watch_attempt(struct supervisor *sv, struct attempt *a,
 		return r;
 	events_set_tls(&a->ev, a->ld.maps[LOADER_TLS_COUNTS], a->ld.slot);
 	a->ev.dests_fd = a->ld.maps[LOADER_DEST_COUNTS];
+	a->ev.tally_fd = a->ld.maps[LOADER_DEST_TALLY];
 	if ((r = events_start(&a->ev, &sv->loop, loader_events_fd(&a->ld),
 			      loader_counters_fd(&a->ld), a->ld.key, loader_repeats_fd(&a->ld),
 			      dns_proxy_names(a->dns))) < 0 ||

@@ -396,6 +396,8 @@ int allow_purge(const struct allow_maps *maps)
 		{ maps->host4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
 		{ maps->host6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
 		{ maps->dest_counts, sizeof(struct egret_dest_key), 0 },
+		{ maps->dest_tally, sizeof(struct egret_dest_key), 0 },
+		{ maps->addr_dest, sizeof(struct egret_name_key), 0 },
 	};
 	int first = 0;
 

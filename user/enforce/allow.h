@@ -54,6 +54,8 @@ struct allow_maps {
 	int names;		/* egret_names: learned address -> name */
 	int pins;		/* egret_pins: (address, name) pairs; -1: none */
 	int dest_counts;	/* egret_dest_counts, purged with the rest; -1: none */
+	int dest_tally;		/* egret_dest_tally, the same; -1: none */
+	int addr_dest;		/* egret_addr_dest, the same; -1: none */
 	int host4;		/* egret_host4/6 (hostaddr.h), read only here */
 	int host6;
 };

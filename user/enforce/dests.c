@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "enforce/dests.h"
 #include "lib/util.h"
@@ -14,9 +15,52 @@ struct dest_slot {
 	char name[EGRET_DEST_NAME_MAX + 1];
 };
 
-void dests_init(struct dests *d, int fd, __u64 attempt, __u32 max, __u64 budget)
+void dests_init(struct dests *d, int fd, int tally_fd, __u64 attempt, __u32 max,
+		__u64 budget)
 {
-	*d = (struct dests){ .fd = fd, .attempt = attempt, .max = max, .budget = budget };
+	*d = (struct dests){ .fd = fd, .tally_fd = tally_fd, .attempt = attempt, .max = max,
+			     .budget = budget };
+}
+
+/* Each CPU's copy of a per-CPU value: the kernel hands them 8-byte aligned. */
+#define TALLY_SIZE	((sizeof(struct egret_dest_tally) + 7) & ~(size_t)7)
+
+/* @key's tally, zero on every CPU, beside its counts entry: 0 or -errno. */
+static int tally_make(const struct dests *d, const struct egret_dest_key *key)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	_cleanup_free_ void *zero = NULL;
+
+	if (d->tally_fd < 0)
+		return 0;
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	zero = calloc((size_t)ncpu, TALLY_SIZE);
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(d->tally_fd, key, zero, BPF_ANY) < 0)
+		return errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
+	return 0;
+}
+
+/* @key's tally summed over CPUs, added to @c (none: nothing added). */
+static void tally_add(int fd, const struct egret_dest_key *key, struct egret_dest_count *c)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	_cleanup_free_ unsigned char *vals = NULL;
+	struct egret_dest_tally t;
+
+	if (fd < 0 || ncpu <= 0)
+		return;
+	vals = calloc((size_t)ncpu, TALLY_SIZE);
+	if (!vals || bpf_map_lookup_elem(fd, key, vals) < 0)
+		return;
+	for (int i = 0; i < ncpu; i++) {
+		memcpy(&t, vals + (size_t)i * TALLY_SIZE, sizeof(t));
+		c->sent += t.sent;
+		c->received += t.received;
+		c->conns += t.conns;
+	}
 }
 
 void dests_free(struct dests *d)
@@ -63,6 +107,7 @@ int dests_id(struct dests *d, const char *name, __u64 budget, __u32 *ret_id)
 		.budget = budget && (!d->budget || budget < d->budget) ? budget : d->budget,
 	};
 	struct egret_dest_key key = { .attempt = d->attempt };
+	struct egret_dest_count old;
 	struct dest_slot *s;
 	int r;
 
@@ -84,12 +129,22 @@ int dests_id(struct dests *d, const char *name, __u64 budget, __u32 *ret_id)
 	key.dest = d->n + 1;
 	snprintf(c.name, sizeof(c.name), "%s", name);
 	/* BPF_NOEXIST: an id is never handed out twice, even if the table
-	 * and the map disagree (then the next id is tried). */
-	while (bpf_map_update_elem(d->fd, &key, &c, BPF_NOEXIST) < 0) {
+	 * and the map disagree (then the next id is tried). The tally
+	 * first: a counts entry is never without one. */
+	for (;; key.dest++) {
+		if (key.dest > d->max)
+			return -E2BIG;
+		if (bpf_map_lookup_elem(d->fd, &key, &old) == 0)
+			continue;
+		if (errno != ENOENT)
+			return -errno;
+		r = tally_make(d, &key);
+		if (r < 0)
+			return r;
+		if (bpf_map_update_elem(d->fd, &key, &c, BPF_NOEXIST) == 0)
+			break;
 		if (errno != EEXIST)
 			return errno == E2BIG || errno == ENOMEM ? -E2BIG : -errno;
-		if (++key.dest > d->max)
-			return -E2BIG;
 	}
 	s = slot_of(d, c.name);
 	s->id = key.dest;
@@ -103,7 +158,7 @@ int dests_recover(struct dests *d)
 {
 	struct dest_figures *all = NULL;
 	size_t n = 0;
-	int r = dests_read(d->fd, d->attempt, &all, &n);
+	int r = dests_read(d->fd, -1, d->attempt, &all, &n);
 
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct dest_slot *s;
@@ -132,7 +187,7 @@ static int by_bytes(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int dests_read(int fd, __u64 attempt, struct dest_figures **ret, size_t *n)
+int dests_read(int fd, int tally_fd, __u64 attempt, struct dest_figures **ret, size_t *n)
 {
 	struct egret_dest_key cur, next;
 	struct dest_figures *all = NULL;
@@ -154,6 +209,7 @@ int dests_read(int fd, __u64 attempt, struct dest_figures **ret, size_t *n)
 			all[k].id = cur.dest;
 			if (bpf_map_lookup_elem(fd, &cur, &all[k].c) == 0) {
 				all[k].c.name[EGRET_DEST_NAME_MAX] = '\0';
+				tally_add(tally_fd, &cur, &all[k].c);
 				k++;
 			}
 		}

@@ -49,6 +49,7 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_PIN_SOCK] = "egret_pin_sock", [LOADER_PIN_SOCKS] = "egret_pin_socks",
 	[LOADER_TLS_COUNTS] = "egret_tls_counts", [LOADER_HTTP_SOCK] = "egret_http_sock",
 	[LOADER_DEST_COUNTS] = "egret_dest_counts", [LOADER_ACCT_SOCK] = "egret_acct_sock",
+	[LOADER_DEST_TALLY] = "egret_dest_tally", [LOADER_ADDR_DEST] = "egret_addr_dest",
 	[LOADER_EVENTS] = "egret_events", [LOADER_REPEATS] = "egret_repeats",
 };
 
@@ -56,7 +57,7 @@ void loader_init(struct loader *ld)
 {
 	memset(ld, 0, sizeof(*ld));
 	ld->set_lock = -1;
-	dests_init(&ld->dests, -1, 0, 0, 0);
+	dests_init(&ld->dests, -1, -1, 0, 0, 0);
 	for (int i = 0; i < LOADER_NPROGS; i++)
 		ld->progs[i] = ld->links[i] = -1;
 	for (int i = 0; i < LOADER_NMAPS; i++)
@@ -160,6 +161,8 @@ struct allow_maps loader_allow_maps(struct loader *ld)
 		.names = ld->maps[LOADER_NAMES],
 		.pins = ld->maps[LOADER_PINS],
 		.dest_counts = ld->maps[LOADER_DEST_COUNTS],
+		.dest_tally = ld->maps[LOADER_DEST_TALLY],
+		.addr_dest = ld->maps[LOADER_ADDR_DEST],
 		.dests = &ld->dests,
 		.host4 = ld->maps[LOADER_HOST4],
 		.host6 = ld->maps[LOADER_HOST6],

@@ -71,6 +71,8 @@ enum loader_map {
 	LOADER_HTTP_SOCK,		/* socket storage of HTTP-pinned connections */
 	LOADER_DEST_COUNTS,		/* bytes per destination (bpf/lib/account.h) */
 	LOADER_ACCT_SOCK,		/* socket storage: a connection's account */
+	LOADER_DEST_TALLY,		/* per CPU: the same destinations' counts */
+	LOADER_ADDR_DEST,		/* peer address -> its bare connections' destination */
 	LOADER_NSHARED,
 	/* The attempt's slot's: its own while it holds the slot. */
 	LOADER_EVENTS = LOADER_NSHARED,	/* the ring buffer */

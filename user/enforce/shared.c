@@ -115,6 +115,8 @@ static const struct { __u32 type, max; } map_kinds[LOADER_NSHARED] = {
 	[LOADER_HTTP_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
 	[LOADER_DEST_COUNTS] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_DESTS },
 	[LOADER_ACCT_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
+	[LOADER_DEST_TALLY] = { BPF_MAP_TYPE_PERCPU_HASH, EGRET_SHARED_DESTS },
+	[LOADER_ADDR_DEST] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_ENTRIES },
 };
 
 static int check_map(int fd, int which, __u32 *ret_id)

@@ -41,7 +41,7 @@ static int dest_figures_of(const struct events *ev, const char *name,
 {
 	struct dest_figures *all = NULL;
 	size_t n = 0;
-	int r = dests_read(ev->dests_fd, ev->counters_key, &all, &n);
+	int r = dests_read(ev->dests_fd, ev->tally_fd, ev->counters_key, &all, &n);
 
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		if (!strcmp(all[i].c.name, name)) {
@@ -395,7 +395,8 @@ int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit)
 {
 	*ev = (struct events){ .log = { .fd = -1, .attempt = attempt },
-			       .counters_fd = -1, .dests_fd = -1, .tls_counts_fd = -1, .audit = audit,
+			       .counters_fd = -1, .dests_fd = -1, .tally_fd = -1,
+			       .tls_counts_fd = -1, .audit = audit,
 			       .repeats_timer = { .fd = -1 } };
 	repeats_init(&ev->repeats, -1);
 	ev->log.boot_to_real_ns = jsonl_boot_to_real_ns();

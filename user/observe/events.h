@@ -70,9 +70,10 @@ struct events {
 	/* A connection passed its destination's upload budget: the socket
 	 * with @cookie is to be ended (same @denial_ctx). */
 	void (*on_over)(void *ctx, uint64_t cookie);
-	/* egret_dest_counts and the attempt's key, for the summary and the
-	 * log's per-destination records; -1: none. */
+	/* egret_dest_counts and egret_dest_tally, and the attempt's key, for
+	 * the summary and the log's per-destination records; -1: none. */
 	int dests_fd;
+	int tally_fd;
 	struct dest_figures *dests;	/* read once, at the end */
 	size_t ndests;
 	bool dests_read;

@@ -81,8 +81,8 @@ static void dest_line(FILE *out, const struct dest_figures *f, bool audit)
  * entries). NULL when none could be read. */
 const struct dest_figures *summary_dests(struct events *ev, size_t *n)
 {
-	if (!ev->dests_read && dests_read(ev->dests_fd, ev->counters_key, &ev->dests,
-					  &ev->ndests) == 0)
+	if (!ev->dests_read && dests_read(ev->dests_fd, ev->tally_fd, ev->counters_key,
+					  &ev->dests, &ev->ndests) == 0)
 		ev->dests_read = true;
 	*n = ev->ndests;
 	return ev->dests;
