@@ -289,7 +289,7 @@ TESTS=(
 	t_limits_manifest t_limits_egretd t_limits_feed t_limits_feed_bounded t_limits_unwritable
 	t_limits_feed_full
 	# test_request.sh
-	t_request_inband t_request_egretd t_request_readopt
+	t_request_inband t_request_egretd t_request_readopt t_limits_container
 	# test_receipt.sh
 	t_receipt_root t_receipt_killed t_receipt_egretd
 	# test_crash.sh, last: what every test above left

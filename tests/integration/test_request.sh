@@ -130,3 +130,59 @@ t_request_readopt() {
 		fail "the ask after re-adoption is not in egretd's store"
 	egretd_stop
 }
+
+# egretd serving a container: the caller in mounts of its own, with a /run
+# of its own (a tmpfs, as a container's). COMMAND still finds its
+# manifest, its feed and its request socket at the paths its environment
+# names, lists no other attempt's, changes none of it; a refusal is in the
+# feed and an ask is filed.
+t_limits_container() {
+	local bin cmd inner sockdir=$TDIR/sockdir
+	bin=$(request_bin "$(dirname "$EGRET")/egret-client")
+	egretd_start
+	mkdir -p "$sockdir"
+	cmd=$(write_script ctr-limits.sh <<'SH'
+d=$1 bin=$2
+out=$d/ctr
+cp "$EGRET_LIMITS" "$out.limits.txt" && cp "$EGRET_LIMITS_JSON" "$out.limits.json" || echo "no manifest"
+if ls /run/egret-limits >/dev/null 2>&1; then echo "listed"; else echo "not listed"; fi
+if sh -c ': >"$1"' - "$EGRET_LIMITS" 2>/dev/null; then echo "manifest written"; else echo "manifest refused"; fi
+python3 -c 'import socket; s=socket.socket(); s.settimeout(3)
+try: s.connect(("203.0.113.11", 80))
+except OSError as e: print("connect", e.errno)'
+i=0; while [ $i -lt 1000 ] && ! grep -q '"kind":"connect"' "$EGRET_DENIALS"; do sleep 0.001; i=$((i + 1)); done
+cp "$EGRET_DENIALS" "$out.denials"
+"$bin" request ctr.example:443 --why "asked from a container"
+SH
+)
+	# The container: its own mounts and /run (a tmpfs), egretd's socket
+	# brought in by a bind mount made before /run was covered.
+	inner=$(write_script ctr-run.sh <<'SH'
+set -e
+run_dir=$1 sockdir=$2; shift 2
+mount --bind "$run_dir" "$sockdir"
+mount -t tmpfs -o mode=755 tmpfs /run
+set +e
+"$@"
+SH
+)
+	timeout -k 5 90 "${WORLD_IN_CLIENT[@]}" unshare --mount sh "$inner" "$(dirname "$EGRETD_SOCK")" \
+		"$sockdir" "${AS_TEST_USER[@]}" sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
+		"$EGRET" run --via "$sockdir/$(basename "$EGRETD_SOCK")" --repo octo/app -- \
+		sh "$cmd" "$TDIR" "$bin" >"$TDIR/out" 2>"$TDIR/err"
+	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
+	assert_eq 0 "$RC" "an attempt of a container's caller $(said)"
+	assert_eq "not listed
+manifest refused
+connect 111" "$(sed -n 1,3p <<<"$OUT")" "COMMAND's view of its limits in the container $(said)"
+	grep -q '^pending: ' <<<"$OUT" || fail "the ask from the container $(said)"
+	assert_eq '"octo/app" true' "$(jq -c '.repo, .requests' "$TDIR/ctr.limits.json" | tr '\n' ' ' | sed 's/ $//')" \
+		"the manifest COMMAND read in the container"
+	assert_eq '203.0.113.11 80 no-entry' \
+		"$(jq -r 'select(.kind == "connect") | "\(.address) \(.port) \(.reason)"' "$TDIR/ctr.denials")" \
+		"the container's feed"
+	wait_until 10 sh -c '"$1" requests list --json --state-dir "$2" | grep -q "asked from a container"' \
+		sh "$EGRET" "/run/egretd-test-$$/state" || fail "the container's ask is not in egretd's store"
+	umount "$sockdir" 2>/dev/null
+	egretd_stop
+}

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -317,9 +318,13 @@ static void attempt_inbox(struct attempt *a)
  */
 static void attempt_limits(struct attempt *a, const struct run_opts *o, int deny_errno)
 {
+	bool elsewhere = o->world && (o->world->differ & CLONE_NEWNS);
+	char dir[PATH_MAX];
 	int r;
 
-	if (o->world && (o->world->differ & CLONE_NEWNS)) {
+	/* In a caller's mounts of its own, only a view (egretd's always)
+	 * can show COMMAND what egret writes here. */
+	if (elsewhere && !o->view) {
 		log_debug("attempt %s: no limits manifest: COMMAND runs in its caller's mount namespace",
 			  a->st.id);
 		return;
@@ -335,6 +340,16 @@ static void attempt_limits(struct attempt *a, const struct run_opts *o, int deny
 	a->feed.log = (struct jsonl_log){ .fd = TAKE_FD(a->limits.feed_fd), .attempt = a->st.id,
 					  .boot_to_real_ns = jsonl_boot_to_real_ns() };
 	attempt_inbox(a);
+	/* The directory as it is now, socket and all, for the view to place
+	 * in the caller's mounts (launch/view_limits.c). */
+	if (elsewhere && path_fmt(dir, sizeof(dir), "%s/%s", EGRET_LIMITS_DIR, a->st.id) == 0) {
+		a->limits.tree_fd = open_tree(AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (a->limits.tree_fd < 0) {
+			log_warn("warning: COMMAND runs without its limits manifest: clone %s: %s",
+				 dir, strerror(errno));
+			a->limits.txt[0] = '\0';	/* no variable names it */
+		}
+	}
 }
 
 int attempt_open(struct attempt *a, const struct run_opts *o,
@@ -434,7 +449,8 @@ void attempt_init(struct attempt *a)
 {
 	*a = (struct attempt){ .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
 			       .keeper_pidfd = -1, .exit_fd = -1,
-			       .limits = { .feed_fd = -1 }, .feed = { .log = { .fd = -1 } },
+			       .limits = { .feed_fd = -1, .tree_fd = -1 },
+			       .feed = { .log = { .fd = -1 } },
 			       .ev = { .log = { .fd = -1 } }, .host = { .src = { .fd = -1 } },
 			       .requests = { .timer = { .fd = -1 } } };
 	request_inbox_init(&a->inbox);
@@ -467,6 +483,8 @@ int attempt_close(struct attempt *a)
 	feed_close(&a->feed);
 	if (a->limits.feed_fd >= 0)
 		close(a->limits.feed_fd);
+	if (a->limits.tree_fd >= 0)
+		close(a->limits.tree_fd);
 	hostaddr_close(&a->host);
 	loader_destroy(&a->ld);
 	if (a->exit_fd >= 0)

@@ -22,6 +22,9 @@ struct limits {
 	char json[PATH_MAX];
 	char denials[PATH_MAX];
 	int feed_fd;			/* denials.jsonl, to append to; -1: none */
+	/* The directory cloned (open_tree) for a view in a caller's mounts
+	 * of its own (launch/view.h: limits_tree); -1: none. */
+	int tree_fd;
 };
 
 /* What the manifest says besides the policy. */

@@ -136,6 +136,11 @@ static int start_command(struct attempt *a, const struct run_opts *o,
 	 * there by its path, into the view. */
 	if (o->view)
 		launch.chdir = o->view_plan.dir;
+	/* In a caller's mounts of its own, the limits directory goes along
+	 * (attempt.c: attempt_limits); without its clone, no variable
+	 * names it. */
+	launch.view.limits_tree = a->limits.tree_fd;
+	launch.view.limits_id = a->st.id;
 	r = launch_spawn(&launch, ret, &lerr);
 	free(envp);
 	if (r == 0) {

@@ -8,6 +8,7 @@
 
 #include "launch/environ.h"
 #include "launch/user.h"
+#include "lib/util.h"
 
 /* Variables that name the caller's own places: wrong for another user. */
 static const char *const callers_places[] = {
@@ -213,4 +214,21 @@ void environ_filter_path(char **envp)
 		*out = '\0';
 		return;
 	}
+}
+
+void environ_drop_egret(char **envp)
+{
+	static const char *const names[] = { "EGRET_LIMITS=", "EGRET_LIMITS_JSON=",
+					     "EGRET_DENIALS=", "EGRET_REQUEST=" };
+	char **out = envp;
+
+	for (; *envp; envp++) {
+		bool drop = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(names) && !drop; i++)
+			drop = !strncmp(*envp, names[i], strlen(names[i]));
+		if (!drop)
+			*out++ = *envp;
+	}
+	*out = NULL;
 }

@@ -55,4 +55,10 @@ int environ_build(char *const *from, const struct launch_user *user,
  */
 void environ_filter_path(char **envp);
 
+/* Drop egret's own variables naming the attempt's limits directory
+ * (EGRET_LIMITS, EGRET_LIMITS_JSON, EGRET_DENIALS, EGRET_REQUEST) from
+ * @envp, in place: the directory is not in COMMAND's view. In the child:
+ * async-signal-safe. */
+void environ_drop_egret(char **envp);
+
 #endif

@@ -138,6 +138,10 @@ static void child_enter(const struct launch *l, int pipe_fd)
 	/* Still root, in the caller's mounts: the attempt's own (view.h). */
 	if (l->view.on && (r = view_apply_child(&l->view, l->user.uid, l->user.gid, &step)) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_VIEW_NS + step, -r, 125);
+	/* The manifest is no enforcement: without it, no variable names
+	 * files COMMAND cannot see. */
+	if (l->view.on && view_place_limits(&l->view) < 0 && l->envp)
+		environ_drop_egret(l->envp);
 	/* Never egret's terminal: a session of its own, and its own pty
 	 * as its controlling terminal if it gets one (terminal.h). */
 	r = terminal_child_setup(l->terminal);

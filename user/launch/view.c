@@ -162,7 +162,8 @@ int view_prepare(struct launch_view *v, int dirfd, const char *dir,
 	struct stat st;
 	int fd, r;
 
-	*v = (struct launch_view){ .on = true, .dir = dir, .userns_fd = -1, .home_from_fd = -1 };
+	*v = (struct launch_view){ .on = true, .dir = dir, .userns_fd = -1, .home_from_fd = -1,
+				   .limits_tree = -1 };
 	if (fstat(dirfd, &st) < 0)
 		return log_error_errno(-errno, "the start directory %s", dir);
 	v->dir_id = (struct git_id){ st.st_dev, st.st_ino };

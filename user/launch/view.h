@@ -77,6 +77,12 @@ struct launch_view {
 	int home_from_fd;	/* --home-from: the owner's template, or -1 */
 	bool own_home;		/* HOME is VIEW_HOME (no --home names another) */
 	struct git_layout git;	/* its git directories (git/layout.h) */
+	/* In a caller's mounts of its own (egretd serving a container), the
+	 * attempt's limits directory (attempt/limits.h), cloned in egret's
+	 * mounts (open_tree), to appear at EGRET_LIMITS_DIR/limits_id; -1:
+	 * none (egret's own mounts show it, or it was not made). */
+	int limits_tree;
+	const char *limits_id;
 };
 
 /* Where a persistent cache (--view-cache) appears: XDG's default for HOME,
@@ -136,5 +142,15 @@ const char *const *view_writable(const struct launch_view *v, const char **ret);
  * *@ret_step.
  */
 int view_apply_child(const struct launch_view *v, uid_t uid, gid_t gid, int *ret_step);
+
+/*
+ * In the child, after view_apply_child(): v->limits_tree at
+ * EGRET_LIMITS_DIR/v->limits_id, over a tmpfs of the view's own (0711,
+ * read-only once placed) at EGRET_LIMITS_DIR, made if the caller's /run
+ * lacks it. Like the manifest, no enforcement: -errno when it cannot be
+ * had (the caller's /run read-only), and COMMAND runs without it.
+ * Async-signal-safe.
+ */
+int view_place_limits(const struct launch_view *v);
 
 #endif
