@@ -106,14 +106,16 @@ t_request_egretd() {
 }
 
 # egretd re-adopting a running attempt binds its request socket again: an
-# ask after egretd died and came back is filed, with its reason.
+# ask after egretd died and came back is filed, with its reason. The
+# receipt the caller asked for is kept by the re-adopter (which does not
+# hold the caller's file), says it was re-adopted, and verifies.
 t_request_readopt() {
 	local bin cpid
 	bin=$(request_bin "$(dirname "$EGRET")/egret-client")
 	egretd_start
 	timeout -k 5 120 "${WORLD_IN_CLIENT[@]}" "${AS_TEST_USER[@]}" \
 		sh -c 'cd "$1" && shift && exec "$@"' sh "$TDIR" \
-		"$EGRET" run --via "$EGRETD_SOCK" --repo octo/app -- sh -c \
+		"$EGRET" run --via "$EGRETD_SOCK" --repo octo/app --receipt "$TDIR/rq.receipt" -- sh -c \
 		'touch "$1/rq.started"; i=0; while [ ! -e "$1/rq.go" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 		"$2" request after.example:443 --why "asked after a restart"' sh "$TDIR" "$bin" \
 		>"$TDIR/rq.out" 2>&1 &
@@ -128,6 +130,13 @@ t_request_readopt() {
 	wait_until 10 sh -c '"$1" requests list --json --state-dir "$2" | grep -q "asked after a restart"' \
 		sh "$EGRET" "/run/egretd-test-$$/state" ||
 		fail "the ask after re-adoption is not in egretd's store"
+	local kept j
+	kept=$(ls /run/egretd-test-$$/state/receipts/*.json 2>/dev/null)
+	assert_eq 1 "$(wc -w <<<"$kept")" "receipts kept by the re-adopting egretd [$kept]"
+	j=$("$EGRET" receipt verify --state-dir "/run/egretd-test-$$/state" "$kept" 2>"$TDIR/v.err") ||
+		fail "the re-adopted attempt's receipt: $(cat "$TDIR/v.err")"
+	assert_eq "true false 0" "$(jq -r '"\(.readopted) \(.complete) \(.exit.status)"' <<<"$j")" \
+		"the re-adopted attempt's receipt"
 	egretd_stop
 }
 

@@ -174,7 +174,10 @@ int attempt_receipt(struct attempt *a, const struct run_opts *o, int status, boo
 	size_t len;
 	int r;
 
-	if (!o->receipt_path && o->receipt_fd < 0)
+	/* A re-adopted attempt whose caller asked: the kept copy only. */
+	bool keep_only = !o->receipt_path && o->receipt_fd < 0 && readopted && a->st.receipt;
+
+	if (!o->receipt_path && o->receipt_fd < 0 && !keep_only)
 		return 0;
 	f.policy_sha256 = hex;
 	r = receipt_key_path(o->receipt_key, o->state_dir, keypath, sizeof(keypath));
@@ -190,7 +193,7 @@ int attempt_receipt(struct attempt *a, const struct run_opts *o, int status, boo
 	sign_key_clear(&key);
 	if (r < 0)
 		return log_error_errno(r, "no receipt: make it");
-	r = hand_over(o, text, len);
+	r = keep_only ? 0 : hand_over(o, text, len);
 	if (r < 0)
 		return log_error_errno(r, "no receipt: write %s",
 				       o->receipt_fd >= 0 ? "the caller's file" : o->receipt_path);

@@ -268,6 +268,7 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	if (control) {
 		a.st.daemon = 1;
 		a.st.caller = control->caller;
+		a.st.receipt = control->receipt;
 		snprintf(a.st.instance, sizeof(a.st.instance), "%s", control->instance);
 	}
 	if (attempt_open(&a, o, user) < 0 || (control && open_exit_file(&a) < 0))

@@ -54,6 +54,8 @@ int state_update(int fd, const struct attempt_state *st)
 		n += snprintf(text + n, sizeof(text) - (size_t)n, "held=%d,%d,%d,%d,%d\n",
 			      st->held_dns[0], st->held_dns[1], st->held_dns[2],
 			      st->held_dns[3], st->held_pty);
+	if (st->daemon && st->receipt)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "receipt=1\n");
 	/* Written over, then cut: a reader never sees it empty. */
 	if (pwrite(fd, text, (size_t)n, 0) != n || ftruncate(fd, n) < 0)
 		return errno ? -errno : -EIO;
@@ -182,6 +184,8 @@ int state_parse(const char *text, struct attempt_state *ret)
 			st.dns_port = (unsigned int)strtoul(eq, NULL, 10);
 		else if (!strcmp(buf, "held"))
 			r = held_field(&st, eq);
+		else if (!strcmp(buf, "receipt"))
+			st.receipt = !strcmp(eq, "1");
 	}
 	if (r < 0)
 		return r;

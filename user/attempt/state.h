@@ -45,6 +45,9 @@ struct attempt_state {
 	 * (wall clock, seconds), or 0: gc removes it a grace period later
 	 * (attempt/gc.h). */
 	time_t unserved;
+	/* The caller asked for a receipt (--receipt): a re-adopting egretd,
+	 * which does not hold the caller's file, keeps one. */
+	int receipt;
 };
 
 /* Create and lock the record; -EEXIST if the id is taken. @ret_fd keeps

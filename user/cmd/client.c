@@ -50,8 +50,9 @@ static int connect_to(const char *path)
 	return fd;
 }
 
-/* The request, with our stdin, stdout and stderr beside it. */
-static int send_request(int fd, const uint8_t *buf, size_t len)
+/* The request, with our stdin, stdout and stderr beside it; a RUN's
+ * receipt file (--receipt, @receipt_fd >= 0) fourth. */
+static int send_request(int fd, const uint8_t *buf, size_t len, int receipt_fd)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -59,11 +60,11 @@ static int send_request(int fd, const uint8_t *buf, size_t len)
 	} u = {};
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	/* A receipt file (--receipt) goes as the fourth. */
-	size_t nfds = client_receipt_fd >= 0 ? 4 : 3;
+	size_t nfds = receipt_fd >= 0 ? 4 : 3;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = u.buf, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	const int fds[4] = { 0, 1, 2, client_receipt_fd };
+	const int fds[4] = { 0, 1, 2, receipt_fd };
 
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
@@ -111,7 +112,7 @@ static int reattach(const char *socket, const char *id)
 		fd = connect_to(socket);
 		/* Our stdio again: COMMAND's pty, if it has one, is relayed
 		 * to our terminal as before. */
-		if (fd >= 0 && send_request(fd, buf, (size_t)n) == 0)
+		if (fd >= 0 && send_request(fd, buf, (size_t)n, -1) == 0)
 			return fd;
 		if (fd >= 0)
 			close(fd);
@@ -225,7 +226,8 @@ static int request_send(const char *socket, struct wire_msg *m, uint8_t *buf, co
 				socket, what);
 		return -1;
 	}
-	r = send_request(fd, buf, (size_t)n);
+	r = send_request(fd, buf, (size_t)n,
+			 m->type == WIRE_RUN && m->run.receipt ? client_receipt_fd : -1);
 	if (r < 0) {
 		/* Refused before it read our request (egretd answers a flood
 		 * from its accept loop): its answer is queued for us. */
