@@ -43,6 +43,7 @@
 
 #define ARGV_FILE_MAX	(1 << 20)
 #define TAKE_TRIES		20	/* 50 ms apart: a record's lock a gc holds */
+#define KEEPER_EXIT_WAIT_MS	2000	/* a keeper that no longer gives its fds: exiting */
 
 /* ---- the options, kept ------------------------------------------- */
 
@@ -285,6 +286,34 @@ static int pty_master_of(int keeper_pidfd, int fd)
 	return r;
 }
 
+/*
+ * The DNS listeners the keeper held while nobody served the attempt
+ * (state.h); one it no longer has is bound anew (dns/proxy.h). One it
+ * held and no longer gives means it is exiting - COMMAND ended as we
+ * looked, its status in the exit file - and binding anew would find the
+ * port still taken by the dying keeper: then the attempt is one whose
+ * COMMAND has ended (keeper_pidfd -1), once the keeper is gone.
+ */
+static void take_held_dns(struct attempt_adoptee *who)
+{
+	struct pollfd p = { .fd = who->keeper_pidfd, .events = POLLIN };
+	bool lost = false;
+
+	for (int i = 0; i < STATE_HELD_DNS && who->keeper_pidfd >= 0; i++) {
+		if (who->st.held_dns[i] <= 2)
+			continue;
+		who->dns_fds[i] = (int)syscall(SYS_pidfd_getfd, who->keeper_pidfd,
+					       who->st.held_dns[i], 0);
+		lost = lost || who->dns_fds[i] < 0;
+	}
+	if (!lost || poll(&p, 1, KEEPER_EXIT_WAIT_MS) <= 0)
+		return;
+	for (int i = 0; i < STATE_HELD_DNS; i++)
+		if (who->dns_fds[i] >= 0)
+			close(TAKE_FD(who->dns_fds[i]));
+	close(TAKE_FD(who->keeper_pidfd));
+}
+
 /* The attempt's parts from what is left of it: the record's lock taken
  * in *@who. 1 when there is one to re-adopt, 0 when another egretd has
  * it, or -errno. */
@@ -314,12 +343,7 @@ static int take_attempt(const char *instance, const char *id,
 	}
 	who->keeper_pidfd = member_pidfd(who->st.keeper, who->st.cgroup);
 	who->command_pidfd = member_pidfd(who->st.command, who->st.cgroup);
-	/* The DNS listeners the keeper held while nobody served the attempt
-	 * (state.h); one it no longer has is bound anew (dns/proxy.h). */
-	for (int i = 0; i < STATE_HELD_DNS && who->keeper_pidfd >= 0; i++)
-		if (who->st.held_dns[i] > 2)
-			who->dns_fds[i] = (int)syscall(SYS_pidfd_getfd, who->keeper_pidfd,
-						       who->st.held_dns[i], 0);
+	take_held_dns(who);
 	if (who->keeper_pidfd >= 0 && who->st.held_pty > 2)
 		who->pty_fd = pty_master_of(who->keeper_pidfd, who->st.held_pty);
 	if (state_file_path(id, "exit", path, sizeof(path)) == 0)
