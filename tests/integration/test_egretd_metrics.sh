@@ -25,14 +25,18 @@ scrape_unix() {
 # one allowed flow; COMMAND exits 3. Counted once it ended, on both
 # endpoints alike, and promtool passes the text.
 t_egretd_metrics() {
-	local port=$((20000 + RANDOM % 20000)) msock text ok running
+	local port=$((20000 + RANDOM % 20000)) msock text ok running nofile
 	msock="/run/egretd-test-$$/metrics.sock"
+	# egretd started with the usual soft fd limit (systemd's default).
+	nofile=$(ulimit -Sn)
+	ulimit -Sn 1024
 	egretd_start "  - user: $TEST_USER
     repos: [octo/app]
     allow: true" "metrics:
   socket: $msock
   listen: 127.0.0.1:$port
   repositories: 4"
+	ulimit -Sn "$nofile"
 	text=$(scrape_tcp "$port") || fail "no exposition on 127.0.0.1:$port: $(tail -3 "$TDIR/egretd.log")"
 	assert_eq 0 "$(metric egret_attempts_started_total "$text")" "attempts started before any"
 	assert_eq "srw-------" "$(stat -c %A "$msock")" "the metrics socket's mode (root's alone)"
@@ -68,6 +72,12 @@ t_egretd_metrics() {
 	promtool check metrics <<<"$text" >"$TDIR/promtool.out" 2>&1 ||
 		fail "promtool check metrics: $(cat "$TDIR/promtool.out")"
 	assert_eq "" "$(cat "$TDIR/promtool.out")" "promtool's complaints"
+	# The loop holds a channel to each attempt's process and raises its
+	# own fd limit for them; COMMAND gets egretd's as it was.
+	[ "$(awk '/^Max open files/ { print $4 }' "/proc/$EGRETD_PID/limits")" -ge 1618 ] ||
+		fail "egretd's loop did not raise its fd limit: $(grep 'open files' "/proc/$EGRETD_PID/limits")"
+	via -- sh -c 'ulimit -n'
+	assert_eq 1024 "$OUT" "COMMAND's fd limit through egretd: egretd's as it started $(said)"
 	# Only GET and HEAD of /metrics.
 	assert_contains "404" "$("${WORLD_IN_CLIENT[@]}" curl -s -o /dev/null -w '%{http_code}' \
 		"http://127.0.0.1:$port/other")" "another path"

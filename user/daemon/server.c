@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -90,6 +91,8 @@ struct server {
 	unsigned int nlinger;
 	struct metrics metrics;
 	struct metrics_http http;
+	struct rlimit nofile;	/* as egretd found it: its processes' */
+	bool nofile_raised;
 };
 
 static unsigned int count(const struct server *sv, bool running, const uid_t *uid)
@@ -224,6 +227,8 @@ static pid_t fork_worker(struct server *sv)
 		if (sv->instance_lock >= 0)
 			close(sv->instance_lock);	/* the loop's alone */
 		metrics_http_close(&sv->http);
+		if (sv->nofile_raised)
+			setrlimit(RLIMIT_NOFILE, &sv->nofile);
 		setsid();
 		sigprocmask(SIG_SETMASK, &sv->old, NULL);
 	}
@@ -414,14 +419,43 @@ static bool signals_let_run(struct server *sv)
 	return true;
 }
 
-/* The signals the loop reads, the metrics endpoint: 0, or -errno after
- * one line. */
+/*
+ * The loop holds a channel to each of its processes (their reports,
+ * daemon/metrics.h), besides the pending connections and lingerers: with
+ * attempts.max near its limit that is past the usual soft limit of 1024
+ * fds. It polls, so a higher one is harmless here; the processes it
+ * forks get egretd's own back (COMMAND's select() would not take fds
+ * past 1024).
+ */
+#define LOOP_FDS	(WORKERS_MAX + LINGER_MAX + METRICS_POLL_MAX + 64)
+
+static void fds_raise(struct server *sv)
+{
+	struct rlimit want;
+
+	if (getrlimit(RLIMIT_NOFILE, &sv->nofile) < 0)
+		return;
+	want = sv->nofile;
+	if (want.rlim_cur >= LOOP_FDS)
+		return;
+	want.rlim_cur = want.rlim_max < LOOP_FDS ? want.rlim_max : LOOP_FDS;
+	if (want.rlim_cur > sv->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &want) == 0)
+		sv->nofile_raised = true;
+	if (!sv->nofile_raised || want.rlim_cur < LOOP_FDS)
+		log_warn("egretd: %llu fds at most (RLIMIT_NOFILE): with attempts.max near %d, connections may be refused",
+			 (unsigned long long)(sv->nofile_raised ? want.rlim_cur : sv->nofile.rlim_cur),
+			 DAEMON_MAX_LIMIT);
+}
+
+/* The signals the loop reads, its fds, the metrics endpoint: 0, or
+ * -errno after one line. */
 static int serve_start(struct server *sv)
 {
 	const char *step = "";
 	sigset_t mask;
 	int r;
 
+	fds_raise(sv);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
