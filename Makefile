@@ -376,7 +376,7 @@ uninstall:
 deploy-test: $(OUT)/egret $(OUT)/egret-client helpers
 	@tests/deploy/k8s.sh
 	@tests/deploy/systemd.sh
-	@tests/deploy/docker.sh
+	@EGRET=$(abspath $(OUT)/egret) HELPERS=$(abspath $(OUT)/helpers) tests/deploy/docker.sh
 
 # The install into an empty directory is the tree the docs describe, and
 # every man page renders without a warning; uninstall leaves nothing.

@@ -64,7 +64,25 @@ check_run_options() {
 	same "egret(1), Through egretd only," "$caller" "$man"
 }
 
+# egretd.yaml's metrics: keys (the rules table of
+# user/daemon/config_metrics.c) are exactly docs/EGRETD.md's `metrics.KEY`
+# rows; every metric the exposition names (user/daemon/metrics.c) has a
+# row in its table of metrics.
+check_metrics() {
+	local code doc m
+	code=$(sed -n '/static const struct key_rule rules\[\] = {/,/};/p' user/daemon/config_metrics.c |
+		grep -o '{ "[a-z_]*"' | tr -d '{" ' | sort)
+	# shellcheck disable=SC2016 # the backquotes are Markdown's
+	doc=$(grep -o '^| `metrics\.[a-z_]*`' docs/EGRETD.md | sed 's/.*metrics\.//; s/`//' | sort)
+	[ -n "$code" ] || fail "no metrics: keys in user/daemon/config_metrics.c"
+	[ "$code" = "$doc" ] || fail "docs/EGRETD.md's metrics.* rows list '${doc//$'\n'/ }', config_metrics.c's table '${code//$'\n'/ }'"
+	for m in $(grep -o '"egret_[a-z_]*"' user/daemon/metrics.c | tr -d '"' | sort -u); do
+		grep -q "\`$m\`" docs/EGRETD.md || fail "docs/EGRETD.md's metrics table has no row for $m"
+	done
+}
+
 check_upload_budgets
 check_run_options
+check_metrics
 [ "$failed" = 0 ] && echo "ok    docs-check: the docs' figures match the code's"
 exit "$failed"

@@ -44,10 +44,12 @@ fi
 # The deployment tests: Debian's Docker engine (the test starts a dockerd
 # of its own, never the packaged service) and Compose; the Kubernetes
 # API's models, to validate the manifests offline; a Debian rootfs and
-# systemd-nspawn, to boot the systemd units.
+# systemd-nspawn, to boot the systemd units; Prometheus and promtool, to
+# scrape egretd's metrics (the test runs its own, never the packaged
+# service: masked below).
 if [ "${1:-}" = deploy ]; then
 	packages+=(docker.io docker-compose python3-kubernetes python3-yaml
-		mmdebstrap systemd-container)
+		mmdebstrap systemd-container prometheus)
 fi
 
 # The user tests and the demo run COMMAND as: one of their own, never a
@@ -110,6 +112,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Debian's prometheus package enables (and, where systemd runs, starts) a
+# system Prometheus on :9090 that scrapes localhost: the tests start their
+# own, so the packaged one is stopped and masked, never left running.
+if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null; then
+	systemctl stop prometheus.service >/dev/null 2>&1 || true
+	systemctl disable prometheus.service >/dev/null 2>&1 || true
+	systemctl mask prometheus.service >/dev/null 2>&1 || true
 fi
 if ! id "$test_user" >/dev/null 2>&1; then
 	echo "install-deps: adding user $test_user (COMMAND's user in tests and the demo)"

@@ -13,18 +13,23 @@
 #                         seccomp, egretd's socket directory read-only
 # egretd runs in a container of its own with the host's PID and cgroup
 # namespaces, the host's cgroup2 and bpffs mounts, its state in host
-# directories, and no network.
+# directories, and no network but compose's internal one for its metrics,
+# which a real Prometheus (Debian's binary, in an image made here) scrapes.
 #
 # Asserted: an ecosystem's name (npm) and a repository's extra host
 # (octo/app) work, the latter only for that repository; a denied address
 # is refused and nothing reaches world-b; the miner's own traffic is not
 # restricted; the miner has no added capability and is not root; killing
 # egretd's container leaves the attempt enforced (nothing reaches the
-# world meanwhile) and a restarted egretd container re-adopts it; nothing
-# is left behind. Root only. Usage: tests/deploy/docker.sh
+# world meanwhile) and a restarted egretd container re-adopts it; a
+# Prometheus scraping egretd in the Compose and the DaemonSet shapes
+# answers, through its HTTP API, the attempt and refusal counts of an
+# attempt made for it, exactly, and promtool passes the exposition;
+# nothing is left behind. Root only. Usage: tests/deploy/docker.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-EGRET=$ROOT/build/egret HELPERS=$ROOT/build/helpers
+# EGRET, HELPERS: another build's (make deploy-test OUT=...).
+EGRET=${EGRET:-$ROOT/build/egret} HELPERS=${HELPERS:-$ROOT/build/helpers}
 D=/run/egret-docker-$$
 DATA=/var/lib/egret-docker-$$
 NET=egt-net-$$
@@ -56,6 +61,8 @@ cleanup() {
 			"${DOCKER[@]}" rm -f "$c" >/dev/null 2>&1
 		done
 		"${DOCKER[@]}" network rm "$NET" >/dev/null 2>&1
+		# compose's metrics network, the DaemonSet's pod network
+		"${DOCKER[@]}" network prune -f >/dev/null 2>&1
 		"${DOCKER[@]}" image prune -af >/dev/null 2>&1
 	fi
 	if [ -n "${DOCKERD_PID:-}" ]; then
@@ -149,6 +156,76 @@ image() {
 }
 tools=(/bin/sh /bin/sleep /bin/cat /bin/touch /bin/id /bin/grep)
 image world "$HELPERS/sink" /usr/sbin/dnsmasq "${tools[@]}"
+# The operator's Prometheus: Debian's (package prometheus), no registry.
+command -v prometheus >/dev/null && command -v promtool >/dev/null ||
+	{ say "no prometheus/promtool (tools/install-deps.sh deploy installs Debian's prometheus)"; exit 1; }
+image prometheus "$(command -v prometheus)"
+
+# prom_start NAME NETWORK TARGET: a real Prometheus on NETWORK scraping
+# TARGET with the shipped scrape configuration (tools/deploy/docker/
+# prometheus.yml; the target's name and a 1 s interval are the test's),
+# its storage a tmpfs of its own, its HTTP API on its own loopback only.
+prom_start() {
+	sed -e "s|egretd:9464|$3|" -e 's|scrape_interval: 15s|scrape_interval: 1s|' \
+		"$ROOT/tools/deploy/docker/prometheus.yml" >"$D/$1.yml"
+	chmod 644 "$D/$1.yml"
+	"${DOCKER[@]}" run -d --name "$1" --network "$2" --read-only --tmpfs /prometheus \
+		-v "$D/$1.yml:/etc/prometheus.yml:ro" "egt/prometheus:$$" prometheus \
+		--config.file=/etc/prometheus.yml --storage.tsdb.path=/prometheus \
+		--web.listen-address=127.0.0.1:9090 >/dev/null ||
+		{ say "prometheus $1 did not start"; exit 1; }
+}
+# in_net CONTAINER CMD...: CMD in CONTAINER's network namespace, with the
+# host's tools (curl).
+in_net() {
+	local pid
+	pid=$("${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$1")
+	shift
+	nsenter --net="/proc/$pid/ns/net" "$@"
+}
+# prom_query NAME QUERY: the one sample Prometheus NAME's HTTP API
+# (/api/v1/query) answers QUERY with, or "".
+prom_query() {
+	in_net "$1" curl -sf --max-time 5 -G --data-urlencode "query=$2" \
+		http://127.0.0.1:9090/api/v1/query | /usr/bin/python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if len(r) == 1 else "")' 2>/dev/null
+}
+# prom_check WHAT NAME QUERY WANT: once Prometheus scraped it (30 s).
+prom_check() {
+	local got
+	for _ in $(seq 60); do
+		got=$(prom_query "$2" "$3")
+		[ "$got" = "$4" ] && break
+		sleep 0.5
+	done
+	check "$1" "$4" "$got"
+}
+# prom_counts SHAPE NAME CLASS CONNECTS NAMES: Prometheus NAME answers
+# the counts of the one attempt made for it: started, ended as CLASS,
+# CONNECTS refused connects (no-entry, tcp), NAMES refused names.
+prom_counts() {
+	prom_check "Prometheus ($1): egretd is up" "$2" 'up{job="egretd"}' 1
+	prom_check "Prometheus ($1): attempts started" "$2" egret_attempts_started_total 1
+	prom_check "Prometheus ($1): attempts ended, $3" "$2" "egret_attempts_ended_total{class=\"$3\"}" 1
+	prom_check "Prometheus ($1): connects refused (no-entry, tcp)" "$2" \
+		'egret_refusals_total{reason="no-entry",protocol="tcp"}' "$4"
+	prom_check "Prometheus ($1): names refused (not-allowed, dns)" "$2" \
+		'egret_refusals_total{reason="not-allowed",protocol="dns"}' "$5"
+	prom_check "Prometheus ($1): DNS questions denied" "$2" \
+		'egret_dns_questions_total{result="denied"}' "$5"
+}
+# exposition_check WHAT CONTAINER ADDR:PORT: egretd's exposition there,
+# read from CONTAINER's network namespace, passes promtool.
+exposition_check() {
+	local text
+	text=$(in_net "$2" curl -sf --max-time 5 "http://$3/metrics")
+	if [ -n "$text" ] && out=$(promtool check metrics <<<"$text" 2>&1) && [ -z "$out" ]; then
+		ok "$1"
+	else
+		bad "$1" "exposition: $(head -c 300 <<<"$text")" "promtool: $out"
+	fi
+}
 # egretd's and the miner's images from their recipes
 # (tools/deploy/docker/Dockerfile.*), offline: FROM a Debian rootfs that
 # mmdebstrap made of the packages they name, imported.
@@ -260,6 +337,14 @@ EGRETD_C=$("${COMPOSE[@]}" ps -q egretd)
 [ -S "$D/sock/egret.sock" ] || { say "egretd did not start: $("${DOCKER[@]}" logs "$EGRETD_C" 2>&1 | tail -5)"; exit 1; }
 check "egretd's container has a cgroup namespace of its own (Docker's default)" private \
 	"$("${DOCKER[@]}" inspect -f '{{.HostConfig.CgroupnsMode}}' "$EGRETD_C")"
+# The operator's Prometheus joins compose's metrics network (its name has
+# the project's prefix) and scrapes egretd there. (By address: this
+# dockerd runs without iptables, which its embedded DNS needs.)
+MNET=egt$$_metrics
+check "compose's metrics network is internal (no route out)" true \
+	"$("${DOCKER[@]}" network inspect -f '{{.Internal}}' "$MNET" 2>&1)"
+EGRETD_MIP=$("${DOCKER[@]}" inspect -f "{{(index .NetworkSettings.Networks \"$MNET\").IPAddress}}" "$EGRETD_C")
+prom_start egt-prom-compose "$MNET" "$EGRETD_MIP:9464"
 
 # ---- the miner ------------------------------------------------------------
 
@@ -281,6 +366,16 @@ check "the miner's bounding set is Docker's default, nothing added" "00000000a80
 	"$(miner grep CapBnd /proc/self/status | awk '{ print $2 }')"
 check "the miner holds no effective capability (uid 1000)" "0000000000000000" \
 	"$(miner grep CapEff /proc/self/status | awk '{ print $2 }')"
+
+# ---- metrics, through the Compose shape's Prometheus -------------------------
+# One attempt with known refusals, the first this egretd runs: 3 refused
+# connects, 2 refused names (one question each), COMMAND's status 3.
+miner egret run -- sh -c "for i in 1 2 3; do probe tcp 203.0.113.11 80 $(tok metrics); done
+	probe dns udp 203.0.113.10 nope-one.test A; probe dns udp 203.0.113.10 nope-two.test A
+	exit 3" >/dev/null
+check "the counted attempt's status" 3 "$?"
+prom_counts Compose egt-prom-compose command_failed 3 2
+exposition_check "promtool check metrics: egretd's exposition (Compose)" egt-prom-compose "$EGRETD_MIP:9464"
 
 # ---- attempts ---------------------------------------------------------------
 
@@ -486,7 +581,12 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
 done
 ln -s "$ts" "$cm/..data"
 chmod 755 "$cm" "$cm/$ts"
-"${DOCKER[@]}" run -d --name egt-daemonset --pid host --cgroupns host --network none \
+# The pod's network: one of the test's own, internal, where the
+# DaemonSet's metrics port is scraped at the pod's address.
+PODNET=egt-pods-$$
+"${DOCKER[@]}" network create --internal --subnet 198.18.44.0/24 "$PODNET" >/dev/null ||
+	{ say "network create $PODNET failed"; exit 1; }
+"${DOCKER[@]}" run -d --name egt-daemonset --pid host --cgroupns host --network "$PODNET" \
 	--read-only --security-opt no-new-privileges --security-opt seccomp=unconfined \
 	--cap-drop ALL "${EGRETD_CAPS[@]}" \
 	-v /sys/fs/cgroup:/sys/fs/cgroup -v /sys/fs/bpf:/sys/fs/bpf -v "$D/sock:/run/egretd" \
@@ -497,6 +597,24 @@ chmod 755 "$cm" "$cm/$ts"
 # (Its "listening" line is -v's: egretd logs warnings and up by default.)
 for _ in $(seq 300); do sock_ready && break; sleep 0.1; done
 sock_ready || { say "the DaemonSet's egretd did not listen: $("${DOCKER[@]}" logs egt-daemonset 2>&1 | tail -5)"; exit 1; }
+# Prometheus scrapes the pod's address at the port the manifest names
+# "metrics" (and its prometheus.io/port annotation says).
+DS_PORT=$(/usr/bin/python3 -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d.get("kind") == "DaemonSet":
+        t = d["spec"]["template"]
+        p = [p["containerPort"] for p in t["spec"]["containers"][0]["ports"] if p["name"] == "metrics"]
+        a = t["metadata"]["annotations"]
+        print(p[0] if a.get("prometheus.io/scrape") == "true" and str(p[0]) == a.get("prometheus.io/port") else "")' \
+	"$ROOT/tools/deploy/kubernetes/egretd-daemonset.yaml")
+check "the DaemonSet's metrics port, named and annotated" 9464 "$DS_PORT"
+DS_IP=$("${DOCKER[@]}" inspect -f "{{(index .NetworkSettings.Networks \"$PODNET\").IPAddress}}" egt-daemonset)
+prom_start egt-prom-ds "$PODNET" "$DS_IP:$DS_PORT"
+miner egret run -- sh -c "for i in 1 2; do probe tcp 203.0.113.11 80 $(tok dsmetrics); done
+	probe dns udp 203.0.113.10 nope-ds.test A; exit 0" >/dev/null
+check "the DaemonSet's counted attempt's status" 0 "$?"
+prom_counts DaemonSet egt-prom-ds ok 2 1
+exposition_check "promtool check metrics: egretd's exposition (DaemonSet)" egt-prom-ds "$DS_IP:$DS_PORT"
 t_ds=$(tok ds) t_dsdeny=$(tok dsdeny)
 out=$(miner egret run -- sh -c "
 	echo npm: \$(probe tcp-name registry.npmjs.org 443 $t_ds 4 2>/dev/null)

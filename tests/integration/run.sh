@@ -211,6 +211,8 @@ policy_path() {
 . "$HERE/test_egretd.sh"
 # shellcheck source=tests/integration/test_egretd_terminal.sh
 . "$HERE/test_egretd_terminal.sh"
+# shellcheck source=tests/integration/test_egretd_metrics.sh
+. "$HERE/test_egretd_metrics.sh"
 # shellcheck source=tests/integration/test_worktree.sh
 . "$HERE/test_worktree.sh"
 # shellcheck source=tests/integration/test_agents_ready.sh
@@ -268,6 +270,8 @@ TESTS=(
 	t_egretd_signals_stdio t_egretd_readopt_port_held t_egretd_node_miner
 	t_egretd_socket_activation t_egretd_requests_json t_egretd_readopt_refused
 	t_egretd_half_written
+	# test_egretd_metrics.sh
+	t_egretd_metrics
 	# test_worktree.sh
 	t_wt_gitdir_redirect t_wt_commondir_redirect t_wt_clone_pointer
 	t_wt_git_metadata_readonly t_wt_harvest t_wt_swap_during_setup t_wt_world_writable t_egretd_largest_request

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include "daemon/config.h"
 
@@ -208,7 +209,7 @@ static void test_refused_types(void **state)
 		{ HEAD "attempts:\n  max: 1025\n" ONE_CALLER,
 		  "e.yaml:5:8: attempts.max: want a number from 1 to 1024" },
 		{ "- version: 1\n",
-		  "e.yaml:1:1: the configuration: want a mapping (version, socket, attempts, callers, node)" },
+		  "e.yaml:1:1: the configuration: want a mapping (version, socket, attempts, callers, node, metrics)" },
 		{ "", "e.yaml: empty (want version, socket and callers: docs/EGRETD.md)" },
 		{ "version: 1\nsocket: {group: root\n",
 		  "e.yaml:3:1: did not find expected ',' or '}'" },
@@ -632,6 +633,80 @@ static void test_grammar(void **state)
 	assert_false(daemon_repo_pattern_valid(""));
 }
 
+/* metrics: a unix socket (root's alone, or a group's), a literal
+ * loopback address, and the repositories' label cap. */
+static void test_metrics(void **state)
+{
+	struct daemon_config c;
+
+	(void)state;
+	assert_int_equal(parse(HEAD "metrics:\n  socket: /run/egretd/metrics.sock\n"
+			       "  group: 4\n  listen: 127.0.0.1:9464\n  repositories: 50\n"
+			       ONE_CALLER, &c), 0);
+	assert_string_equal(c.metrics.socket, "/run/egretd/metrics.sock");
+	assert_true(c.metrics.group_set);
+	assert_int_equal(c.metrics.group, 4);
+	assert_string_equal(c.metrics.listen, "127.0.0.1:9464");
+	assert_int_equal(c.metrics.addr.sa.sa_family, AF_INET);
+	assert_int_equal(ntohs(c.metrics.addr.in.sin_port), 9464);
+	assert_int_equal(c.metrics.repositories, 50);
+	assert_false(c.metrics.expose);
+	daemon_config_free(&c);
+
+	assert_int_equal(parse(HEAD "metrics: {listen: \"[::1]:9464\"}\n" ONE_CALLER, &c), 0);
+	assert_int_equal(c.metrics.addr.sa.sa_family, AF_INET6);
+	assert_false(c.metrics.group_set);
+	assert_string_equal(c.metrics.socket, "");
+	assert_int_equal(c.metrics.repositories, 0);
+	daemon_config_free(&c);
+
+	/* A pod's own address, said twice on purpose. */
+	assert_int_equal(parse(HEAD "metrics: {listen: \"0.0.0.0:9464\", expose: true}\n"
+			       ONE_CALLER, &c), 0);
+	assert_true(c.metrics.expose);
+	daemon_config_free(&c);
+
+	/* None by default. */
+	assert_int_equal(parse(HEAD ONE_CALLER, &c), 0);
+	assert_string_equal(c.metrics.socket, "");
+	assert_string_equal(c.metrics.listen, "");
+	daemon_config_free(&c);
+}
+
+static void test_refused_metrics(void **state)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ HEAD "metrics: {listen: \"0.0.0.0:9464\"}\n" ONE_CALLER,
+		  "e.yaml:4:10: metrics.listen: 0.0.0.0:9464 is not a loopback address: add 'expose: true' if it is meant to be reached from elsewhere" },
+		{ HEAD "metrics: {listen: \"10.1.2.3:9464\"}\n" ONE_CALLER,
+		  "e.yaml:4:10: metrics.listen: 10.1.2.3:9464 is not a loopback address: add 'expose: true' if it is meant to be reached from elsewhere" },
+		{ HEAD "metrics: {listen: \"localhost:9464\"}\n" ONE_CALLER,
+		  "e.yaml:4:19: metrics.listen: want ADDRESS:PORT, an IPv4 address or [IPv6] and a port (127.0.0.1:9464)" },
+		{ HEAD "metrics: {listen: \"9464\"}\n" ONE_CALLER,
+		  "e.yaml:4:19: metrics.listen: want ADDRESS:PORT, an IPv4 address or [IPv6] and a port (127.0.0.1:9464)" },
+		{ HEAD "metrics: {listen: \"::1:9464\"}\n" ONE_CALLER,
+		  "e.yaml:4:19: metrics.listen: want ADDRESS:PORT, an IPv4 address or [IPv6] and a port (127.0.0.1:9464)" },
+		{ HEAD "metrics: {listen: \"127.0.0.1:65536\"}\n" ONE_CALLER,
+		  "e.yaml:4:19: metrics.listen: want ADDRESS:PORT, an IPv4 address or [IPv6] and a port (127.0.0.1:9464)" },
+		{ HEAD "metrics: {listen: \"127.0.0.1:09464\"}\n" ONE_CALLER,
+		  "e.yaml:4:19: metrics.listen: want ADDRESS:PORT, an IPv4 address or [IPv6] and a port (127.0.0.1:9464)" },
+		{ HEAD "metrics: {socket: run/m.sock}\n" ONE_CALLER,
+		  "e.yaml:4:19: metrics.socket: want an absolute path of a file" },
+		{ HEAD "metrics: {group: 4, listen: \"127.0.0.1:1\"}\n" ONE_CALLER,
+		  "e.yaml:4:10: metrics.group: only with metrics.socket" },
+		{ HEAD "metrics: {repositories: 1001, socket: /m.sock}\n" ONE_CALLER,
+		  "e.yaml:4:25: metrics.repositories: want a number from 0 to 1000" },
+		{ HEAD "metrics: {}\n" ONE_CALLER,
+		  "e.yaml:4:10: metrics: want socket: or listen: (or no metrics: at all)" },
+		{ HEAD "metrics: {socket: /m.sock, lisen: x}\n" ONE_CALLER,
+		  "e.yaml:4:28: unknown key 'lisen' in metrics (did you mean 'listen'?)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		refused(cases[i].text, 1, cases[i].msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -650,6 +725,8 @@ int main(void)
 		cmocka_unit_test(test_repo_matching),
 		cmocka_unit_test(test_grammar),
 		cmocka_unit_test(test_gated_options),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_refused_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,11 @@ int effective_catalog_keep(void)
 	return r;
 }
 
+const struct catalog *effective_catalog(void)
+{
+	return kept_catalog;
+}
+
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin)
 {

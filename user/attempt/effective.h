@@ -38,6 +38,9 @@ int effective_policy(const struct effective_in *in, struct policy *out,
  * -errno (each call then parses its own). */
 int effective_catalog_keep(void);
 
+/* That catalog, or NULL when none was kept. */
+const struct catalog *effective_catalog(void);
+
 /*
  * The settings an attempt runs with - one home for `egret run` and `egret
  * check`: each one not given on the command line (-1, "") is the policy's,

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "attempt/attempt.h"
+#include "attempt/effective.h"
 #include "launch/keeper.h"
 #include "launch/launch.h"
 #include "attempt/options.h"
@@ -31,6 +32,7 @@
 #include "lib/loop.h"
 #include "lib/util.h"
 #include "observe/events.h"
+#include "observe/figures.h" /* IWYU pragma: keep (struct figures on the stack) */
 #include "observe/summary.h"
 #include "requests/log.h"
 
@@ -42,6 +44,9 @@ struct supervisor {
 	int exit_fd;			/* the keeper's status file, or -1 */
 	struct loop_source signals;	/* signalfd */
 	struct loop_source sweep;	/* timerfd */
+	struct loop_source report;	/* timerfd: control->report's, or -1 */
+	struct attempt *a;
+	struct attempt_control *control;
 	struct approvals_watch approvals;
 	struct watchdog dog;		/* --timeout, and the denial lines */
 	struct allow_maps maps;
@@ -218,6 +223,20 @@ static void on_sweep(struct loop_source *src, uint32_t events)
 		log_debug("sweep: removed %d expired entries", n);
 }
 
+/* What the attempt counted so far, to egretd's metrics. */
+static void on_report(struct loop_source *src, uint32_t events)
+{
+	struct supervisor *sv = container_of(src, struct supervisor, report);
+	struct figures fig;
+	uint64_t ticks;
+
+	(void)events;
+	if (read(src->fd, &ticks, sizeof(ticks)) < 0)
+		return;
+	summary_figures(&sv->a->ev, effective_catalog(), false, &fig);
+	sv->control->report(sv->control, &fig, false, false);
+}
+
 /* The supervisor of @a's COMMAND (@pidfd; its keeper's, if it has one)
  * and of the signals of @sigfd. */
 static void supervisor_init(struct supervisor *sv, struct attempt *a, int pidfd,
@@ -233,6 +252,7 @@ static void supervisor_init(struct supervisor *sv, struct attempt *a, int pidfd,
 	sv->command_pidfd = pidfd;
 	sv->exit_fd = a->exit_fd;
 	sv->signals = (struct loop_source){ .fd = sigfd, .fn = on_signal };
+	sv->a = a;
 }
 
 /* What the caller's channel acts on: COMMAND to signal, the loop to end,
@@ -244,6 +264,7 @@ static void control_bind(struct attempt_control *control, struct supervisor *sv,
 		return;
 	control->child_pidfd = pidfd;
 	control->loop = &sv->loop;
+	sv->control = control;
 	control->term = term->pty ? term : NULL;
 	if (control->suspended && term->pty) {
 		term->suspended = on_suspended;
@@ -267,6 +288,10 @@ static int watch_own(struct supervisor *sv, struct attempt_control *control,
 	    (control && (r = loop_watch(&sv->loop, &control->src, EPOLLIN)) < 0) ||
 	    (control && control->extra &&
 	     (r = loop_watch(&sv->loop, control->extra, EPOLLIN)) < 0))
+		return r;
+	if (sv->report.fd >= 0 &&
+	    ((r = timerfd_arm_ms(sv->report.fd, SUPERVISE_REPORT_MS, true)) < 0 ||
+	     (r = loop_watch(&sv->loop, &sv->report, EPOLLIN)) < 0))
 		return r;
 	return terminal_start(term, &sv->loop, pid);
 }
@@ -309,6 +334,12 @@ static int supervise_end(struct supervisor *sv, struct attempt *a,
 	terminal_suspend(term);
 	events_drain(&a->ev);
 	summary_log_destinations(&a->ev);
+	if (sv->control && sv->control->report) {
+		struct figures fig;
+
+		summary_figures(&a->ev, effective_catalog(), true, &fig);
+		sv->control->report(sv->control, &fig, true, sv->dog.timed_out);
+	}
 	if (r >= 0)
 		r = watchdog_status(&sv->dog, r, stderr);
 	a->timed_out = sv->dog.timed_out;
@@ -345,7 +376,7 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	struct supervisor sv = { .status = -EIO, .term = term,
 				 .approvals = { .timer = { .fd = -1 } },
 				 .dog = { .deadline = { .fd = -1 }, .tick = { .fd = -1 } } };
-	_cleanup_close_ int sweep_fd = -1;
+	_cleanup_close_ int sweep_fd = -1, report_fd = -1;
 	/* Sweep about as often as entries can expire, within 1 s to 30 s. */
 	uint64_t sweep_ms = o->dns_min_ttl < 1 ? 1000 :
 			    o->dns_min_ttl > 30 ? 30000 : o->dns_min_ttl * 1000ULL;
@@ -357,6 +388,9 @@ int supervise(struct attempt *a, const struct run_opts *o, pid_t pid,
 	supervisor_init(&sv, a, pidfd, sigfd);
 	sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sv.sweep = (struct loop_source){ .fd = sweep_fd, .fn = on_sweep };
+	if (control && control->report)
+		report_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	sv.report = (struct loop_source){ .fd = report_fd, .fn = on_report };
 	control_bind(control, &sv, pidfd, term);
 	r = watch_own(&sv, control, term, pid, sweep_ms);
 	if (r >= 0)

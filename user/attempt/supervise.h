@@ -17,6 +17,10 @@
  * fills @child_pidfd before watching it, so that the handler can signal
  * COMMAND, and @loop, so that it can end the attempt.
  */
+#define SUPERVISE_REPORT_MS	1000
+
+struct figures;
+
 struct attempt_control {
 	struct loop_source src;
 	int child_pidfd;
@@ -64,6 +68,12 @@ struct attempt_control {
 	 * (SIGCONT) when it is continued, or at once if it cannot stop.
 	 * May be NULL. */
 	void (*suspended)(struct attempt_control *control);
+	/* egretd's metrics (observe/figures.h): called every
+	 * SUPERVISE_REPORT_MS while COMMAND runs with what the attempt
+	 * counted so far, and once more with @final after it ended (its
+	 * bytes too; @timed_out: --timeout ended it). May be NULL. */
+	void (*report)(struct attempt_control *control, const struct figures *fig,
+		       bool final, bool timed_out);
 	/* COMMAND's terminal (filled by supervise()), or NULL. */
 	struct terminal *term;
 };

@@ -32,6 +32,7 @@
 #include "launch/world.h"
 #include "daemon/adopt.h"
 #include "daemon/adopt_impl.h"
+#include "daemon/metrics.h"
 #include "daemon/reply.h"
 #include "lib/exit.h"
 #include "lib/fdpass.h"
@@ -253,6 +254,7 @@ static void on_finished(struct attempt_control *ctl, int status)
 {
 	struct adopter *a = container_of(ctl, struct adopter, ctl);
 
+	metrics_attempt_finished(status);
 	if (a->client.fd < 0)
 		return;
 	daemon_send_exit(a->client.fd, status);
@@ -393,7 +395,7 @@ static void adopter_start(struct adopter *a, const char *instance, const char *i
 		.uid_lock_fd = -1, .world = world, .caller = who->st.caller,
 		.instance = instance,
 		.extra = &a->timer, .ended = on_ended, .finished = on_finished,
-		.suspended = on_suspended,
+		.suspended = on_suspended, .report = metrics_attempt_report,
 		.json_fd = STDOUT_FILENO };
 	a->ctl.src.fd = adopt_hub_listen(id);
 	a->timer = (struct loop_source){ .fn = on_no_client,
@@ -428,7 +430,7 @@ static void adopter_end(struct adopter *a, struct attempt_adoptee *who, int stat
 		close(who->pty_fd);
 }
 
-int daemon_adopt(const char *instance, const char *id)
+int daemon_adopt(const char *instance, const char *id, int report_fd)
 {
 	struct attempt_adoptee who = { .state_fd = -1, .keeper_pidfd = -1,
 				       .command_pidfd = -1, .exit_fd = -1,
@@ -461,6 +463,7 @@ int daemon_adopt(const char *instance, const char *id)
 		remove_attempt(&who, id);
 		return EXIT_SETUP;
 	}
+	metrics_attempt_begin(report_fd, who.st.repo, 0);
 	adopter_start(&a, instance, id, &who, &world);
 	log_info("attempt %s: re-adopting it for uid %u (COMMAND %s)", id,
 		 (unsigned int)who.st.caller, who.keeper_pidfd >= 0 ? "runs" : "has ended");

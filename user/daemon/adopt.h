@@ -49,8 +49,9 @@ struct adopt_candidate {
 int daemon_adopt_find(const char *instance, struct adopt_candidate *ret, size_t max);
 
 /* Re-adopt attempt @id of egretd @instance, in a process of its own, to
- * its end; or remove it, killed during its set-up. The status it ended
+ * its end, its figures reported on @report_fd (daemon/metrics.h; -1:
+ * none); or remove it, killed during its set-up. The status it ended
  * with (also sent to a client that attached). */
-int daemon_adopt(const char *instance, const char *id);
+int daemon_adopt(const char *instance, const char *id, int report_fd);
 
 #endif

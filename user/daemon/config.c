@@ -149,38 +149,42 @@ static int parse_node(struct parser *ps, yaml_node_t *v)
 	return 0;
 }
 
-/* bind() takes the path as it is: relative would mean egretd's cwd. */
-static int socket_path(struct parser *ps, yaml_node_t *v)
+int config_scalar_socket(struct parser *ps, yaml_node_t *v, const char *what, char *ret)
 {
 	const char *t = yaml_scalar(v);
 	size_t n = t ? strlen(t) : 0;
 
 	if (!t || t[0] != '/' || t[n - 1] == '/') {
-		diag_add(ps->d, v, "socket.path: want an absolute path of a file");
+		diag_add(ps->d, v, "%s: want an absolute path of a file", what);
 		return -EINVAL;
 	}
-	if (n >= sizeof(ps->out->socket_path)) {
-		diag_add(ps->d, v, "socket.path: longer than %zu bytes (a unix socket's limit)",
-			 sizeof(ps->out->socket_path) - 1);
+	if (n >= DAEMON_SOCKET_PATH_MAX) {
+		diag_add(ps->d, v, "%s: longer than %d bytes (a unix socket's limit)",
+			 what, DAEMON_SOCKET_PATH_MAX - 1);
 		return -EINVAL;
 	}
-	memcpy(ps->out->socket_path, t, n + 1);
+	memcpy(ret, t, n + 1);
 	return 0;
 }
 
-/* A gid, or a name resolved now: egretd chowns the socket to it. */
-static int socket_group(struct parser *ps, yaml_node_t *v)
+/* bind() takes the path as it is: relative would mean egretd's cwd. */
+static int socket_path(struct parser *ps, yaml_node_t *v)
 {
-	const char *t = config_scalar_name(ps, v, "socket.group");
+	return config_scalar_socket(ps, v, "socket.path", ps->out->socket_path);
+}
+
+int config_scalar_group(struct parser *ps, yaml_node_t *v, const char *what, gid_t *ret)
+{
+	const char *t = config_scalar_name(ps, v, what);
 	unsigned long long gid;
 	struct group *g;
 
 	if (!t)
 		return -EINVAL;
 	if (config_all_digits(t)) {
-		if (config_scalar_number(ps, v, "socket.group", 0, DAEMON_UID_MAX, &gid) < 0)
+		if (config_scalar_number(ps, v, what, 0, DAEMON_UID_MAX, &gid) < 0)
 			return -EINVAL;
-		ps->out->socket_gid = (gid_t)gid;
+		*ret = (gid_t)gid;
 		return 0;
 	}
 	errno = 0;
@@ -188,12 +192,18 @@ static int socket_group(struct parser *ps, yaml_node_t *v)
 	if (!g) {
 		if (errno == ENOMEM)
 			ps->oom = -ENOMEM;
-		diag_add(ps->d, v, "socket.group: unknown group '%.64s' (groupadd --system %.64s)",
-			 t, t);
+		diag_add(ps->d, v, "%s: unknown group '%.64s' (groupadd --system %.64s)",
+			 what, t, t);
 		return -EINVAL;
 	}
-	ps->out->socket_gid = g->gr_gid;
+	*ret = g->gr_gid;
 	return 0;
+}
+
+/* A gid, or a name resolved now: egretd chowns the socket to it. */
+static int socket_group(struct parser *ps, yaml_node_t *v)
+{
+	return config_scalar_group(ps, v, "socket.group", &ps->out->socket_gid);
 }
 
 static int parse_socket(struct parser *ps, yaml_node_t *v)
@@ -302,13 +312,14 @@ static int parse_root(struct parser *ps, yaml_node_t *root)
 	static const struct key_rule rules[] = {
 		{ "version", parse_version }, { "socket", parse_socket },
 		{ "attempts", parse_attempts }, { "callers", config_parse_callers },
-		{ "node", parse_node },
+		{ "node", parse_node }, { "metrics", config_parse_metrics },
 	};
 	static const char *const missing[] = {
 		"missing 'version: 1'",
 		"missing 'socket:' (socket.group, the group that may connect, is required)",
 		NULL,
 		"missing 'callers:' (who may launch attempts)",
+		NULL,
 		NULL,
 	};
 	unsigned int seen;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <netinet/in.h>
 
 #include "lib/diag.h"
 #include "lib/names.h"
@@ -42,6 +43,26 @@
 #define DAEMON_REPOS_MAX	64	/* repo patterns of one caller */
 #define DAEMON_REMOTE_HOSTS_MAX	64	/* git_remote: hosts of one caller */
 #define DAEMON_CGROUP_MAX	4096	/* a cgroup prefix, NUL included */
+
+#define DAEMON_METRICS_REPOS_MAX	1000	/* metrics.repositories */
+
+/* `metrics:` where egretd serves its metrics (daemon/metrics.h), and
+ * which labels it may grow. */
+struct daemon_metrics_config {
+	char socket[DAEMON_SOCKET_PATH_MAX];	/* "": none */
+	gid_t group;		/* with @group_set: 0660 root:group, else 0600 */
+	bool group_set;
+	char listen[64];	/* ADDR:PORT as written; "": none */
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} addr;
+	bool expose;		/* @listen may be other than loopback */
+	/* How many repositories get a label value of their own in the
+	 * bytes by repository (the rest: "_other"); 0: no such family. */
+	unsigned int repositories;
+};
 
 /* Who may launch, and with what. */
 struct daemon_caller {
@@ -92,6 +113,7 @@ struct daemon_config {
 	char node[64];
 	struct daemon_caller *callers;	/* one entry per uid */
 	size_t ncallers;
+	struct daemon_metrics_config metrics;
 };
 
 /*

@@ -72,8 +72,18 @@ int config_scalar_bool(struct parser *ps, yaml_node_t *v, const char *what, bool
 /* A user or group name for NSS; NULL, told, if it cannot be one. */
 const char *config_scalar_name(struct parser *ps, yaml_node_t *v, const char *what);
 
+/* A gid, or a group name resolved now, into *@ret; else -EINVAL, told. */
+int config_scalar_group(struct parser *ps, yaml_node_t *v, const char *what, gid_t *ret);
+
+/* An absolute path that fits a unix socket's address into @ret
+ * (DAEMON_SOCKET_PATH_MAX bytes); else -EINVAL, told. */
+int config_scalar_socket(struct parser *ps, yaml_node_t *v, const char *what, char *ret);
+
 /* `callers:` into ps->out (config_caller.c). */
 int config_parse_callers(struct parser *ps, yaml_node_t *v);
+
+/* `metrics:` into ps->out->metrics (config_metrics.c). */
+int config_parse_metrics(struct parser *ps, yaml_node_t *v);
 
 /* What needs the whole file: caller uids outside attempts.uids, caller
  * maxima within attempts.max (and defaulted to it). */

@@ -23,6 +23,7 @@
 #include "attempt/show.h"
 #include "attempt/run_options.h"
 #include "daemon/handle.h"
+#include "daemon/metrics.h"
 #include "daemon/peer.h"
 #include "daemon/reply.h"
 #include "daemon/run_argv.h"
@@ -222,6 +223,7 @@ static void on_finished(struct attempt_control *ctl, int status)
 {
 	struct handler *h = container_of(ctl, struct handler, ctl);
 
+	metrics_attempt_finished(status);
 	/* A SIGNAL still unread would reset the connection at close, and
 	 * the caller would read that instead of its EXIT. */
 	daemon_send_exit(ctl->src.fd, status);
@@ -256,6 +258,7 @@ static void on_started(struct attempt_control *ctl, const char *id)
 	static struct wire_msg m;
 	int r = daemon_adopt_save_argv(id, h->argc, h->argv);
 
+	metrics_attempt_started();
 	if (r < 0)
 		log_warn("warning: attempt %s cannot be re-adopted if egretd dies: %s",
 			 id, strerror(-r));
@@ -393,7 +396,8 @@ static int run_attempt(int conn, const char *instance, const struct wire_msg *m,
 			 .uid_lock_fd = TAKE_FD(held->lock_fd),
 			 .world = &peer->world, .caller = peer->uid, .instance = instance,
 			 .started = on_started, .finished = on_finished,
-			 .suspended = on_suspended, .json_fd = json_fd,
+			 .suspended = on_suspended, .report = metrics_attempt_report,
+			 .json_fd = json_fd,
 			 .receipt = m->run.receipt, .receipt_fd = fds[3] } };
 	status = attempt_command(h.argc, h.argv, &h.ctl);
 	/* Not taken over (refused before the attempt began): ours to drop. */
@@ -432,10 +436,11 @@ int daemon_handle(const struct daemon_config *cfg, const char *instance, int con
 	why = judge(k, &m->run);
 	if (why)
 		return daemon_refusef(conn, "egretd: refused: %s", why);
-	/* A valid request: only now does it count against the limits. */
+	/* A valid request: only now does it count against the limits. Its
+	 * channel then carries the attempt's figures (daemon/metrics.h). */
 	if (ask_slot(slot_fd, err, sizeof(err)) < 0)
 		return daemon_refusef(conn, "%s", err);
-	close(slot_fd);
+	metrics_attempt_begin(slot_fd, m->run.repo, mono_us());
 	r = take_uid(cfg, k, conn, &held.uid, &held.lock_fd);
 	if (r != 0)
 		return r;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -17,6 +18,8 @@
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
 #include "daemon/handle.h"
+#include "daemon/metrics.h"
+#include "daemon/metrics_http.h"
 #include "daemon/reply.h"
 #include "daemon/server.h"
 #include "daemon/uids.h"
@@ -47,56 +50,9 @@ int daemon_activated_fd(void)
 	return fd;
 }
 
-/* The socket's directory is root's and not group/world-writable; a stale
- * socket goes, but nothing that is not a socket is ever removed. */
-static int prepare_path(const char *path)
-{
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
-	struct stat st;
-	int r;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return -EINVAL;
-	*slash = '\0';
-	r = trusted_dir_ensure(dir);
-	if (r < 0)
-		return r;
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode))
-			return -EEXIST;
-		if (unlink(path) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
 int daemon_listen(const struct daemon_config *cfg)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd, r;
-	mode_t old;
-
-	r = prepare_path(cfg->socket_path);
-	if (r < 0)
-		return r;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", cfg->socket_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* Made 0600 (umask), then opened to the group: never wider. */
-	old = umask(0177);
-	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ? -errno : 0;
-	umask(old);
-	if (r == 0 && (chown(cfg->socket_path, 0, cfg->socket_gid) < 0 ||
-		       chmod(cfg->socket_path, 0660) < 0 || listen(fd, 64) < 0))
-		r = -errno;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
+	return trusted_socket_listen(cfg->socket_path, SOCK_SEQPACKET, cfg->socket_gid, 0660, 64);
 }
 
 /*
@@ -117,7 +73,9 @@ struct worker {
 	pid_t pid;
 	uid_t uid;
 	bool running;
-	int slot_fd;		/* our end of its slot channel, or -1 */
+	int slot_fd;		/* our end of its slot channel (its reports
+				 * once running: daemon/metrics.h), or -1 */
+	struct metrics_live *live;	/* its last report, once running */
 	char id[EGRET_ID_MAX + 1];	/* an attempt being re-adopted, or "" */
 };
 
@@ -131,6 +89,10 @@ struct server {
 	unsigned int n;
 	struct { int fd; uint64_t until_ms; } linger[LINGER_MAX];
 	unsigned int nlinger;
+	struct metrics metrics;
+	struct metrics_http http;
+	struct rlimit nofile;	/* as egretd found it: its processes' */
+	bool nofile_raised;
 };
 
 static unsigned int count(const struct server *sv, bool running, const uid_t *uid)
@@ -142,21 +104,28 @@ static unsigned int count(const struct server *sv, bool running, const uid_t *ui
 	return n;
 }
 
-/* Reap every child that ended, and forget it. */
+/* Reap every child that ended, and forget it: what it reported last
+ * (still in its channel, maybe) goes into the totals. */
 static void reap(struct server *sv)
 {
+	int wstatus;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+	while ((pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+		struct worker *w;
 		unsigned int i;
 
 		for (i = 0; i < sv->n && sv->w[i].pid != pid; i++)
 			;
 		if (i == sv->n)
 			continue;
-		if (sv->w[i].slot_fd >= 0)
-			close(sv->w[i].slot_fd);
-		sv->w[i] = sv->w[--sv->n];
+		w = &sv->w[i];
+		if (w->slot_fd >= 0 && w->live)
+			metrics_live_read(&sv->metrics, w->live, w->slot_fd);
+		metrics_live_end(&sv->metrics, w->live, wstatus);
+		if (w->slot_fd >= 0)
+			close(w->slot_fd);
+		*w = sv->w[--sv->n];
 	}
 }
 
@@ -257,6 +226,9 @@ static pid_t fork_worker(struct server *sv)
 			close(sv->linger[i].fd);
 		if (sv->instance_lock >= 0)
 			close(sv->instance_lock);	/* the loop's alone */
+		metrics_http_close(&sv->http);
+		if (sv->nofile_raised)
+			setrlimit(RLIMIT_NOFILE, &sv->nofile);
 		setsid();
 		sigprocmask(SIG_SETMASK, &sv->old, NULL);
 	}
@@ -312,25 +284,33 @@ static void serve_one(struct server *sv, int conn)
 }
 
 /* A pending process asks for its attempt's slot (its caller sent a valid
- * RUN): granted (an empty answer) or refused (the line to send). A
- * channel closed unanswered is a process that needs none (ATTACH, a
- * refusal of its own). */
+ * RUN): granted (an empty answer; the channel then carries its reports)
+ * or refused (the line to send). A channel closed unanswered is a
+ * process that needs none (ATTACH, a refusal of its own). */
 static void on_slot_request(struct server *sv, struct worker *w)
 {
 	char ask, buf[200];
-	const char *why;
-	ssize_t n = recv(w->slot_fd, &ask, 1, MSG_DONTWAIT);
+	const char *why = NULL;
+	ssize_t n;
 
+	if (w->running) {
+		if (metrics_live_read(&sv->metrics, w->live, w->slot_fd) < 0)
+			close(TAKE_FD(w->slot_fd));
+		return;
+	}
+	n = recv(w->slot_fd, &ask, 1, MSG_DONTWAIT);
 	if (n < 0 && errno == EAGAIN)
 		return;
 	if (n == 1) {
 		why = over_limit(sv, w->uid, buf, sizeof(buf));
-		if (!why)
+		if (!why) {
 			w->running = true;
+			w->live = metrics_live_new(&sv->metrics, false);
+		}
 		send(w->slot_fd, why ? why : "", why ? strlen(why) : 0, MSG_NOSIGNAL);
 	}
-	close(w->slot_fd);
-	w->slot_fd = -1;
+	if (n != 1 || why)
+		close(TAKE_FD(w->slot_fd));
 }
 
 /* How often egretd looks for attempts nobody serves (a connection's
@@ -361,19 +341,31 @@ static void adopt_orphans(struct server *sv)
 	int n = daemon_adopt_find(sv->instance, found, ARRAY_SIZE(found));
 
 	for (int i = 0; i < n && sv->n < WORKERS_MAX; i++) {
+		int ch[2] = { -1, -1 };
 		pid_t pid;
 
 		if (serving(sv, found[i].id))
 			continue;
+		/* Its reports' channel; without one it runs unreported. */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+			ch[0] = ch[1] = -1;
 		pid = fork_worker(sv);
-		if (pid == 0)
-			_exit(daemon_adopt(sv->instance, found[i].id));
+		if (pid == 0) {
+			if (ch[0] >= 0)
+				close(ch[0]);
+			_exit(daemon_adopt(sv->instance, found[i].id, ch[1]));
+		}
+		if (ch[1] >= 0)
+			close(ch[1]);
 		if (pid < 0) {
 			log_error_errno(-errno, "fork to re-adopt attempt %s", found[i].id);
+			if (ch[0] >= 0)
+				close(ch[0]);
 			continue;
 		}
 		sv->w[sv->n] = (struct worker){ .pid = pid, .uid = found[i].caller,
-						.running = true, .slot_fd = -1 };
+			.running = true, .slot_fd = ch[0],
+			.live = metrics_live_new(&sv->metrics, true) };
 		memcpy(sv->w[sv->n++].id, found[i].id, sizeof(found[i].id));
 	}
 	preflight_uid_prune_range(sv->cfg->uid_first, sv->cfg->uid_last);
@@ -393,7 +385,8 @@ static void warn_shares(const struct daemon_config *cfg)
 			 sum, n, UIDS_SHARE);
 }
 
-/* The fds to wait on: the socket, signals, slot channels, lingerers. */
+/* The fds to wait on: the socket, signals, slot channels, lingerers
+ * (then the metrics endpoint's: metrics_http_poll_set()). */
 static unsigned int poll_set(const struct server *sv, struct pollfd *p)
 {
 	unsigned int np = 0;
@@ -408,81 +401,155 @@ static unsigned int poll_set(const struct server *sv, struct pollfd *p)
 	return np;
 }
 
-int daemon_serve(const struct daemon_config *cfg, const char *instance,
-		 int instance_lock, int fd)
+/* Signals: false once one says to stop (SIGTERM, SIGINT). */
+static bool signals_let_run(struct server *sv)
 {
-	static struct server sv;
-	static struct pollfd p[2 + WORKERS_MAX + LINGER_MAX];
-	uint64_t next_scan = 0;
-	sigset_t mask;
-	int r = 0;
+	struct signalfd_siginfo si;
 
-	sv.cfg = cfg;
-	sv.instance = instance;
-	sv.instance_lock = instance_lock;
-	sv.listen_fd = fd;
+	while (read(sv->sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo == SIGHUP) {
+			log_info("egretd: SIGHUP: the configuration is read at start only; restart to change it");
+		} else if (si.ssi_signo != SIGCHLD) {
+			/* The attempts are processes of their own: they
+			 * run on, each to its end. */
+			log_info("egretd: signal %u: no new attempts; %u running stay",
+				 si.ssi_signo, count(sv, true, NULL));
+			return false;
+		}
+	return true;
+}
+
+/*
+ * The loop holds a channel to each of its processes (their reports,
+ * daemon/metrics.h), besides the pending connections and lingerers: with
+ * attempts.max near its limit that is past the usual soft limit of 1024
+ * fds. It polls, so a higher one is harmless here; the processes it
+ * forks get egretd's own back (COMMAND's select() would not take fds
+ * past 1024).
+ */
+#define LOOP_FDS	(WORKERS_MAX + LINGER_MAX + METRICS_POLL_MAX + 64)
+
+static void fds_raise(struct server *sv)
+{
+	struct rlimit want;
+
+	if (getrlimit(RLIMIT_NOFILE, &sv->nofile) < 0)
+		return;
+	want = sv->nofile;
+	if (want.rlim_cur >= LOOP_FDS)
+		return;
+	want.rlim_cur = want.rlim_max < LOOP_FDS ? want.rlim_max : LOOP_FDS;
+	if (want.rlim_cur > sv->nofile.rlim_cur && setrlimit(RLIMIT_NOFILE, &want) == 0)
+		sv->nofile_raised = true;
+	if (!sv->nofile_raised || want.rlim_cur < LOOP_FDS)
+		log_warn("egretd: %llu fds at most (RLIMIT_NOFILE): with attempts.max near %d, connections may be refused",
+			 (unsigned long long)(sv->nofile_raised ? want.rlim_cur : sv->nofile.rlim_cur),
+			 DAEMON_MAX_LIMIT);
+}
+
+/* The signals the loop reads, its fds, the metrics endpoint: 0, or
+ * -errno after one line. */
+static int serve_start(struct server *sv)
+{
+	const char *step = "";
+	sigset_t mask;
+	int r;
+
+	fds_raise(sv);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &sv.old);
-	sv.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sv.sigfd < 0)
+	sigprocmask(SIG_BLOCK, &mask, &sv->old);
+	sv->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sv->sigfd < 0)
+		return log_error_errno(-errno, "egretd: signalfd");
+	if (metrics_init(&sv->metrics, sv->cfg) < 0)
+		return log_error_errno(-ENOMEM, "egretd: the metrics' registry");
+	r = metrics_http_open(&sv->http, &sv->cfg->metrics, &step);
+	if (r < 0)
+		return log_error_errno(r, "egretd: serve the metrics at %s (egretd.yaml: %s)",
+				       !strcmp(step, "metrics.socket") ? sv->cfg->metrics.socket :
+				       sv->cfg->metrics.listen, step);
+	if (sv->cfg->metrics.socket[0] || sv->cfg->metrics.listen[0])
+		log_info("egretd: metrics at %s%s%s", sv->cfg->metrics.socket,
+			 sv->cfg->metrics.socket[0] && sv->cfg->metrics.listen[0] ? " and " : "",
+			 sv->cfg->metrics.listen);
+	return 0;
+}
+
+/* One turn of the loop: 1 to go on, 0 to stop, -errno. */
+static int serve_step(struct server *sv, struct pollfd *p, uint64_t *next_scan)
+{
+	uint64_t now = mono_us() / 1000;
+	unsigned int np, nh;
+	int timeout, conn, ht;
+
+	if (now >= *next_scan) {
+		adopt_orphans(sv);
+		*next_scan = now + ADOPT_SCAN_MS;
+	}
+	timeout = (int)(*next_scan - now);
+	if (sv->nlinger && timeout > 100)
+		timeout = 100;
+	ht = metrics_http_timeout_ms(&sv->http);
+	if (ht >= 0 && ht < timeout)
+		timeout = ht;
+	np = poll_set(sv, p);
+	nh = metrics_http_poll_set(&sv->http, p + np);
+	if (poll(p, np + nh, timeout) < 0 && errno != EINTR)
 		return -errno;
+	if (!signals_let_run(sv))
+		return 0;
+	for (unsigned int k = 2; k < np; k++) {
+		if (!p[k].revents)
+			continue;
+		for (unsigned int i = 0; i < sv->n; i++)
+			if (sv->w[i].slot_fd == p[k].fd) {
+				on_slot_request(sv, &sv->w[i]);
+				break;
+			}
+	}
+	linger_sweep(sv, p, np);
+	reap(sv);
+	metrics_http_serve(&sv->http, p + np, nh, &sv->metrics, count(sv, true, NULL));
+	if (!(p[0].revents & POLLIN))
+		return 1;
+	conn = accept4(sv->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (conn >= 0)
+		serve_one(sv, conn);
+	else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+		poll(NULL, 0, 100);	/* out of fds: not a busy loop */
+	return 1;
+}
+
+int daemon_serve(const struct daemon_config *cfg, const char *instance,
+		 int instance_lock, int fd)
+{
+	static struct server sv;
+	static struct pollfd p[2 + WORKERS_MAX + LINGER_MAX + METRICS_POLL_MAX];
+	uint64_t next_scan = 0;
+	int r;
+
+	sv.cfg = cfg;
+	sv.instance = instance;
+	sv.instance_lock = instance_lock;
+	sv.listen_fd = fd;
+	sv.http = (struct metrics_http){ .listen_fd = { -1, -1 } };
+	r = serve_start(&sv);
+	if (r < 0)
+		goto out;
 	log_info("egretd: listening on %s for %zu caller(s), attempts as uids %u-%u, at most %u at once",
 		 instance, cfg->ncallers, (unsigned int)cfg->uid_first,
 		 (unsigned int)cfg->uid_last, cfg->max);
 	warn_shares(cfg);
-	for (;;) {
-		struct signalfd_siginfo si;
-		uint64_t now = mono_us() / 1000;
-		int timeout, conn;
-		unsigned int np;
-
-		if (now >= next_scan) {
-			adopt_orphans(&sv);
-			next_scan = now + ADOPT_SCAN_MS;
-		}
-		timeout = (int)(next_scan - now);
-		if (sv.nlinger && timeout > 100)
-			timeout = 100;
-		np = poll_set(&sv, p);
-		if (poll(p, np, timeout) < 0 && errno != EINTR) {
-			r = -errno;
-			break;
-		}
-		while (read(sv.sigfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo == SIGHUP) {
-				log_info("egretd: SIGHUP: the configuration is read at start only; restart to change it");
-			} else if (si.ssi_signo != SIGCHLD) {
-				/* The attempts are processes of their own: they
-				 * run on, each to its end. */
-				log_info("egretd: signal %u: no new attempts; %u running stay",
-					 si.ssi_signo, count(&sv, true, NULL));
-				goto out;
-			}
-		for (unsigned int k = 2; k < np; k++) {
-			if (!p[k].revents)
-				continue;
-			for (unsigned int i = 0; i < sv.n; i++)
-				if (sv.w[i].slot_fd == p[k].fd) {
-					on_slot_request(&sv, &sv.w[i]);
-					break;
-				}
-		}
-		linger_sweep(&sv, p, np);
-		reap(&sv);
-		if (!(p[0].revents & POLLIN))
-			continue;
-		conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		if (conn >= 0)
-			serve_one(&sv, conn);
-		else if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
-			poll(NULL, 0, 100);	/* out of fds: not a busy loop */
-	}
+	while ((r = serve_step(&sv, p, &next_scan)) > 0)
+		;
 out:
 	for (unsigned int i = 0; i < sv.nlinger; i++)
 		close(sv.linger[i].fd);
+	metrics_http_close(&sv.http);
+	metrics_free(&sv.metrics);
 	return r;
 }

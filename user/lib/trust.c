@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "lib/trust.h"
@@ -150,4 +152,54 @@ int trusted_file_read(const char *path, const char *what, size_t max,
 	*ret_len = (size_t)n;
 	*ret_text = TAKE_PTR(text);
 	return 0;
+}
+
+int trusted_socket_prepare(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
+	struct stat st;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return -EINVAL;
+	*slash = '\0';
+	r = trusted_dir_ensure(dir);
+	if (r < 0)
+		return r;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		if (unlink(path) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int trusted_socket_listen(const char *path, int type, gid_t gid, mode_t mode, int backlog)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, r;
+	mode_t old;
+
+	r = trusted_socket_prepare(path);
+	if (r < 0)
+		return r;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Made 0600 (umask), then opened to the group: never wider. */
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ? -errno : 0;
+	umask(old);
+	if (r == 0 && (chown(path, 0, gid) < 0 || chmod(path, mode) < 0 ||
+		       listen(fd, backlog) < 0))
+		r = -errno;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
 }

@@ -8,6 +8,8 @@
 #ifndef EGRET_TRUST_H
 #define EGRET_TRUST_H
 
+#include <sys/types.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -31,6 +33,16 @@ int private_dir_ensure(const char *path);
 /* Make @path a directory (mode 0755) if missing; refused (-EPERM) unless
  * it is one and stat_trusted (the approvals directory the loader reads). */
 int trusted_dir_ensure(const char *path);
+
+/* @path's directory made (trusted_dir_ensure) or found root's and not
+ * group/world-writable; a stale socket at @path removed, but nothing that
+ * is not a socket. For a socket about to be bound there: 0 or -errno. */
+int trusted_socket_prepare(const char *path);
+
+/* A unix socket of @type (SOCK_STREAM, SOCK_SEQPACKET; | SOCK_NONBLOCK)
+ * listening at @path (trusted_socket_prepare()), root:@gid with @mode and
+ * never wider while it is made. The fd, or -errno. */
+int trusted_socket_listen(const char *path, int type, gid_t gid, mode_t mode, int backlog);
 
 /*
  * Read a file whose author decides what attempts reach (the policy, an

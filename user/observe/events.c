@@ -200,6 +200,8 @@ static void on_decision(struct events *ev, const struct egret_event *e,
 	    e->verdict == EGRET_VERDICT_DENY && ev->on_over)
 		ev->on_over(ev->denial_ctx, (uint64_t)(uint32_t)e->optname << 32 |
 					    (uint32_t)e->level);
+	if (e->verdict == EGRET_VERDICT_DENY && e->reason < EGRET_REASON_MAX)
+		ev->fig.refused[e->reason][fig_proto_of(e->hook, e->proto)] += count;
 	if (e->verdict != EGRET_VERDICT_ALLOW && e->family) {
 		/* A TLS or HTTP denial is of the name it asked: that is the
 		 * host a request would be for; an upload refused for its
@@ -336,6 +338,10 @@ static void count_dns(struct events *ev, const struct dns_decision *d)
 {
 	if (d->verdict != DNS_VERDICT_ALLOW)
 		remember_name(ev, d->name, d->why, d->verdict == DNS_VERDICT_SERVFAIL);
+	if (d->verdict == DNS_VERDICT_DENY && d->why < DNS_WHY_MAX)
+		ev->fig.dns_refused[d->why]++;
+	ev->fig.dns[d->verdict == DNS_VERDICT_SERVFAIL ? FIG_DNS_FAILED :
+		    d->verdict == DNS_VERDICT_DENY ? FIG_DNS_DENIED : FIG_DNS_ANSWERED]++;
 	if (d->verdict == DNS_VERDICT_ALLOW)
 		ev->dns_answered++;
 	else if (d->why == DNS_WHY_QUIET)

@@ -13,6 +13,7 @@
 #include "egret.h"
 #include "lib/loop.h"
 #include "lib/names.h"
+#include "observe/figures.h"
 #include "observe/jsonl.h"
 #include "observe/repeats.h"
 
@@ -92,6 +93,9 @@ struct events {
 	struct denied_name names_out[EVENTS_TOP];
 	size_t nnames_out;
 	uint64_t names_overflow;
+	/* For egretd's metrics: refusals by reason and protocol, DNS by
+	 * result (the rest is filled at the end: events_figures()). */
+	struct figures fig;
 };
 
 /* Open --log (O_APPEND, 0600; NULL: no log). -errno on failure. */

@@ -5,6 +5,7 @@
  * per-destination records.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -13,7 +14,9 @@
 #include "enforce/dests.h"
 #include "lib/percpu.h"
 #include "lib/vocab.h"
+#include "policy/catalog.h"
 #include "observe/dns_words.h"
+#include "observe/figures.h"
 #include "observe/events.h"
 #include "observe/jsonl.h"
 #include "observe/summary.h"
@@ -227,6 +230,41 @@ static void summary_names(struct events *ev, FILE *out)
 	if (ev->nnames_out > SUMMARY_LINES || ev->names_overflow)
 		fprintf(out, "egret:   ... and %zu more names\n",
 			ev->nnames_out > SUMMARY_LINES ? ev->nnames_out - SUMMARY_LINES : 0);
+}
+
+/* ---- egretd's metrics -------------------------------------------- */
+
+/* A destination's catalog category: its name's section, when it is one
+ * of a catalog entry's hosts. */
+static enum fig_category category_of(const struct catalog *cat, const char *name)
+{
+	static const enum fig_category of[CATALOG_NSECTIONS] = {
+		[CATALOG_OS] = FIG_CAT_OS, [CATALOG_FORGE] = FIG_CAT_FORGE,
+		[CATALOG_ECOSYSTEM] = FIG_CAT_ECOSYSTEM, [CATALOG_AGENT] = FIG_CAT_AGENT,
+	};
+	int s = cat ? catalog_section_of(cat, name) : -ENOENT;
+
+	return s >= 0 && s < CATALOG_NSECTIONS ? of[s] : FIG_CAT_OTHER;
+}
+
+void summary_figures(struct events *ev, const struct catalog *cat, bool final,
+		     struct figures *ret)
+{
+	const struct dest_figures *all;
+	size_t n;
+
+	*ret = ev->fig;
+	ret->lost = counter(ev, EGRET_COUNTER_DROPPED);
+	if (!final)
+		return;
+	all = final_dests(ev, &n);
+	for (size_t i = 0; i < n; i++) {
+		enum fig_category c = category_of(cat, all[i].c.name);
+
+		ret->sent[c] += all[i].c.sent;
+		ret->received[c] += all[i].c.received;
+		ret->budget_hits += all[i].c.over != 0;
+	}
 }
 
 void summary_print(struct events *ev, FILE *out)

@@ -7,12 +7,15 @@
 #ifndef EGRET_OBSERVE_SUMMARY_H
 #define EGRET_OBSERVE_SUMMARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+struct catalog;
 struct events;
 struct dest_figures;
+struct figures;
 
 /* Counter @index of the attempt (EGRET_COUNTER(hook, verdict), or
  * EGRET_COUNTER_DROPPED: events lost), summed over the CPUs. */
@@ -28,5 +31,12 @@ void summary_log_destinations(struct events *ev);
 
 /* The exit summary, from the counters and the denials the events kept. */
 void summary_print(struct events *ev, FILE *out);
+
+/* What the attempt counted (observe/figures.h), into @ret: its refusals
+ * and DNS, the events lost (read now); with @final (after
+ * events_drain()) also its bytes by @cat's categories and the
+ * destinations past their budget (one read of the shared map). */
+void summary_figures(struct events *ev, const struct catalog *cat, bool final,
+		     struct figures *ret);
 
 #endif

@@ -319,6 +319,22 @@ const struct catalog_entry *catalog_find(const struct catalog *c,
 	return NULL;
 }
 
+int catalog_section_of(const struct catalog *c, const char *host)
+{
+	for (int s = 0; s < CATALOG_NSECTIONS; s++)
+		for (size_t i = 0; i < c->n[s]; i++) {
+			const struct catalog_entry *e = &c->entries[s][i];
+
+			for (size_t j = 0; j < e->nhosts; j++)
+				if (!strcmp(e->hosts[j], host))
+					return s;
+			for (size_t j = 0; j < e->nremote_hosts; j++)
+				if (!strcmp(e->remote_hosts[j], host))
+					return s;
+		}
+	return -ENOENT;
+}
+
 const struct catalog_entry *catalog_forge_for(const struct catalog *c,
 					      const char *host)
 {

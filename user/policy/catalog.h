@@ -95,6 +95,10 @@ const struct catalog_entry *catalog_find(const struct catalog *c,
 					 enum catalog_section s,
 					 const char *name);
 
+/* The section (enum catalog_section) of the first entry whose hosts or
+ * remote_hosts hold @host, or -ENOENT. */
+int catalog_section_of(const struct catalog *c, const char *host);
+
 /* The forge whose remote_hosts hold @host, or NULL. */
 const struct catalog_entry *catalog_forge_for(const struct catalog *c,
 					      const char *host);

@@ -231,26 +231,54 @@ int request_store_repos(const struct request_store *s, char ***ret_repos,
 
 /* ---- merging ------------------------------------------------------ */
 
-/* The highest id in the store's files: next-id lost or damaged. */
-static unsigned long highest_id(const struct request_store *s)
+/* @fn for every request of every repository's file that reads. */
+static void each_request(const struct request_store *s,
+			 void (*fn)(const struct request *r, void *ctx), void *ctx)
 {
-	unsigned long max = 0;
 	char **repos = NULL, err[512];
 	size_t n = 0;
 
 	if (request_store_repos(s, &repos, &n) < 0)
-		return 0;
+		return;
 	for (size_t i = 0; i < n; i++) {
 		struct request_file f;
 
 		if (request_file_load(s, repos[i], &f, err, sizeof(err)) == 0)
 			for (size_t j = 0; j < f.n; j++)
-				max = f.items[j].id > max ? f.items[j].id : max;
+				fn(&f.items[j], ctx);
 		request_file_free(&f);
 		free(repos[i]);
 	}
 	free(repos);
+}
+
+static void take_max_id(const struct request *r, void *ctx)
+{
+	unsigned long *max = ctx;
+
+	*max = r->id > *max ? r->id : *max;
+}
+
+/* The highest id in the store's files: next-id lost or damaged. */
+static unsigned long highest_id(const struct request_store *s)
+{
+	unsigned long max = 0;
+
+	each_request(s, take_max_id, &max);
 	return max;
+}
+
+static void count_pending(const struct request *r, void *ctx)
+{
+	*(uint64_t *)ctx += r->status == REQUEST_PENDING;
+}
+
+uint64_t request_store_pending(const struct request_store *s)
+{
+	uint64_t n = 0;
+
+	each_request(s, count_pending, &n);
+	return n;
 }
 
 /* Ids are global and never reused; next-id is written (atomically, before

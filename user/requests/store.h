@@ -102,6 +102,10 @@ void request_file_free(struct request_file *f);
 int request_store_repos(const struct request_store *s, char ***ret_repos,
 			size_t *ret_n);
 
+/* The pending requests of every repository (files that do not read
+ * count none). */
+uint64_t request_store_pending(const struct request_store *s);
+
 /*
  * Fold @seen (count, first/last, example process; target/kind/port/proto
  * as the key) into @f for @attempt: an existing request counts up (keeping
