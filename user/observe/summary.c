@@ -254,10 +254,10 @@ void summary_figures(struct events *ev, const struct catalog *cat, bool final,
 	size_t n;
 
 	*ret = ev->fig;
-	ret->lost = counter(ev, EGRET_COUNTER_DROPPED);
+	ret->lost = summary_counter(ev, EGRET_COUNTER_DROPPED);
 	if (!final)
 		return;
-	all = final_dests(ev, &n);
+	all = summary_dests(ev, &n);
 	for (size_t i = 0; i < n; i++) {
 		enum fig_category c = category_of(cat, all[i].c.name);
 
