@@ -26,7 +26,8 @@ EOF
 	"${WORLD_IN_CLIENT[@]}" "$EGRET" run --policy none --id "$id" --user "$TEST_USER" --allow 203.0.113.10:80 \
 		-- sh "$script" "$TDIR" "$P" "$tden" "$tudp" "$tok" >"$TDIR/egret.out" 2>&1 &
 	epid=$!
-	wait_for_file "$TDIR/pid" 15
+	# Its content, not only the file: `echo $$ >pid` makes it empty first.
+	wait_until 15 test -s "$TDIR/pid" || fail "COMMAND never wrote its pid"
 	left=$(cat "$TDIR/pid")
 	assert_attempt_live "$id"
 	assert_is_egret "$epid"
@@ -63,7 +64,8 @@ t_gc_on_run() {
 		-- sh -c 'echo $$ >"$1/pid"; exec "$2" hold 60' sh "$TDIR" "$P" \
 		>"$TDIR/egret.out" 2>&1 &
 	epid=$!
-	wait_for_file "$TDIR/pid" 15
+	# Its content, not only the file: `echo $$ >pid` makes it empty first.
+	wait_until 15 test -s "$TDIR/pid" || fail "COMMAND never wrote its pid"
 	left=$(cat "$TDIR/pid")
 	wait_until 20 cg_runs "$id" probe || fail "COMMAND never started"
 	assert_is_egret "$epid"
