@@ -15,6 +15,7 @@
 
 #include "egret_match.h"
 #include "enforce/allow.h"
+#include "enforce/dests.h"
 #include "enforce/mapwalk.h"
 
 #define NOW 1000000000ULL
@@ -657,6 +658,59 @@ static void quota_counts_the_attempts_share(void **state)
 	assert_int_equal(quota.n4, 2);
 }
 
+/* A purge from exact counts (the attempt's own egret, its counts kept
+ * from its first entry) walks no map whose count is 0, and still leaves
+ * nothing of the attempt behind; the destinations' table deletes its ids
+ * by key, and the other attempt keeps all of its own. */
+static void purge_from_counts(void **state)
+{
+	struct allow_maps q = *need_maps(state);
+	struct allow_quota quota = { .max_entries = 8, .max_cidrs = 8, .counted = true };
+	const char *const mine[] = { "203.0.113.1:443", "10.0.0.0/8:22", "[2001:db8::1]:80" };
+	const char *const theirs[] = { "203.0.113.2:80" };
+	struct egret_dest_key dk = { .attempt = T_OTHER, .dest = 1 };
+	struct egret_dest_count c = {};
+	struct allow_maps other;
+	struct dests d;
+	__u32 id;
+
+	q.quota = &quota;
+	q.dest_counts = bpf_map_create(BPF_MAP_TYPE_HASH, "t_dcounts", sizeof(dk),
+				       sizeof(c), 64, NULL);
+	assert_true(q.dest_counts >= 0);
+	dests_init(&d, q.dest_counts, -1, T_ATTEMPT, 16, 0);
+	q.dests = &d;
+	other = q;
+	other.attempt = T_OTHER;
+	other.quota = NULL;
+	other.dests = NULL;
+	write_ok(&q, mine, 3);
+	write_ok(&other, theirs, 1);
+	assert_int_equal(bpf_map_update_elem(q.dest_counts, &dk, &c, BPF_NOEXIST), 0);
+	assert_int_equal(dests_id(&d, "example.net", 0, &id), 0);
+	assert_int_equal(quota.n4, 1);
+	assert_int_equal(quota.n6, 1);
+	assert_int_equal(quota.ncidr4, 1);
+	assert_int_equal(quota.npins, 0);
+
+	assert_int_equal(allow_purge(&q), 0);
+	assert_true(quota.counted);
+	assert_int_equal(quota.n4 + quota.n6 + quota.ncidr4, 0);
+	quota.counted = false;	/* now every map is walked: none of ours left */
+	assert_int_equal(allow_recount(&q), 0);
+	assert_int_equal(quota.n4 + quota.n6 + quota.ncidr4 + quota.ncidr6, 0);
+	assert_int_equal(allow_keyed_walk(q.dest_counts, sizeof(dk), 0, T_ATTEMPT, true), 0);
+	assert_int_equal(allow_keyed_walk(q.allow4, sizeof(struct egret_key4), 0, T_OTHER,
+					  true), 1);
+	assert_int_equal(allow_keyed_walk(q.dest_counts, sizeof(dk), 0, T_OTHER, true), 1);
+	/* Ids the table did not make itself (a re-adopter's): walked. */
+	dests_init(&d, q.dest_counts, -1, T_OTHER, 16, 0);
+	assert_int_equal(dests_recover(&d), 0);
+	assert_int_equal(dests_forget(&d), -ENODATA);
+	dests_free(&d);
+	close(q.dest_counts);
+}
+
 /* A repeat of what allow_learn() just wrote is not written again unless it
  * moves the deadline by a second or more, or asks other ports. */
 static void learn_repeats_skipped(void **state)
@@ -779,6 +833,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(attempts_kept_apart,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(quota_counts_the_attempts_share,
+						maps_setup, maps_teardown),
+		cmocka_unit_test_setup_teardown(purge_from_counts,
 						maps_setup, maps_teardown),
 		cmocka_unit_test_setup_teardown(learn_repeats_skipped,
 						maps_setup, maps_teardown),

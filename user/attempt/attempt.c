@@ -459,14 +459,20 @@ void attempt_init(struct attempt *a)
 
 int attempt_close(struct attempt *a)
 {
-	/* What this egret knows that spares the teardown work: its entries
-	 * forgotten through the map fds it holds (a purge cut short leaves
-	 * the work to the teardown, from the pins), and its counters. */
+	/* What this egret knows that spares the teardown work: its counters,
+	 * read once its cgroup is empty (no socket made: no socket to destroy
+	 * and no entry of BPF's to forget), and its entries forgotten through
+	 * the map fds it holds (a purge cut short leaves the work to the
+	 * teardown, from the pins). */
 	struct teardown_known known = {
-		.forgotten = a->pins_made && a->ld.key && loader_forget(&a->ld) == 0,
 		.counters_fd = a->ev.counters_fd, .counters_key = a->ev.counters_key,
 	};
 	int r = 0;
+
+	if (a->cgroup_made)
+		teardown_count_sockets(a->st.cgroup, &known);
+	known.forgotten = a->pins_made && a->ld.key &&
+			  loader_forget(&a->ld, known.no_sockets) == 0;
 
 	if (a->cgroup_fd >= 0)
 		close(a->cgroup_fd);

@@ -41,7 +41,7 @@ static void forget_entries(__u64 key, const char *cgroup, const char *pins)
 	loader_init(&ld);
 	r = loader_open_pins(&ld, pins, key);
 	if (r == 0)
-		r = loader_forget(&ld);
+		r = loader_forget(&ld, false);
 	if (r < 0 && r != -ENOENT)
 		log_warn("remove the entries of %s from the shared maps: %s", cgroup,
 			 strerror(-r));
@@ -60,13 +60,11 @@ static __u64 cgroup_key_of(const char *cgroup)
 	return key;
 }
 
-/* Once its cgroup is empty, nothing makes a socket in it any more: did
- * its socket hook ever let one be made? Unsure counts as yes. */
-static bool made_no_socket(const char *cgroup, const struct teardown_known *known)
+void teardown_count_sockets(const char *cgroup, struct teardown_known *known)
 {
 	uint64_t made = 1, audited = 1;
 
-	return known && known->counters_fd >= 0 &&
+	known->no_sockets = cgroup[0] && known->counters_fd >= 0 &&
 	       cgroup_kill_wait(cgroup, KILL_TIMEOUT_MS) == 0 &&
 	       percpu_counter_read(known->counters_fd, known->counters_key,
 				   EGRET_COUNTER(EGRET_HOOK_SOCKET, EGRET_VERDICT_ALLOW), &made) == 0 &&
@@ -79,13 +77,12 @@ static bool made_no_socket(const char *cgroup, const struct teardown_known *know
 int attempt_teardown(const char *cgroup, const char *pins, const struct teardown_known *known)
 {
 	__u64 key = cgroup_key_of(cgroup);
-	bool sockets = true;
+	bool sockets = !(known && known->no_sockets);
 	int r;
 
 	if (key && pins[0] && !(known && known->forgotten))
 		forget_entries(key, cgroup, pins);
 	if (cgroup[0]) {
-		sockets = !made_no_socket(cgroup, known);
 		r = cgroup_kill_remove(cgroup, KILL_TIMEOUT_MS);
 		if (r < 0 && r != -ENOENT)
 			return log_error_errno(r, "remove cgroup %s", cgroup);

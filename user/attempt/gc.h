@@ -53,6 +53,10 @@ struct teardown_known {
 	/* Its entries are out of the set's maps already: it forgot them
 	 * through the map fds it holds (loader_forget), not reopened pins. */
 	bool forgotten;
+	/* Its cgroup is empty and its socket hook let no inet socket be
+	 * made there (teardown_count_sockets): no socket to destroy, and no
+	 * entry BPF makes at a SYN to forget. */
+	bool no_sockets;
 	/* Its counters (egret_counters, its key): once its cgroup is empty,
 	 * a socket hook that let no inet socket be made spares the host-wide
 	 * socket dumps, each a walk of the kernel's whole TCP table. -1:
@@ -67,5 +71,10 @@ struct teardown_known {
  * @known: what needs no doing; NULL from anyone but the attempt's own
  * egret. */
 int attempt_teardown(const char *cgroup, const char *pins, const struct teardown_known *known);
+
+/* Empty @cgroup (killing what is inside) and read @known's counters: once
+ * it is empty nothing makes a socket in it any more; did its socket hook
+ * ever let one be made? Sets known->no_sockets (unsure: false). */
+void teardown_count_sockets(const char *cgroup, struct teardown_known *known);
 
 #endif

@@ -125,9 +125,6 @@ int attempt_programs_attach(struct attempt *a, const struct run_opts *o,
 	uint64_t t1;
 	int r, deny_errno = 0;
 
-	r = attempt_loader_opts(a, o, &lo, &deny_errno);
-	if (r < 0)
-		return r;
 	t1 = mono_us();
 	cgroup_keep_path(keep, sizeof(keep));
 	r = shared_get(&a->ld, o->no_shared, keep[0] ? keep : NULL, &step);
@@ -135,6 +132,11 @@ int attempt_programs_attach(struct attempt *a, const struct run_opts *o,
 	if (r < 0)
 		return log_error_errno(r, "%s%s (-v shows libbpf's detail)",
 				       step, attempt_priv_hint(r));
+	/* After the set: a pinned set tells what the kernel's probe said
+	 * when it was loaded (loader_note_rodata), sparing the probe. */
+	r = attempt_loader_opts(a, o, &lo, &deny_errno);
+	if (r < 0)
+		return r;
 	/* Its maps pinned in its directory before it has any entry: whoever
 	 * removes the attempt finds all of them there (gc.c). */
 	r = loader_attempt_begin(&a->ld, a->cgroup_fd, a->st.pins, &lo, &step);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "attempt/preflight.h"
@@ -15,9 +17,56 @@
 #include "lib/trust.h"
 #include "lib/util.h"
 
+#define OWNER_PREFIX	"owner-"
+
 static void owner_path(uid_t uid, char *buf, size_t len)
 {
-	snprintf(buf, len, EGRET_UID_LOCK_DIR "/owner-%u", (unsigned int)uid);
+	snprintf(buf, len, EGRET_UID_LOCK_DIR "/" OWNER_PREFIX "%u", (unsigned int)uid);
+}
+
+/* Which uids of the range may have an owner, one bit each (uid_first
+ * first), from one read of the directory: opening each uid's file, most
+ * of them absent, cost 2.8-3.3 ms of every pick over a range of 1024
+ * (issue 42). A bit set is only "read its file"; a bit clear is "had no
+ * file when the directory was read", which take() checks again under the
+ * uid's lock. NULL (no memory, no directory): every bit set, every file
+ * read, as before. */
+static uint8_t *owner_files(const struct daemon_config *cfg)
+{
+	size_t n = (size_t)cfg->uid_last - cfg->uid_first + 1;
+	_cleanup_(closedirp) DIR *d = opendir(EGRET_UID_LOCK_DIR);
+	uint8_t *bits = d ? calloc((n + 7) / 8, 1) : NULL;
+	struct dirent *de;
+
+	while (bits && (de = readdir(d))) {
+		const char *num = de->d_name + sizeof(OWNER_PREFIX) - 1;
+		unsigned long v;
+		char *end;
+
+		if (strncmp(de->d_name, OWNER_PREFIX, sizeof(OWNER_PREFIX) - 1) ||
+		    *num < '0' || *num > '9')
+			continue;
+		v = strtoul(num, &end, 10);
+		if (*end || v < cfg->uid_first || v > cfg->uid_last)
+			continue;
+		v -= cfg->uid_first;
+		bits[v / 8] |= (uint8_t)(1u << (v % 8));
+	}
+	return bits;
+}
+
+static bool may_be_owned(const uint8_t *bits, const struct daemon_config *cfg, uint64_t u)
+{
+	uint64_t i = u - cfg->uid_first;
+
+	return !bits || (bits[i / 8] & (1u << (i % 8)));
+}
+
+/* uids_owner(), or -ENOENT where the directory had no file for @u. */
+static int owner_of(const uint8_t *bits, const struct daemon_config *cfg, uint64_t u,
+		    uid_t *ret_owner)
+{
+	return may_be_owned(bits, cfg, u) ? uids_owner((uid_t)u, ret_owner) : -ENOENT;
 }
 
 unsigned int uids_share(const struct daemon_config *cfg, const struct daemon_caller *k)
@@ -88,6 +137,7 @@ int uids_pick(const struct daemon_config *cfg, const struct daemon_caller *k,
 	      uid_t *ret, int *ret_lock)
 {
 	unsigned int owned = 0, share = uids_share(cfg, k);
+	_cleanup_free_ uint8_t *bits = NULL;
 	bool unowned = false;
 	uid_t owner;
 	int r;
@@ -95,9 +145,10 @@ int uids_pick(const struct daemon_config *cfg, const struct daemon_caller *k,
 	r = private_dir_ensure(EGRET_UID_LOCK_DIR);
 	if (r < 0)
 		return r;
+	bits = owner_files(cfg);
 	/* Its own first, lowest first. */
 	for (uint64_t u = cfg->uid_first; u <= cfg->uid_last; u++) {
-		r = uids_owner((uid_t)u, &owner);
+		r = owner_of(bits, cfg, u, &owner);
 		if (r == -ENOENT)
 			unowned = true;
 		if (r < 0 || owner != k->uid)
@@ -116,7 +167,7 @@ int uids_pick(const struct daemon_config *cfg, const struct daemon_caller *k,
 	/* A new one. The owner is read again under the uid's lock: two
 	 * callers' requests that both found it unowned meet there. */
 	for (uint64_t u = cfg->uid_first; u <= cfg->uid_last; u++) {
-		if (uids_owner((uid_t)u, &owner) != -ENOENT)
+		if (owner_of(bits, cfg, u, &owner) != -ENOENT)
 			continue;
 		r = take((uid_t)u, ret_lock);
 		if (r < 0)

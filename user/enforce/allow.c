@@ -381,28 +381,40 @@ int allow_recount(const struct allow_maps *maps)
 	q->ncidr6 = (__u32)n[3];
 	q->nnames = (__u32)n[4];
 	q->npins = (__u32)n[5];
+	q->counted = true;
 	return 0;
 }
 
+/*
+ * A walk reads every bucket of a map sized for the whole host (a batch
+ * read of an empty 262 144-entry hash costs 0.2-0.4 ms here), whatever
+ * the attempt holds: a count of 0 that is exact spares it, as the
+ * destinations' own table spares the walk of theirs (dests_forget).
+ */
 int allow_purge(const struct allow_maps *maps)
 {
-	const struct { int fd; size_t size, off; } all[] = {
-		{ maps->allow4, sizeof(struct egret_key4), 0 },
-		{ maps->allow6, sizeof(struct egret_key6), 0 },
-		{ maps->cidr4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
-		{ maps->cidr6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
-		{ maps->names, sizeof(struct egret_name_key), 0 },
-		{ maps->pins, sizeof(struct egret_pin_key), 0 },
-		{ maps->host4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF },
-		{ maps->host6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF },
-		{ maps->dest_counts, sizeof(struct egret_dest_key), 0 },
-		{ maps->dest_tally, sizeof(struct egret_dest_key), 0 },
-		{ maps->addr_dest, sizeof(struct egret_name_key), 0 },
+	const struct allow_quota *q = maps->quota && maps->quota->counted ? maps->quota : NULL;
+	bool dests_known = maps->dests && dests_forget(maps->dests) == 0;
+	const struct { int fd; size_t size, off; const __u32 *n; } all[] = {
+		{ maps->allow4, sizeof(struct egret_key4), 0, q ? &q->n4 : NULL },
+		{ maps->allow6, sizeof(struct egret_key6), 0, q ? &q->n6 : NULL },
+		{ maps->cidr4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF,
+		  q ? &q->ncidr4 : NULL },
+		{ maps->cidr6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF,
+		  q ? &q->ncidr6 : NULL },
+		{ maps->names, sizeof(struct egret_name_key), 0, q ? &q->nnames : NULL },
+		{ maps->pins, sizeof(struct egret_pin_key), 0, q ? &q->npins : NULL },
+		{ maps->host4, sizeof(struct egret_lpm_key4), LPM_ATTEMPT_OFF, NULL },
+		{ maps->host6, sizeof(struct egret_lpm_key6), LPM_ATTEMPT_OFF, NULL },
+		{ dests_known ? -1 : maps->dest_counts, sizeof(struct egret_dest_key), 0, NULL },
+		{ dests_known ? -1 : maps->dest_tally, sizeof(struct egret_dest_key), 0, NULL },
+		{ maps->addr_dest, sizeof(struct egret_name_key), 0, NULL },
 	};
 	int first = 0;
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		int r = allow_keyed_walk(all[i].fd, all[i].size, all[i].off,
+		int r = all[i].n && *all[i].n == 0 ? 0 :
+			allow_keyed_walk(all[i].fd, all[i].size, all[i].off,
 					 maps->attempt, false);
 
 		if (r < 0 && !first)
@@ -412,6 +424,7 @@ int allow_purge(const struct allow_maps *maps)
 		*maps->quota = (struct allow_quota){
 			.max_entries = maps->quota->max_entries,
 			.max_cidrs = maps->quota->max_cidrs,
+			.counted = maps->quota->counted && !first,
 		};
 	allow_learned_clear(maps->learned);
 	if (maps->dests)

@@ -23,6 +23,11 @@ struct allow_quota {
 	__u32 max_entries;	/* exact entries per family */
 	__u32 max_cidrs;	/* prefixes per family */
 	__u32 n4, n6, ncidr4, ncidr6, nnames, npins;
+	/* The counts are every entry the attempt holds in those maps: kept
+	 * by its writer since before its first entry (loader_attempt_begin)
+	 * or counted again (allow_recount). The purge then walks no map
+	 * whose count is 0. */
+	bool counted;
 };
 
 /* The four allow maps, by fd, and those the decisions read besides (the

@@ -19,7 +19,7 @@ void dests_init(struct dests *d, int fd, int tally_fd, __u64 attempt, __u32 max,
 		__u64 budget)
 {
 	*d = (struct dests){ .fd = fd, .tally_fd = tally_fd, .attempt = attempt, .max = max,
-			     .budget = budget };
+			     .budget = budget, .complete = fd >= 0 };
 }
 
 /* Each CPU's copy of a per-CPU value: the kernel hands them 8-byte aligned. */
@@ -67,7 +67,33 @@ void dests_free(struct dests *d)
 {
 	free(d->slots);
 	d->slots = NULL;
-	d->cap = d->n = 0;
+	d->cap = d->n = d->top = 0;
+}
+
+/* @key's entry out of @fd: 0 if it is gone, or -errno. */
+static int forget_one(int fd, const struct egret_dest_key *key)
+{
+	if (fd < 0 || bpf_map_delete_elem(fd, key) == 0 || errno == ENOENT)
+		return 0;
+	return -errno;
+}
+
+int dests_forget(struct dests *d)
+{
+	struct egret_dest_key key = { .attempt = d->attempt };
+	int first = 0;
+
+	if (!d->complete || d->top > DESTS_FORGET_MAX)
+		return -ENODATA;
+	for (key.dest = 1; key.dest <= d->top; key.dest++) {
+		int r = forget_one(d->fd, &key), t = forget_one(d->tally_fd, &key);
+
+		if (!first)
+			first = r < 0 ? r : t;
+	}
+	if (!first)
+		d->top = 0;
+	return first;
 }
 
 /* The slot holding @name, or the empty one where it would go. */
@@ -138,6 +164,8 @@ int dests_id(struct dests *d, const char *name, __u64 budget, __u32 *ret_id)
 			continue;
 		if (errno != ENOENT)
 			return -errno;
+		if (key.dest > d->top)
+			d->top = key.dest;
 		r = tally_make(d, &key);
 		if (r < 0)
 			return r;
@@ -159,6 +187,9 @@ int dests_recover(struct dests *d)
 	struct dest_figures *all = NULL;
 	size_t n = 0;
 	int r = dests_read(d->fd, -1, d->attempt, &all, &n);
+
+	/* Ids made by a dead egret: the purge walks the maps for them. */
+	d->complete = false;
 
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		struct dest_slot *s;

@@ -27,6 +27,8 @@ struct dests {
 	__u64 attempt;
 	__u32 max;		/* ids per attempt */
 	__u32 n;		/* ids given */
+	__u32 top;		/* the highest id a tally or counts entry was made for */
+	bool complete;		/* every id of the attempt was made by this table */
 	__u64 budget;		/* every destination's budget; 0: none */
 	struct dest_slot *slots;	/* open addressing, by name */
 	size_t cap;
@@ -61,7 +63,13 @@ struct dest_figures {
  * by bytes sent, then received. 0 or -errno. */
 int dests_read(int fd, int tally_fd, __u64 attempt, struct dest_figures **ret, size_t *n);
 
-/* (The attempt's entries go with its allow entries: allow_purge().) */
+/* (The attempt's entries go with its allow entries: allow_purge().)
+ * Where the table made every id of the attempt, delete their entries by
+ * key, sparing allow_purge() the walk of two maps sized for the host:
+ * 0, -ENODATA when the table cannot tell (ids recovered from the maps,
+ * or more than DESTS_FORGET_MAX of them: walk), or the first -errno. */
+#define DESTS_FORGET_MAX	256
+int dests_forget(struct dests *d);
 
 /* "84 KiB", "31.2 MiB", "512 B" into @buf. */
 void dests_size_text(__u64 bytes, char *buf, size_t len);

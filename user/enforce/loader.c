@@ -102,8 +102,9 @@ int loader_attempt_begin(struct loader *ld, int cgroup_fd, const char *pin_dir,
 		*ret_step = "read the attempt cgroup's id";
 		return r;
 	}
+	/* Counted from here, before the attempt's first entry. */
 	ld->quota = (struct allow_quota){ .max_entries = opts->max_entries,
-					  .max_cidrs = opts->max_cidrs };
+					  .max_cidrs = opts->max_cidrs, .counted = true };
 	/* The set's maps first: a teardown that finds them gives back a
 	 * slot claimed after them, even before its own maps are pinned. */
 	r = pin_maps(ld, pin_dir, 0, LOADER_NSHARED);
@@ -240,10 +241,14 @@ int loader_open_pins(struct loader *ld, const char *pin_dir, __u64 key)
 	return 0;
 }
 
-int loader_forget(struct loader *ld)
+int loader_forget(struct loader *ld, bool no_sockets)
 {
 	struct allow_maps maps = loader_allow_maps(ld);
-	int r = allow_purge(&maps), n;
+	int r, n;
+
+	if (no_sockets)
+		maps.addr_dest = -1;
+	r = allow_purge(&maps);
 
 	n = allow_keyed_walk(ld->maps[LOADER_UNIX_ALLOW], sizeof(struct egret_unix_key),
 			     0, ld->key, false);

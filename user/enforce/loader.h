@@ -145,8 +145,10 @@ int loader_configure(struct loader *ld, const struct loader_opts *opts,
 int loader_open_pins(struct loader *ld, const char *pin_dir, __u64 key);
 
 /* Remove every entry of the attempt from the set's maps and give its slot
- * back. 0 or the first -errno. */
-int loader_forget(struct loader *ld);
+ * back. @no_sockets: its cgroup is empty and made no inet socket, so BPF
+ * wrote none of its entries (egret_addr_dest is made at a SYN): that map
+ * is not walked. 0 or the first -errno. */
+int loader_forget(struct loader *ld, bool no_sockets);
 
 /* Make slots 1..@n that are not made yet (egretd, before its callers:
  * making one waits for an RCU grace period). 0 or -errno. */

@@ -22,4 +22,11 @@ int loader_slot_claim(struct loader *ld);
  * egret_slots (@slots; -1: none). 0 or the first -errno. */
 int loader_slots_release(int slots, __u64 key);
 
+/* A read-only data map (@fd, its info @mi) of one of the pinned set's
+ * main programs: the kernel probe's answer the set was loaded with, kept for
+ * loader_can_set_errno() when it is the main object's .rodata
+ * (objects.c; shared.c calls it as it checks the set). */
+struct bpf_map_info;
+void loader_note_rodata(int fd, const struct bpf_map_info *mi);
+
 #endif

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "enforce/loader.h"
+#include "enforce/loader_impl.h"
 #include "enforce/shared.h"
 #include "lib/lockfile.h"
 #include "lib/log.h"
@@ -85,6 +85,8 @@ static int check_prog(int fd, int i, const __u32 *ids, size_t nids)
 			close(mfd);
 			return -EPROTO;
 		}
+		if (i < LOADER_NMAIN_PROGS)
+			loader_note_rodata(mfd, &mi);
 		close(mfd);
 	}
 	return 0;
