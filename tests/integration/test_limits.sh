@@ -26,6 +26,27 @@ echo "$dir"
 EOF
 }
 
+# names_flood_script: COMMAND's side of a flood of refused names: N
+# lookups of distinct names below LABEL.example, one at a time (python3
+# names-flood.py N LABEL); prints the feed's size, then its last line.
+names_flood_script() {
+	write_script names-flood.py <<'EOF2'
+import os, socket, struct, sys
+n, label = int(sys.argv[1]), sys.argv[2].encode()
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+for i in range(n):
+    q = struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0)
+    for part in (b"n%d" % i, label, b"example"):
+        q += bytes([len(part)]) + part
+    q += b"\x00" + struct.pack(">HH", 1, 1)
+    s.sendto(q, ("198.51.100.53", 53))
+    s.recv(512)
+print(os.path.getsize(os.environ["EGRET_DENIALS"]))
+print(open(os.environ["EGRET_DENIALS"]).read().splitlines()[-1])
+EOF2
+}
+
 # The manifest: named in COMMAND's environment, the policy in force as
 # `egret check --json` prints it for the same policy and repository, how a
 # refusal looks, and COMMAND (not root) can change none of it; it leaves
@@ -168,26 +189,9 @@ EOF2
 # own count of them loses none.
 t_limits_feed_bounded() {
 	local script n=5000
-	script=$(write_script flood.py <<'EOF2'
-import os, socket, struct, sys
-n, out = int(sys.argv[1]), sys.argv[2]
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(2)
-for i in range(n):
-    q = struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0)
-    for label in (b"n%d" % i, b"flood", b"example"):
-        q += bytes([len(label)]) + label
-    q += b"\x00" + struct.pack(">HH", 1, 1)
-    s.sendto(q, ("198.51.100.53", 53))
-    s.recv(512)
-size = os.path.getsize(os.environ["EGRET_DENIALS"])
-last = open(os.environ["EGRET_DENIALS"]).read().splitlines()[-1]
-print(size)
-print(last)
-EOF2
-)
+	script=$(names_flood_script)
 	attempt --user "$TEST_USER" --dns-upstream "$WORLD_DNS" --log "$TDIR/events.json" \
-		-- python3 "$script" "$n" "$TDIR"
+		-- python3 "$script" "$n" flood
 	assert_eq 0 "$RC" "egret exit status $(said)"
 	local size last
 	size=$(sed -n 1p <<<"$OUT") last=$(sed -n 2p <<<"$OUT")
@@ -224,28 +228,15 @@ t_limits_unwritable() {
 # missed refusals because writes failed, and its own log keeps every one.
 t_limits_feed_full() {
 	local script n=400 size
-	script=$(write_script full.py <<'EOF2'
-import os, socket, struct, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(2)
-for i in range(int(sys.argv[1])):
-    q = struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0)
-    for label in (b"f%d" % i, b"full", b"example"):
-        q += bytes([len(label)]) + label
-    q += b"\x00" + struct.pack(">HH", 1, 1)
-    s.sendto(q, ("198.51.100.53", 53))
-    s.recv(512)
-print(os.path.getsize(os.environ["EGRET_DENIALS"]))
-EOF2
-)
+	script=$(names_flood_script)
 	# shellcheck disable=SC2016 # the inner shell expands them
 	timeout -k 5 60 "${WORLD_IN_CLIENT[@]}" unshare -m sh -c \
 		'mkdir -p /run/egret-limits && mount -t tmpfs -o size=16k,mode=0711 tmpfs /run/egret-limits && exec "$@"' \
 		sh "$EGRET" run --policy none --user "$TEST_USER" --dns-upstream "$WORLD_DNS" \
-		--log "$TDIR/events.json" -- python3 "$script" "$n" >"$TDIR/out" 2>"$TDIR/err"
+		--log "$TDIR/events.json" -- python3 "$script" "$n" full >"$TDIR/out" 2>"$TDIR/err"
 	RC=$? OUT=$(cat "$TDIR/out") ERR=$(cat "$TDIR/err")
 	assert_eq 0 "$RC" "egret exit status with a full tmpfs under the feed $(said)"
-	size=$OUT
+	size=$(sed -n 1p <<<"$OUT")
 	if ! [[ $size =~ ^[0-9]+$ ]] || [ "$size" -gt $((16 * 1024)) ] || [ "$size" -lt 4096 ]; then
 		fail "the feed on a 16 KiB tmpfs: want 4 KiB to 16 KiB, got '$size' $(said)"
 	fi
