@@ -48,7 +48,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -fdebug-c
 # user/ holds one folder per subsystem (docs/ARCHITECTURE.md, "Source map");
 # headers are included by their path under user/ ("dns/wire.h").
 USER_SRCS  := $(filter-out user/main_client.c,$(wildcard user/*.c user/*/*.c))
-USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/policy/embedded.o
+USER_OBJS  := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS)) $(OUT)/user/policy/embedded.o \
+              $(OUT)/user/policy/catalog_built.o
 LIB_OBJS   := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 BPF_HDRS   := $(wildcard bpf/lib/*.h) $(wildcard include/*.h)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -122,6 +123,25 @@ $(OUT)/user/policy/embedded.o: user/policy/embedded.S user/policy/catalog.yaml \
 	$(call msg,AS,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) -c $< -o $@
+
+# The catalog parsed at build time by egret's own parser (tools/catalog_gen.c)
+# and linked as a const struct: no YAML parse at a start (issue 42). A
+# catalog the parser refuses fails here.
+CATALOG_GEN_OBJS := $(addprefix $(OUT)/user/,policy/catalog.o policy/yaml_util.o \
+	policy/host.o policy/spec.o lib/diag.o lib/log.o \
+	lib/text.o lib/names.o policy/embedded.o)
+
+$(OUT)/catalog_gen: tools/catalog_gen.c $(CATALOG_GEN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+
+$(OUT)/user/policy/catalog_built.c: $(OUT)/catalog_gen
+	$(call msg,GEN,$@)
+	$(Q)$< >$@
+
+$(OUT)/user/policy/catalog_built.o: $(OUT)/user/policy/catalog_built.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/egret: $(USER_OBJS)
 	$(call msg,LINK,$@)
@@ -300,7 +320,8 @@ $(OUT)/fuzz/%.o: user/%.c
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(CPPFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-$(OUT)/fuzz/libegret.a: $(FUZZ_OBJS) $(OUT)/user/policy/embedded.o
+$(OUT)/fuzz/libegret.a: $(FUZZ_OBJS) $(OUT)/user/policy/embedded.o \
+		$(OUT)/user/policy/catalog_built.o
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 

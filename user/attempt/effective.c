@@ -7,8 +7,6 @@
 
 #include "attempt/effective.h"
 #include "attempt/options.h"
-#include "lib/log.h"
-#include "lib/util.h"
 #include "policy/load.h"
 #include "requests/approvals.h"
 
@@ -31,67 +29,31 @@ static int load_approvals(const struct effective_in *in, struct policy *out,
 	return r;
 }
 
-/* The catalog egretd parsed before it forked its handlers, or NULL. */
-static const struct catalog *kept_catalog;
-
-/* The built-in catalog, parsed into memory of its own: 0 or -errno. */
-static int catalog_new(struct catalog **ret, char *err, size_t errlen)
-{
-	struct catalog *cat = calloc(1, sizeof(*cat));
-	int r;
-
-	if (!cat)
-		return -ENOMEM;
-	r = catalog_load(cat, err, errlen);
-	if (r < 0) {
-		free(cat);
-		return r;
-	}
-	*ret = cat;
-	return 0;
-}
-
+/* The built-in catalog is parsed at build time (egret_catalog_built):
+ * neither a start nor egretd parses it (2-3 ms of a start: issue 42). */
 int effective_catalog_keep(void)
 {
-	struct catalog *cat;
-	char err[256];
-	int r = catalog_new(&cat, err, sizeof(err));
-
-	if (r == 0)
-		kept_catalog = cat;
-	return r;
+	return 0;
 }
 
 const struct catalog *effective_catalog(void)
 {
-	return kept_catalog;
+	return &egret_catalog_built;
 }
 
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin)
 {
-	_cleanup_free_ struct catalog *own = NULL;
-	const struct catalog *cat = kept_catalog;
+	const struct catalog *cat = &egret_catalog_built;
 	struct policy_doc doc = {};
 	bool have_doc;			/* a file or the built-in default */
 	struct diag d = { .file = "policy" };
 	const char *path = in->policy_file ? in->policy_file : POLICY_DEFAULT_PATH;
-	char err[256];
 	int r;
 
 	*ret_builtin = false;
-	/* Only the command line: no file, no built-in default, and no
-	 * catalog to parse (1-2 ms of a start: issue 42). */
+	/* Only the command line: no file, no built-in default. */
 	have_doc = !in->policy_file || strcmp(in->policy_file, POLICY_FILE_NONE);
-	if (have_doc && !cat) {
-		r = catalog_new(&own, err, sizeof(err));
-		if (r < 0) {
-			if (r != -ENOMEM)
-				log_error("built-in catalog: %s", err);
-			return r;
-		}
-		cat = own;
-	}
 	if (!have_doc) {
 		r = 0;
 	} else if (!in->policy_file && access(path, F_OK) < 0 && errno == ENOENT) {

@@ -33,12 +33,12 @@ struct effective_in {
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin);
 
-/* Parse the built-in catalog once, for every later effective_policy() of
- * this process and the processes it forks (egretd's handlers): 0, or
- * -errno (each call then parses its own). */
+/* Nothing, and 0: the built-in catalog is parsed at build time now
+ * (egret_catalog_built). Kept for egretd's start (user/cmd/daemon.c),
+ * which called it to parse the catalog once before its handlers. */
 int effective_catalog_keep(void);
 
-/* That catalog, or NULL when none was kept. */
+/* The built-in catalog. */
 const struct catalog *effective_catalog(void);
 
 /*

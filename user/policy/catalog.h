@@ -84,8 +84,13 @@ struct catalog {
 const char *catalog_section_key(enum catalog_section s);
 
 /* Parse the embedded catalog. Its problems are egret's bugs: -EINVAL and a
- * message in @err (the unit tests load it, so a bad catalog never ships). */
+ * message in @err (the build parses it, so a bad catalog never ships). */
 int catalog_load(struct catalog *c, char *err, size_t errlen);
+
+/* The embedded catalog as catalog_load() parses it, parsed at build time
+ * (tools/catalog_gen.c writes it as C): what egret uses, with no parse at
+ * a start. */
+extern const struct catalog egret_catalog_built;
 
 /* Parse catalog text (for tests and the loader). */
 int catalog_parse(struct catalog *c, const char *text, size_t len,
