@@ -2,8 +2,11 @@
 /*
  * launch/spawned.c - what the clone3 child of launch_spawn() runs, never
  * returning: COMMAND's steps from birth to exec, or, under egretd, the
- * keeper's life (keeper.h). Only async-signal-safe calls: the child shares
- * nothing with egret but what clone3 copied.
+ * keeper's life (keeper.h). Only async-signal-safe calls, and the ids
+ * changed by raw system calls: COMMAND's child may share egret's memory
+ * until its exec (launch.c, spawn_shared), so it takes no lock, allocates
+ * nothing and writes no global but environ (and errno); the keeper's is a
+ * copy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -171,11 +174,13 @@ static void child_drop_root(const struct launch *l, int pipe_fd, int top)
 
 	if (!l->user.set)
 		return;
-	if (setgroups((size_t)l->user.ngroups, l->user.groups) < 0)
+	/* Raw: libc's wrappers would signal egret's other threads to
+	 * change theirs too (lib/child.h). */
+	if (syscall(SYS_setgroups, (size_t)l->user.ngroups, l->user.groups) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_GROUPS, errno, 125);
-	if (setresgid(l->user.gid, l->user.gid, l->user.gid) < 0)
+	if (syscall(SYS_setresgid, l->user.gid, l->user.gid, l->user.gid) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_GID, errno, 125);
-	if (setresuid(l->user.uid, l->user.uid, l->user.uid) < 0)
+	if (syscall(SYS_setresuid, l->user.uid, l->user.uid, l->user.uid) < 0)
 		child_fail(pipe_fd, LAUNCH_STEP_UID, errno, 125);
 }
 

@@ -78,7 +78,7 @@ int child_run(int (*fn)(void *), void *arg)
 
 /* Does a change of ids leave shared memory to root alone? 0: not
  * dumpable; 2: dumpable by root only. 1, or no answer: no. */
-static bool ids_change_keeps_memory_ours(void)
+bool child_ids_change_keeps_memory_ours(void)
 {
 	char c = 0;
 	int fd = open("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
@@ -95,7 +95,7 @@ int child_run_as(int (*fn)(void *), void *arg)
 {
 	pid_t pid;
 
-	if (ids_change_keeps_memory_ours())
+	if (child_ids_change_keeps_memory_ours())
 		return child_run(fn, arg);
 	pid = fork();
 	if (pid < 0)
@@ -113,3 +113,51 @@ int child_become(uid_t uid, gid_t gid, size_t ngroups, const gid_t *groups)
 		return -errno;
 	return 0;
 }
+
+#if defined(__x86_64__)
+/*
+ * clone3 leaves the child on @args->stack with nothing to return to, so
+ * the call is made here: the child calls @fn(@arg) from the new stack
+ * (@fn and @arg kept in callee-saved registers across the system call)
+ * and, should @fn ever return, exits with 127.
+ */
+static long clone3_call(struct clone_args *args, void (*fn)(void *), void *arg)
+{
+	register long rax __asm__("rax") = SYS_clone3;
+	register void (*r12)(void *) __asm__("r12") = fn;
+	register void *r13 __asm__("r13") = arg;
+
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "mov $60, %%eax\n\t"
+			 "mov $127, %%edi\n\t"
+			 "syscall\n\t"
+			 "ud2\n"
+			 "1:"
+			 : "+a"(rax)
+			 : "D"(args), "S"(sizeof(*args)), "r"(r12), "r"(r13)
+			 : "rcx", "r11", "memory");
+	return rax;
+}
+
+pid_t child_clone3_vfork(struct clone_args *args, void *stack, size_t size,
+			 void (*fn)(void *), void *arg)
+{
+	args->flags |= CLONE_VM | CLONE_VFORK;
+	args->stack = (__u64)(unsigned long)stack;
+	/* Its top 16-byte aligned, as the ABI wants at the call. */
+	args->stack_size = (((unsigned long)stack + size) & ~15UL) - (unsigned long)stack;
+	/* The raw system call: -errno itself on failure. */
+	return (pid_t)clone3_call(args, fn, arg);
+}
+#else
+pid_t child_clone3_vfork(struct clone_args *args, void *stack, size_t size,
+			 void (*fn)(void *), void *arg)
+{
+	return -ENOSYS;
+}
+#endif

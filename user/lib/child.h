@@ -26,8 +26,10 @@
 #ifndef EGRET_CHILD_H
 #define EGRET_CHILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <linux/sched.h>
 
 /* @fn(@arg) in a child sharing our memory, while we wait (CLONE_VFORK):
  * what @fn returned (0..255: its exit status), or -errno when the child
@@ -38,6 +40,19 @@ int child_run(int (*fn)(void *), void *arg);
  * where sharing our memory would make it reachable to that uid
  * (fs.suid_dumpable 1, or unreadable). */
 int child_run_as(int (*fn)(void *), void *arg);
+
+/* Does a change of ids in a child leave the memory it shares with us to
+ * root alone (fs.suid_dumpable 0 or 2)? */
+bool child_ids_change_keeps_memory_ours(void);
+
+/* clone3(@args) with CLONE_VM | CLONE_VFORK added, the child on @stack
+ * (@size bytes, ours until we resume): it runs @fn(@arg), which execs or
+ * _exits and never returns. We resume once it has exec'd or exited. The
+ * child's pid or -errno; -ENOSYS where built for another architecture
+ * than x86-64 (the call is made in assembly: the child has no frame to
+ * return to). Our signals are the caller's to block around it. */
+pid_t child_clone3_vfork(struct clone_args *args, void *stack, size_t size,
+			 void (*fn)(void *), void *arg);
 
 /* A child sharing our memory, born with @flags (CLONE_NEWUSER, say),
  * running @fn(@arg) while we go on: its pid, or -errno. The child may
