@@ -50,12 +50,53 @@ static __u32 prog_type_of(int i)
 	}
 }
 
+/* Read-only data maps already found to be that, in one open of the set:
+ * a later program using the same map needs no second look (the programs
+ * we hold keep it, so its id names no other map). */
+struct rodata_seen {
+	__u32 ids[8];
+	size_t n;
+};
+
+static bool rodata_seen_has(const struct rodata_seen *seen, __u32 id)
+{
+	for (size_t j = 0; seen && j < seen->n; j++)
+		if (seen->ids[j] == id)
+			return true;
+	return false;
+}
+
+/* Is the map of @id read-only data? 0, or -errno (-EPROTO: it is not). */
+static int check_rodata(__u32 id, int i, struct rodata_seen *seen)
+{
+	struct bpf_map_info mi = {};
+	__u32 mlen = sizeof(mi);
+	int mfd;
+
+	if (rodata_seen_has(seen, id))
+		return 0;
+	mfd = bpf_map_get_fd_by_id(id);
+	if (mfd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(mfd, &mi, &mlen) < 0 || !strstr(mi.name, ".rodata")) {
+		close(mfd);
+		return -EPROTO;
+	}
+	if (i < LOADER_NMAIN_PROGS)
+		loader_note_rodata(mfd, &mi);
+	close(mfd);
+	if (seen && seen->n < ARRAY_SIZE(seen->ids))
+		seen->ids[seen->n++] = id;
+	return 0;
+}
+
 /*
  * The program is the one its name says, and every map it uses is one of
  * the set's (@ids) or its own read-only data: programs and maps of two
  * sets cannot be paired up into one.
  */
-static int check_prog(int fd, int i, const __u32 *ids, size_t nids)
+static int check_prog(int fd, int i, const __u32 *ids, size_t nids,
+		      struct rodata_seen *seen)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info), used[LOADER_NSHARED + 4];
@@ -68,26 +109,16 @@ static int check_prog(int fd, int i, const __u32 *ids, size_t nids)
 	    info.type != prog_type_of(i) || info.nr_map_ids > ARRAY_SIZE(used))
 		return -EPROTO;
 	for (__u32 k = 0; k < info.nr_map_ids; k++) {
-		struct bpf_map_info mi = {};
-		__u32 mlen = sizeof(mi);
 		bool ours = false;
-		int mfd;
+		int r;
 
 		for (size_t j = 0; j < nids; j++)
 			ours = ours || (ids[j] && ids[j] == used[k]);
 		if (ours)
 			continue;
-		mfd = bpf_map_get_fd_by_id(used[k]);
-		if (mfd < 0)
-			return -errno;
-		if (bpf_obj_get_info_by_fd(mfd, &mi, &mlen) < 0 ||
-		    !strstr(mi.name, ".rodata")) {
-			close(mfd);
-			return -EPROTO;
-		}
-		if (i < LOADER_NMAIN_PROGS)
-			loader_note_rodata(mfd, &mi);
-		close(mfd);
+		r = check_rodata(used[k], i, seen);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -172,7 +203,7 @@ int shared_tasks_prog(void)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	r = check_prog(fd, LOADER_TASKS, NULL, 0);
+	r = check_prog(fd, LOADER_TASKS, NULL, 0, NULL);
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -187,6 +218,7 @@ static int open_set(struct loader *ld, const char *dir)
 {
 	char path[SET_DIR_MAX + 64];
 	__u32 ids[LOADER_NSHARED] = {};
+	struct rodata_seen seen = {};
 	int r;
 
 	if (!dir_is_ours(dir))
@@ -218,7 +250,7 @@ static int open_set(struct loader *ld, const char *dir)
 		}
 		if (unix_prog && ld->maps[LOADER_UNIX_ALLOW] < 0)
 			return -EPROTO;
-		r = check_prog(ld->progs[i], i, ids, LOADER_NSHARED);
+		r = check_prog(ld->progs[i], i, ids, LOADER_NSHARED, &seen);
 		if (r < 0)
 			return r;
 	}
