@@ -147,13 +147,16 @@ static void command_child(void *p)
 	spawned_command(a->l, a->pipe_fds[1]);
 }
 
-/* COMMAND's stack in a shared-memory spawn: what its steps use (paths,
- * the seccomp filter, execvp's PATH search) with room to spare. */
-#define SPAWN_STACK	(256 * 1024)
+/* COMMAND's stack in a shared-memory spawn: as deep as a forked child's
+ * main stack may grow (its steps recurse through HOME's template,
+ * view_home.c), only what is touched backed, a guard page below. Mapped
+ * at the first spawn and kept: a process spawns one COMMAND, and its
+ * exit unmaps it. */
+#define SPAWN_STACK	(8UL << 20)
 
 /*
  * COMMAND cloned sharing our memory (CLONE_VM | CLONE_VFORK, as
- * posix_spawn does) on a stack in our frame, while we wait for its exec:
+ * posix_spawn does) on a stack of its own, while we wait for its exec:
  * no copy of egret's page tables for a process that execs at once, no
  * copy-on-write faults in either after (issue 42). Its steps are system
  * calls (spawned.c). It is born with every signal blocked, so no handler
@@ -161,21 +164,25 @@ static void command_child(void *p)
  * writes, environ (for execvp's PATH), is ours again once it has exec'd.
  * Its change of ids leaves this memory to root alone: only where
  * fs.suid_dumpable says so (child.h); elsewhere, and under a keeper,
- * spawn_child() copies as before. Its pid, or -errno.
+ * spawn_child() copies as before. Its pid, or -errno (-ENOSYS: not here).
  */
 static pid_t spawn_shared(struct clone_args *args, const struct launch *l,
 			  const int pipe_fds[2])
 {
-	char stack[SPAWN_STACK] __attribute__((aligned(16)));
+	static void *stack;
 	struct spawn_arg a = { .l = l, .pipe_fds = pipe_fds };
 	char **env = environ;
 	sigset_t all, old;
 	pid_t pid;
 
+	if (!stack)
+		stack = child_stack_new(SPAWN_STACK);
+	if (!stack)
+		return -ENOSYS;
 	sigfillset(&all);
 	if (sigprocmask(SIG_SETMASK, &all, &old) < 0)
 		return -errno;
-	pid = child_clone3_vfork(args, stack, sizeof(stack), command_child, &a);
+	pid = child_clone3_vfork(args, stack, SPAWN_STACK, command_child, &a);
 	environ = env;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return pid;

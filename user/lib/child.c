@@ -15,15 +15,15 @@
  * locals, snprintf. Its end is a guard page: an overflow faults. */
 #define CHILD_STACK	(256 * 1024)
 
-static void *stack_get(void)
+void *child_stack_new(size_t size)
 {
-	void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	void *s = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
 
 	if (s == MAP_FAILED)
 		return NULL;
 	if (mprotect(s, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE) < 0) {
-		munmap(s, CHILD_STACK);
+		munmap(s, size);
 		return NULL;
 	}
 	return s;
@@ -42,7 +42,7 @@ static int reap(pid_t pid)
 int child_start(struct child *c, int flags, int (*fn)(void *), void *arg)
 {
 	c->stack_size = CHILD_STACK;
-	c->stack = stack_get();
+	c->stack = child_stack_new(CHILD_STACK);
 	if (!c->stack)
 		return -ENOMEM;
 	/* glibc's clone() ends the child with the exit system call when

@@ -45,6 +45,11 @@ int child_run_as(int (*fn)(void *), void *arg);
  * root alone (fs.suid_dumpable 0 or 2)? */
 bool child_ids_change_keeps_memory_ours(void);
 
+/* A stack of @size bytes for a child, its lowest page a guard (an
+ * overflow faults): mapped, only what is touched is ever backed. NULL
+ * when it cannot be mapped. */
+void *child_stack_new(size_t size);
+
 /* clone3(@args) with CLONE_VM | CLONE_VFORK added, the child on @stack
  * (@size bytes, ours until we resume): it runs @fn(@arg), which execs or
  * _exits and never returns. We resume once it has exec'd or exited. The
