@@ -67,12 +67,13 @@ struct allow_hit {
 
 /*
  * The address being judged, and whether it is special (lib/host.h) -
- * found out only when an entry's answer depends on it: the host table is
- * a longest-prefix trie, and its lookup is the dearest step of a
- * judgement (about 300 ns of a connect4 run measured once per
- * connection, against 150 ns for a hash lookup: BENCHMARKS.md, "Issue
- * 42, round 5"). An entry flagged EGRET_ALLOW_SPECIAL (a static rule
- * naming the address itself) matches whatever the address is.
+ * found out only when an entry's answer depends on it. The host table is
+ * a longest-prefix trie shared by every attempt of the set, and its
+ * lookup grows with it: in a program run once per connection, about 70
+ * ns with one attempt's entries, 300 with sixteen attempts' (a hash
+ * lookup: 150; BENCHMARKS.md, "Round 5"). An entry flagged
+ * EGRET_ALLOW_SPECIAL (a static rule naming the address itself) matches
+ * whatever the address is.
  */
 struct allow_addr {
 	int family;			/* 4 or 6 */
