@@ -527,6 +527,10 @@ static __always_inline void acct_close(struct bpf_sock_ops *ctx)
 	struct bpf_sock *sk = ctx->sk;
 	__u32 *dest;
 
+	/* Nothing received, nothing left to count, storage or not: the
+	 * common end of a connection refused or reset before any reply. */
+	if (!got)
+		return;
 	if (sk)
 		as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, 0);
 	if (as) {
@@ -536,8 +540,6 @@ static __always_inline void acct_close(struct bpf_sock_ops *ctx)
 		got -= as->received;
 		as->received += got;
 	} else {
-		if (!got)
-			return;
 		acct_ops_key(ctx, &key);
 		dest = bpf_map_lookup_elem(&egret_addr_dest, &key);
 		if (!dest)

@@ -66,6 +66,41 @@ struct allow_hit {
 };
 
 /*
+ * The address being judged, and whether it is special (lib/host.h) -
+ * found out only when an entry's answer depends on it. The host table is
+ * a longest-prefix trie shared by every attempt of the set, and its
+ * lookup grows with it: in a program run once per connection, about 70
+ * ns with one attempt's entries, 300 with sixteen attempts' (a hash
+ * lookup: 150; BENCHMARKS.md, "Round 5"). An entry flagged
+ * EGRET_ALLOW_SPECIAL (a static rule naming the address itself) matches
+ * whatever the address is.
+ */
+struct allow_addr {
+	int family;			/* 4 or 6 */
+	__u32 addr4;			/* IPv4, network order */
+	const __u32 *addr6;		/* IPv6, network order */
+	int special;			/* -1: not looked up yet */
+};
+
+static __always_inline int allow_addr_special(struct allow_addr *d)
+{
+	if (d->special < 0)
+		d->special = d->family == 6 ? host6_special(d->addr6) : host4_special(d->addr4);
+	return d->special;
+}
+
+/* egret_allow_match(), with the address's specialness only where the
+ * entry does not settle it. */
+static __always_inline enum egret_reason
+allow_entry_match(const struct egret_allow *allow, __u32 port, __u64 now,
+		  struct allow_addr *d)
+{
+	int special = allow->flags & EGRET_ALLOW_SPECIAL ? 0 : allow_addr_special(d);
+
+	return egret_allow_match(allow, port, now, special);
+}
+
+/*
  * Judge against one family's exact map and trie: allowed if either entry
  * has a live rule for @port; otherwise the reason that tells the most.
  * @hit: what allowed it. The coarse clock (one
@@ -74,7 +109,7 @@ struct allow_hit {
  */
 static __always_inline enum egret_reason
 allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
-	    __u32 port, int special, __u64 now, struct allow_hit *hit)
+	    __u32 port, struct allow_addr *d, __u64 now, struct allow_hit *hit)
 {
 	enum egret_reason exact = EGRET_REASON_NO_ENTRY;
 	enum egret_reason cidr = EGRET_REASON_NO_ENTRY;
@@ -82,7 +117,7 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 
 	allow = bpf_map_lookup_elem(exact_map, key);
 	if (allow) {
-		exact = egret_allow_match(allow, port, now, special);
+		exact = allow_entry_match(allow, port, now, d);
 		if (exact == EGRET_REASON_ALLOWED) {
 			hit->lasting = egret_allow_lasting(allow, port);
 			hit->dest = allow->dest;
@@ -91,7 +126,7 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 	}
 	allow = bpf_map_lookup_elem(trie, lpm_key);
 	if (allow) {
-		cidr = egret_allow_match(allow, port, now, special);
+		cidr = allow_entry_match(allow, port, now, d);
 		if (cidr == EGRET_REASON_ALLOWED) {
 			hit->lasting = egret_allow_lasting(allow, port);
 			hit->dest = allow->dest;
@@ -99,8 +134,8 @@ allow_judge(void *exact_map, const void *key, void *trie, const void *lpm_key,
 		}
 	}
 	/* Unlisted special addresses say so rather than "no entry". */
-	if (special && exact == EGRET_REASON_NO_ENTRY &&
-	    cidr == EGRET_REASON_NO_ENTRY)
+	if (exact == EGRET_REASON_NO_ENTRY && cidr == EGRET_REASON_NO_ENTRY &&
+	    allow_addr_special(d))
 		return EGRET_REASON_SPECIAL;
 	return egret_reason_pick(exact, cidr);
 }
@@ -118,12 +153,12 @@ __noinline int allow4_lookup(__u32 addr, __u32 port, __u64 now, struct allow_hit
 		.prefixlen = EGRET_LPM_ATTEMPT_BITS + 32, .addr = addr,
 	};
 	struct egret_key4 key = { .attempt = attempt, .addr = addr };
+	struct allow_addr d = { .family = 4, .addr4 = addr, .special = -1 };
 
 	if (!hit)
 		return EGRET_REASON_NO_ENTRY;
 	egret_lpm_attempt(lpm_key.attempt, attempt);
-	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port,
-			   host4_special(addr), now, hit);
+	return allow_judge(&egret_allow4, &key, &egret_cidr4, &lpm_key, port, &d, now, hit);
 }
 
 __noinline int allow6_lookup(const struct addr_words *addr, __u32 port, __u64 now,
@@ -131,15 +166,16 @@ __noinline int allow6_lookup(const struct addr_words *addr, __u32 port, __u64 no
 {
 	struct egret_lpm_key6 lpm_key = { .prefixlen = EGRET_LPM_ATTEMPT_BITS + 128 };
 	struct egret_key6 key = {};
+	struct allow_addr d = { .family = 6, .special = -1 };
 
 	if (!addr || !hit)
 		return EGRET_REASON_NO_ENTRY;
+	d.addr6 = addr->a;
 	key.attempt = attempt_key();
 	egret_lpm_attempt(lpm_key.attempt, key.attempt);
 	__builtin_memcpy(key.addr, addr->a, sizeof(key.addr));
 	__builtin_memcpy(lpm_key.addr, addr->a, sizeof(lpm_key.addr));
-	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port,
-			   host6_special(addr->a), now, hit);
+	return allow_judge(&egret_allow6, &key, &egret_cidr6, &lpm_key, port, &d, now, hit);
 }
 
 /* The global's result is any scalar to the verifier: a reason. */
