@@ -5,10 +5,11 @@
  * unit tests and fuzzer (tests/unit, tests/fuzz), like egret_match.h.
  *
  * Input: the first TLS record of a connection, whole, in a buffer of
- * EGRET_HELLO_MAX bytes (socket storage in BPF). Every byte is read at an
- * offset masked to the buffer, so the verifier sees each load in bounds
- * whatever the offset; the checks against @len are what make the parse
- * correct. Extensions are walked in any order, of any size, one per step:
+ * EGRET_HELLO_MAX bytes (in BPF, one claimed for the judgement:
+ * bpf/lib/pin.h). Every byte is read at an offset masked to the buffer,
+ * so the verifier sees each load in bounds whatever the offset; the
+ * checks against @len are what make the parse correct. Extensions are
+ * walked in any order, of any size, one per step:
  * nothing here assumes server_name comes first or the record is small.
  *
  * What is refused (the reason an egret_hello ends with): a first record

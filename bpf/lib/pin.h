@@ -45,12 +45,52 @@
 #include "lib/pin_map.h"
 #include "lib/pin_addr.h"
 
+/* ---- the record's buffer ----------------------------------------- */
+
+/*
+ * A buffer for one judgement of @sk's first record: a free slot of this
+ * CPU's, or - when every one is taken by runs preempted or interrupted
+ * mid-judgement on this CPU - socket storage of @sk's own, made now.
+ * NULL: none (out of memory, or another run judges @sk in that storage
+ * now); the caller refuses. Given back by pin_buf_free() before the run
+ * ends, on every path.
+ */
+static __always_inline struct egret_pin_buf *pin_buf_claim(struct bpf_sock *sk)
+{
+	struct egret_pin_buf *b;
+	__u32 i;
+
+	for (i = 0; i < EGRET_PIN_BUFS; i++) {
+		b = bpf_map_lookup_elem(&egret_pin_bufs, &i);
+		if (b && __sync_val_compare_and_swap(&b->busy, PIN_BUF_FREE,
+						     PIN_BUF_CPU) == PIN_BUF_FREE)
+			return b;
+	}
+	b = bpf_sk_storage_get(&egret_pin_buf_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!b || __sync_val_compare_and_swap(&b->busy, PIN_BUF_FREE,
+					      PIN_BUF_SOCK) != PIN_BUF_FREE)
+		return NULL;
+	return b;
+}
+
+static __always_inline void pin_buf_free(struct bpf_sock *sk, struct egret_pin_buf *b)
+{
+	if (b->busy == PIN_BUF_SOCK) {
+		bpf_sk_storage_delete(&egret_pin_buf_sock, sk);
+		return;
+	}
+	/* Every read of the record is done before the slot is free. */
+	asm volatile("" ::: "memory");
+	b->busy = PIN_BUF_FREE;
+}
+
 /* ---- the judgement ------------------------------------------------ */
 
-/* bpf_loop contexts: the parse lives on the stack, the record in the
- * socket's storage. */
+/* bpf_loop contexts: the parse lives on the stack, the record in a
+ * claimed buffer, the name in the socket's storage. */
 struct pin_walk {
 	struct egret_pin_sock *ps;
+	struct egret_pin_buf *b;
 	struct egret_hello h;
 	__u64 hash;		/* FNV-1a of the name: its denials' repeat key */
 	int bad;
@@ -60,18 +100,18 @@ static long pin_ext_step(__u64 i, void *arg)
 {
 	struct pin_walk *w = arg;
 
-	if (!w->ps)
+	if (!w->b)
 		return 1;
-	return egret_hello_ext(&w->h, w->ps->buf) ? 0 : 1;
+	return egret_hello_ext(&w->h, w->b->buf) ? 0 : 1;
 }
 
 static long pin_name_step(__u64 i, void *arg)
 {
 	struct pin_walk *w = arg;
 
-	if (!w->ps || i >= w->h.name_len)
+	if (!w->ps || !w->b || i >= w->h.name_len)
 		return 1;
-	if (egret_hello_name_byte(&w->h, w->ps->buf, (__u32)i, w->ps->key.name) < 0) {
+	if (egret_hello_name_byte(&w->h, w->b->buf, (__u32)i, w->ps->key.name) < 0) {
 		w->bad = 1;
 		return 1;
 	}
@@ -79,20 +119,23 @@ static long pin_name_step(__u64 i, void *arg)
 	return 0;
 }
 
-/* The first record, @len bytes in ps->buf: may its connection go on? */
-static __always_inline enum egret_reason pin_judge(struct egret_pin_sock *ps, __u32 len)
+/* The first record, @len bytes in @b: may its connection go on? Global:
+ * verified once, whichever buffer pin_buf_claim() gave. */
+__noinline int pin_judge(struct egret_pin_sock *ps, struct egret_pin_buf *b, __u32 len)
 {
-	struct pin_walk w = { .ps = ps, .hash = 14695981039346656037ULL };
+	struct pin_walk w = { .ps = ps, .b = b, .hash = 14695981039346656037ULL };
 	struct egret_allow *pair;
 
+	if (!ps || !b)
+		return EGRET_REASON_NOT_TLS;
 	__builtin_memset(ps->key.name, 0, sizeof(ps->key.name));
 	ps->key.len = 0;
 	ps->name_hash = 0;
-	if (egret_hello_begin(&w.h, ps->buf, len) < 0)
-		return (enum egret_reason)w.h.reason;
+	if (egret_hello_begin(&w.h, b->buf, len) < 0)
+		return (int)w.h.reason;
 	bpf_loop(EGRET_HELLO_EXTS, pin_ext_step, &w, 0);
-	if (egret_hello_sni(&w.h, ps->buf) < 0)
-		return (enum egret_reason)w.h.reason;
+	if (egret_hello_sni(&w.h, b->buf) < 0)
+		return (int)w.h.reason;
 	bpf_loop(EGRET_SNI_MAX, pin_name_step, &w, 0);
 	if (w.bad) {
 		__builtin_memset(ps->key.name, 0, sizeof(ps->key.name));
@@ -287,6 +330,27 @@ enum pin_wire_verdict {
 	PIN_WIRE_UNJUDGED,	/* a pinned SYN with no storage: refuse it */
 };
 
+/* The first record, at @data_off of @skb, read into @b and judged: it
+ * must be whole in this segment. */
+static __always_inline enum egret_reason
+pin_wire_record(struct __sk_buff *skb, struct egret_pin_sock *ps,
+		struct egret_pin_buf *b, __u32 data_off)
+{
+	int need;
+
+	if (bpf_skb_load_bytes(skb, data_off, b->buf, TLS_RECORD_HEADER) < 0)
+		return EGRET_REASON_NOT_TLS;
+	need = egret_hello_need(b->buf, TLS_RECORD_HEADER);
+	if (need <= 0 || (__u32)need > skb->len - data_off)
+		return EGRET_REASON_NOT_TLS;	/* not TLS, or not whole in its first segment */
+	if (need > (int)EGRET_HELLO_MAX)
+		return EGRET_REASON_NOT_TLS;
+	barrier_var(need);
+	if (bpf_skb_load_bytes(skb, data_off, b->buf, (__u32)need) < 0)
+		return EGRET_REASON_NOT_TLS;
+	return (enum egret_reason)pin_judge(ps, b, (__u32)need);
+}
+
 /*
  * The egress backstop, for a TCP segment to a pinned port (@g: its TCP
  * header's offset, whether it carries SYN, where it goes). A pinned
@@ -301,10 +365,10 @@ pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 	int syn = (int)g->syn;
 	struct bpf_sock *sk = skb->sk;
 	struct egret_pin_sock *ps;
+	struct egret_pin_buf *b;
 	enum egret_reason reason;
 	__u32 seq, data_off, first;
-	__u8 *tcp;
-	int need;
+	__u8 tcp[TCP_FLAGS_OFF + 1];
 
 	if (sk)
 		sk = bpf_sk_fullsock(sk);
@@ -322,10 +386,9 @@ pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 		return PIN_WIRE_ON;
 	if (ps->state != PIN_PENDING)
 		return PIN_WIRE_DROP;
-	/* The TCP header, in the record's buffer (the record comes later):
-	 * the verifier's stack is short on this path. */
-	tcp = ps->buf;
-	if (bpf_skb_load_bytes(skb, l4off, tcp, TCP_HDR_MIN) < 0)
+	/* The TCP header up to its flags: a SYN or an ACK without data
+	 * needs no record buffer. */
+	if (bpf_skb_load_bytes(skb, l4off, tcp, sizeof(tcp)) < 0)
 		goto refuse;
 	seq = tcp_hdr_seq(tcp);
 	data_off = l4off + tcp_hdr_len(tcp);
@@ -343,17 +406,11 @@ pin_wire(struct __sk_buff *skb, const struct pin_segment *g)
 	first = ps->isn + 1;
 	if (!ps->have_isn || seq != first)
 		goto refuse;
-	if (bpf_skb_load_bytes(skb, data_off, ps->buf, TLS_RECORD_HEADER) < 0)
+	b = pin_buf_claim(sk);
+	if (!b)
 		goto refuse;
-	need = egret_hello_need(ps->buf, TLS_RECORD_HEADER);
-	if (need <= 0 || (__u32)need > skb->len - data_off)
-		goto refuse;	/* not TLS, or not whole in its first segment */
-	if (need > (int)EGRET_HELLO_MAX)
-		goto refuse;
-	barrier_var(need);
-	if (bpf_skb_load_bytes(skb, data_off, ps->buf, (__u32)need) < 0)
-		goto refuse;
-	reason = pin_judge(ps, (__u32)need);
+	reason = pin_wire_record(skb, ps, b, data_off);
+	pin_buf_free(sk, b);
 	/* Its bytes count against the name it named, from this one on. */
 	if (reason == EGRET_REASON_ALLOWED)
 		acct_attribute(sk, ps->dest);
@@ -393,8 +450,10 @@ static __always_inline int pin_msg_pass(struct sk_msg_md *msg)
  */
 static __always_inline int pin_msg(struct sk_msg_md *msg)
 {
+	__u8 head[TLS_RECORD_HEADER];
 	enum egret_reason reason;
 	struct egret_pin_sock *ps;
+	struct egret_pin_buf *b;
 	void *data, *end;
 	int need;
 
@@ -415,8 +474,8 @@ static __always_inline int pin_msg(struct sk_msg_md *msg)
 	end = msg->data_end;
 	if (data + TLS_RECORD_HEADER > end)
 		goto refuse;
-	__builtin_memcpy(ps->buf, data, TLS_RECORD_HEADER);
-	need = egret_hello_need(ps->buf, TLS_RECORD_HEADER);
+	__builtin_memcpy(head, data, TLS_RECORD_HEADER);
+	need = egret_hello_need(head, TLS_RECORD_HEADER);
 	if (need <= 0 || need > (int)EGRET_HELLO_MAX)
 		goto refuse;
 	if (msg->size < (__u32)need) {
@@ -430,9 +489,13 @@ static __always_inline int pin_msg(struct sk_msg_md *msg)
 	barrier_var(need);
 	if (need > (int)EGRET_HELLO_MAX || data + need > end)
 		goto refuse;
-	if (bpf_probe_read_kernel(ps->buf, (__u32)need, data) < 0)
+	b = pin_buf_claim(msg->sk);
+	if (!b)
 		goto refuse;
-	reason = pin_judge(ps, (__u32)need);
+	reason = EGRET_REASON_NOT_TLS;
+	if (bpf_probe_read_kernel(b->buf, (__u32)need, data) == 0)
+		reason = (enum egret_reason)pin_judge(ps, b, (__u32)need);
+	pin_buf_free(msg->sk, b);
 	if (reason == EGRET_REASON_ALLOWED) {
 		ps->msg_passed = 1;	/* the wire counts and logs it */
 		return pin_msg_pass(msg);

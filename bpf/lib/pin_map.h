@@ -29,7 +29,9 @@ enum pin_state {
 };
 
 /* A pinned connection, until it has passed. The key's attempt, family and
- * address are set at connect, its name by each judgement. */
+ * address are set at connect, its name by each judgement. Its first
+ * record is judged in a struct egret_pin_buf (below), not here: storage
+ * of 8 KiB made at every pinned connect was most of sock_ops' cost. */
 struct egret_pin_sock {
 	struct egret_pin_key key;
 	__u32 slot;		/* the attempt's events (egret_attempt.slot) */
@@ -43,7 +45,6 @@ struct egret_pin_sock {
 	__u8 in_hash;
 	__u64 name_hash;	/* of key.name (pin_judge) */
 	__u32 dest;		/* the allowed name's destination (lib/account.h) */
-	__u8 buf[EGRET_HELLO_MAX];	/* the first record, copied */
 };
 
 /* Pinned TCP socket -> its judgement; written by BPF (sock_ops, sk_msg, egress). */
@@ -53,6 +54,40 @@ struct {
 	__type(key, int);
 	__type(value, struct egret_pin_sock);
 } egret_pin_sock SEC(".maps");
+
+/* A first record while one program run judges it (pin.h, pin_buf_claim). */
+struct egret_pin_buf {
+	__u64 busy;		/* enum pin_buf_owner (64 bits: BPF's compare-and-swap) */
+	__u8 buf[EGRET_HELLO_MAX];	/* the record, copied */
+};
+
+enum pin_buf_owner {
+	PIN_BUF_FREE = 0,
+	PIN_BUF_CPU,		/* a slot of egret_pin_bufs, claimed */
+	PIN_BUF_SOCK,		/* egret_pin_buf_sock, deleted after */
+};
+
+/* Slots per CPU: a run that judges may be preempted, or interrupted by a
+ * softirq's run, on its CPU, and the next run takes another slot. */
+#define EGRET_PIN_BUFS		4
+
+/* Per CPU, slot -> a buffer for one judgement; written by BPF (sk_msg,
+ * egress), each slot claimed by a compare-and-swap and freed after. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EGRET_PIN_BUFS);
+	__type(key, __u32);
+	__type(value, struct egret_pin_buf);
+} egret_pin_bufs SEC(".maps");
+
+/* Pinned socket -> its record's buffer when every slot of its CPU was
+ * taken; written by BPF (sk_msg, egress), deleted after the judgement. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct egret_pin_buf);
+} egret_pin_buf_sock SEC(".maps");
 
 /* Pinned connections between connect and their first record's verdict,
  * by socket cookie: egret_tls (sk_msg) is attached to it. */

@@ -50,6 +50,7 @@ const char *const loader_map_names[LOADER_NMAPS] = {
 	[LOADER_TLS_COUNTS] = "egret_tls_counts", [LOADER_HTTP_SOCK] = "egret_http_sock",
 	[LOADER_DEST_COUNTS] = "egret_dest_counts", [LOADER_ACCT_SOCK] = "egret_acct_sock",
 	[LOADER_DEST_TALLY] = "egret_dest_tally", [LOADER_ADDR_DEST] = "egret_addr_dest",
+	[LOADER_PIN_BUFS] = "egret_pin_bufs", [LOADER_PIN_BUF_SOCK] = "egret_pin_buf_sock",
 	[LOADER_EVENTS] = "egret_events", [LOADER_REPEATS] = "egret_repeats",
 };
 
@@ -231,10 +232,12 @@ int loader_open_pins(struct loader *ld, const char *pin_dir, __u64 key)
 		if (path_fmt(path, sizeof(path), "%s/%s", pin_dir, loader_map_names[i]) < 0)
 			return -ENAMETOOLONG;
 		ld->maps[i] = bpf_obj_get(path);
-		/* Absent: the unix names of a set without them; the slot's
-		 * maps of an attempt cut short before it had one (its users
-		 * fail on the fd then). */
-		if (ld->maps[i] < 0 && !((i == LOADER_UNIX_ALLOW || i >= LOADER_NSHARED) &&
+		/* Absent: the unix names of a set without them; the pin
+		 * buffers of an attempt an older egret made (no user space
+		 * reads them); the slot's maps of an attempt cut short before
+		 * it had one (its users fail on the fd then). */
+		if (ld->maps[i] < 0 && !((i == LOADER_UNIX_ALLOW || i == LOADER_PIN_BUFS ||
+					  i == LOADER_PIN_BUF_SOCK || i >= LOADER_NSHARED) &&
 					 errno == ENOENT))
 			return -errno;
 	}

@@ -73,6 +73,8 @@ enum loader_map {
 	LOADER_ACCT_SOCK,		/* socket storage: a connection's account */
 	LOADER_DEST_TALLY,		/* per CPU: the same destinations' counts */
 	LOADER_ADDR_DEST,		/* peer address -> its bare connections' destination */
+	LOADER_PIN_BUFS,		/* per CPU: buffers for a first record's judgement */
+	LOADER_PIN_BUF_SOCK,		/* socket storage: the same, when those are taken */
 	LOADER_NSHARED,
 	/* The attempt's slot's: its own while it holds the slot. */
 	LOADER_EVENTS = LOADER_NSHARED,	/* the ring buffer */

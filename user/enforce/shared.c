@@ -150,6 +150,8 @@ static const struct { __u32 type, max; } map_kinds[LOADER_NSHARED] = {
 	[LOADER_ACCT_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
 	[LOADER_DEST_TALLY] = { BPF_MAP_TYPE_PERCPU_HASH, EGRET_SHARED_DESTS },
 	[LOADER_ADDR_DEST] = { BPF_MAP_TYPE_HASH, EGRET_SHARED_ENTRIES },
+	[LOADER_PIN_BUFS] = { BPF_MAP_TYPE_PERCPU_ARRAY, 0 },
+	[LOADER_PIN_BUF_SOCK] = { BPF_MAP_TYPE_SK_STORAGE, 0 },
 };
 
 static int check_map(int fd, int which, __u32 *ret_id)
