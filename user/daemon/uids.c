@@ -198,10 +198,10 @@ static int take_own(const struct daemon_caller *k, uid_t u, int *lock)
 	return 1;
 }
 
-/* One of @k's own uids that is free, locked: each pick starts at a
- * different one of them (the loop's turn), so that a burst of requests
- * does not queue on the lowest uids' locks, each trying every busy one
- * before its own. 1: every one busy (or none), with their number in
+/* One of @k's own uids that is free, locked: the lowest, as one request
+ * at a time finds it, else from the loop's turn on, different for each
+ * request, so that the requests of a burst do not each try every busy
+ * uid before their own. 1: every one busy (or none), with their number in
  * *@ret_owned and whether the range had an unowned uid in *@ret_unowned. */
 static int pick_own(const struct daemon_config *cfg, const struct daemon_caller *k,
 		    const uint8_t *bits, uid_t *ret, int *ret_lock,
@@ -224,12 +224,15 @@ static int pick_own(const struct daemon_config *cfg, const struct daemon_caller 
 	}
 	*ret_owned = owned;
 	first = owned ? turn % owned : 0;
-	for (unsigned int i = 0; i < owned; i++) {
-		uid_t u = own[(first + i) % owned];
+	/* The lowest, then from the turn on, each once. */
+	for (unsigned int i = 0; owned && i <= owned; i++) {
+		unsigned int at = i ? (first + i - 1) % owned : 0;
 
-		r = take_own(k, u, ret_lock);
+		if (i && !at)
+			continue;
+		r = take_own(k, own[at], ret_lock);
 		if (r <= 0) {
-			*ret = u;
+			*ret = own[at];
 			return r;
 		}
 	}

@@ -31,8 +31,8 @@ void uids_prepare(const struct daemon_config *cfg);
 
 /*
  * A uid for caller @k's next attempt, locked (preflight_uid_lock(), the fd
- * in *@ret_lock): one of its own that is free (from the loop's turn on,
- * not always the lowest first), else a uid nobody owns yet,
+ * in *@ret_lock): one of its own that is free (the lowest, else from
+ * the loop's turn on), else a uid nobody owns yet,
  * which becomes its own, while it owns fewer than its share. A uid some
  * process runs as is passed over. -EBUSY: every uid of its share is busy;
  * -ENOSPC: the range has no unowned uid left for it; other -errno.
