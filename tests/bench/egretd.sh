@@ -9,11 +9,14 @@
 # namespace of its own with only loopback (no traffic leaves it).
 #
 # Env: BURST (100), BURSTS (1), SEQ callers one at a time first (0),
-# BENCH_USER (egret-test), RAW (a file to append raw lines to, for
-# tests/bench/report.py). Output: a markdown table per burst.
+# each beside the same COMMAND run alone, BENCH_USER (egret-test), RAW (a
+# file to append raw lines to, for tests/bench/report.py), EGRET (the
+# egret whose egretd serves; build/egret), CLIENT (the callers' egret:
+# EGRET, or egret-client). Output: a markdown table per burst.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-EGRET=$ROOT/build/egret
+EGRET=${EGRET:-$ROOT/build/egret}
+CLIENT=${CLIENT:-$EGRET}
 BURST=${BURST:-100}
 BURSTS=${BURSTS:-1}
 SEQ=${SEQ:-0}
@@ -48,8 +51,8 @@ chmod 644 "$D/egretd.yaml"
 # One namespace for egretd and its callers (egretd serves callers in its
 # own namespaces), with loopback only.
 # shellcheck disable=SC2016 # expanded by the inner shell
-unshare --net bash -s "$EGRET" "$D" "$W" "$BURST" "$UID_" "$GID_" "$SEQ" "$BURSTS" "$RAW" "$W/burst" <<'INNER'
-EGRET=$1 D=$2 W=$3 BURST=$4 U=$5 G=$6 SEQ=$7 BURSTS=$8 RAW=$9 BURSTBIN=${10}
+unshare --net bash -s "$EGRET" "$D" "$W" "$BURST" "$UID_" "$GID_" "$SEQ" "$BURSTS" "$RAW" "$W/burst" "$CLIENT" <<'INNER'
+EGRET=$1 D=$2 W=$3 BURST=$4 U=$5 G=$6 SEQ=$7 BURSTS=$8 RAW=$9 BURSTBIN=${10} CLIENT=${11}
 ip link set lo up
 "$(dirname "$EGRET")/egretd" --config "$D/egretd.yaml" 2>"$W/egretd.err" &
 EPID=$!
@@ -61,10 +64,13 @@ raw() { [ -n "$RAW" ] && echo "$*" >>"$RAW"; }
 # (a sleep every 0.1 s each, 1000 execs a second for 100) took the CPU the
 # later set-ups needed and measured the benchmark more than egretd. They
 # are started by burst.c: a shell loop took 4 s to start 100.
+STAMP='date +%s%N >"$1/run.$3"; [ "$2" = 1 ] && flock -s -w 120 "$1/go" true; exit 0'
 callers() {	# N TAG WAIT
-	"$BURSTBIN" "$1" "$U" "$G" "$W" "$2" -- "$EGRET" run --via "$D/egret.sock" -- \
-		sh -c 'date +%s%N >"$1/run.$3"; [ "$2" = 1 ] && flock -s -w 120 "$1/go" true; exit 0' \
-		sh "$W" "$3"
+	"$BURSTBIN" "$1" "$U" "$G" "$W" "$2" -- "$CLIENT" run --via "$D/egret.sock" -- \
+		sh -c "$STAMP" sh "$W" "$3"
+}
+alone() {	# TAG: the same COMMAND without egret, as the same user
+	"$BURSTBIN" 1 "$U" "$G" "$W" "$1" -- sh -c "$STAMP" sh "$W" 0
 }
 latency() {	# TAG I: ms from the caller's start to COMMAND running
 	local rc t0
@@ -72,11 +78,20 @@ latency() {	# TAG I: ms from the caller's start to COMMAND running
 	[ -e "$W/run.$1.$2" ] || return 1
 	echo "$rc $(( ($(cat "$W/run.$1.$2") - t0) / 1000000 ))"
 }
-# One at a time.
+# One at a time, each after the same COMMAND alone: "above alone" pairs
+# them (this machine's load moves both).
+seq_ms=() above=()
 for i in $(seq "$SEQ"); do
+	alone "alone$i"
 	callers 1 "seq$i" 0
-	read -r rc ms < <(latency "seq$i" 1) && raw "egretd seq $i $ms $rc"
+	read -r _ base < <(latency "alone$i" 1) || base=
+	read -r rc ms < <(latency "seq$i" 1) || continue
+	raw "egretd seq $i $ms $rc"
+	seq_ms+=("$ms")
+	[ -n "$base" ] && above+=("$((ms - base))") && raw "egretd-alone $i $base"
 done
+med() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : "-" }'; }
+[ "$SEQ" -gt 0 ] && echo "| one at a time ($SEQ): caller start to COMMAND running, ms p50; p50 of each minus COMMAND alone just before | $(med "${seq_ms[@]}"); $(med "${above[@]}") |"
 for b in $(seq "$BURSTS"); do
 	: >"$W/go"
 	chmod 644 "$W/go"
@@ -101,6 +116,19 @@ for b in $(seq "$BURSTS"); do
 	keepers=$(pgrep -d, -P "$handlers")
 	read -r n rss < <(ps -o rss= -p "$EPID,$handlers" | awk '{ s += $1 } END { print NR, s + 0 }')
 	read -r kn krss < <(ps -o rss= -p "$keepers" | awk '{ s += $1 } END { print NR, s + 0 }')
+	# And the CPU each kind has used so far (utime + stime, their own,
+	# not their ended children's), in ms per process: where the burst's
+	# CPU goes. One awk over their stat files, no fork per process.
+	commands=$(pgrep -d, -P "$keepers")
+	clients=$(pgrep -d, -P "$(pgrep -d, -P "$bpid")")
+	cpu_ms() {	# PIDS (comma-separated): ms per process
+		local f=()
+		for p in ${1//,/ }; do f+=("/proc/$p/stat"); done
+		[ "${#f[@]}" -gt 0 ] || { echo -; return; }
+		awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); s += $12 + $13; n++ }
+			END { printf "%.1f", n ? s * 1000 / hz / n : 0 }' "${f[@]}" 2>/dev/null
+	}
+	cpu="$(cpu_ms "$clients") / $(cpu_ms "$handlers") / $(cpu_ms "$keepers") / $(cpu_ms "$commands"); the loop $(cpu_ms "$EPID")"
 	exec 9<&-
 	wait "$bpid"
 	done_at=$(date +%s%N)
@@ -121,6 +149,7 @@ for b in $(seq "$BURSTS"); do
 	echo "| all $BURST COMMANDs running, ms after the first caller started | $(( (all_running - start) / 1000000 )) |"
 	echo "| egretd's processes while all run: count, resident KiB total, per attempt | $n, $rss, $(( rss / (n > 1 ? n - 1 : 1) )) |"
 	echo "| their keepers (COMMAND's parents): count, resident KiB total, per attempt | $kn, $krss, $(( krss / (kn > 0 ? kn : 1) )) |"
+	echo "| CPU ms per process while all run: caller's egret / handler / keeper / COMMAND (its shell); egretd's loop in all | $cpu |"
 	echo "| all exited, ms after the first caller started (each COMMAND waits until all run) | $(( (done_at - start) / 1000000 )) |"
 done
 kill "$EPID"; wait "$EPID" 2>/dev/null

@@ -267,6 +267,7 @@ static void serve_one(struct server *sv, int conn)
 		refuse_here(sv, conn, "egretd: out of resources (socketpair); try again later");
 		return;
 	}
+	uids_prepare(sv->cfg);
 	pid = fork_worker(sv);
 	if (pid == 0) {
 		close(ch[0]);

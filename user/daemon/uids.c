@@ -13,6 +13,7 @@
 #include "daemon/uids.h"
 #include "lib/atomic_file.h"
 #include "lib/log.h"
+#include "lib/loop.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
 #include "lib/util.h"
@@ -62,11 +63,49 @@ static bool may_be_owned(const uint8_t *bits, const struct daemon_config *cfg, u
 	return !bits || (bits[i / 8] & (1u << (i % 8)));
 }
 
-/* uids_owner(), or -ENOENT where the directory had no file for @u. */
-static int owner_of(const uint8_t *bits, const struct daemon_config *cfg, uint64_t u,
-		    uid_t *ret_owner)
+/*
+ * What the accept loop has learnt of the owner files, which every handler
+ * inherits at its fork (issue 42): each pick read every owner file of the
+ * range, one open, pread and close each, 100-200 of them on a host whose
+ * callers have run a burst, 1-2 ms of every attempt. An owner file is
+ * written once and never changed (own()), so what it said stays true for
+ * as long as it is there. A handler trusts an entry only for a file its
+ * own read of the directory lists; an entry that names its caller is read
+ * again under the uid's lock before the attempt runs as it (take_own()),
+ * so a stale entry (the directory removed and made again) can only pass
+ * a uid over, never give one to the wrong caller. owner + 1; 0: unknown.
+ */
+static uid_t known_owner[DAEMON_UIDS_MAX];
+static uint64_t known_at_ms;
+static unsigned int turn;
+
+#define KNOWN_REFRESH_MS	100	/* the loop reads new files at most this often */
+
+static bool known(const struct daemon_config *cfg, uint64_t u, uid_t *ret_owner)
 {
-	return may_be_owned(bits, cfg, u) ? uids_owner((uid_t)u, ret_owner) : -ENOENT;
+	uid_t o = known_owner[u - cfg->uid_first];
+
+	if (!o)
+		return false;
+	*ret_owner = o - 1;
+	return true;
+}
+
+void uids_prepare(const struct daemon_config *cfg)
+{
+	_cleanup_free_ uint8_t *bits = NULL;
+	uint64_t now = mono_us() / 1000;
+	uid_t owner;
+
+	turn++;
+	if (known_at_ms && now - known_at_ms < KNOWN_REFRESH_MS)
+		return;
+	known_at_ms = now;
+	bits = owner_files(cfg);
+	for (uint64_t u = cfg->uid_first; bits && u <= cfg->uid_last; u++)
+		if (may_be_owned(bits, cfg, u) && !known(cfg, u, &owner) &&
+		    uids_owner((uid_t)u, &owner) == 0)
+			known_owner[u - cfg->uid_first] = owner + 1;
 }
 
 unsigned int uids_share(const struct daemon_config *cfg, const struct daemon_caller *k)
@@ -133,10 +172,77 @@ static int take(uid_t u, int *lock)
 	return 1;
 }
 
+/* uids_owner(), or -ENOENT where the directory had no file for @u; what
+ * the loop knew of a file that is still there is taken as it is. */
+static int owner_of(const uint8_t *bits, const struct daemon_config *cfg, uint64_t u,
+		    uid_t *ret_owner)
+{
+	if (!may_be_owned(bits, cfg, u))
+		return -ENOENT;
+	return bits && known(cfg, u, ret_owner) ? 0 : uids_owner((uid_t)u, ret_owner);
+}
+
+/* take() of a uid @k owns by what was known: its file read again under
+ * the lock, which decides. 0 (locked), 1 (busy, or not its own), -errno. */
+static int take_own(const struct daemon_caller *k, uid_t u, int *lock)
+{
+	uid_t owner;
+	int r = take(u, lock);
+
+	if (r != 0)
+		return r;
+	if (uids_owner(u, &owner) == 0 && owner == k->uid)
+		return 0;
+	preflight_uid_unlock(u, *lock);
+	*lock = -1;
+	return 1;
+}
+
+/* One of @k's own uids that is free, locked: the lowest, as one request
+ * at a time finds it, else from the loop's turn on, different for each
+ * request, so that the requests of a burst do not each try every busy
+ * uid before their own. 1: every one busy (or none), with their number in
+ * *@ret_owned and whether the range had an unowned uid in *@ret_unowned. */
+static int pick_own(const struct daemon_config *cfg, const struct daemon_caller *k,
+		    const uint8_t *bits, uid_t *ret, int *ret_lock,
+		    unsigned int *ret_owned, bool *ret_unowned)
+{
+	size_t n = (size_t)cfg->uid_last - cfg->uid_first + 1;
+	_cleanup_free_ uid_t *own = calloc(n, sizeof(*own));
+	unsigned int owned = 0, first;
+	uid_t owner;
+	int r;
+
+	if (!own)
+		return -ENOMEM;
+	for (uint64_t u = cfg->uid_first; u <= cfg->uid_last; u++) {
+		r = owner_of(bits, cfg, u, &owner);
+		if (r == -ENOENT)
+			*ret_unowned = true;
+		if (r == 0 && owner == k->uid)
+			own[owned++] = (uid_t)u;
+	}
+	*ret_owned = owned;
+	first = owned ? turn % owned : 0;
+	/* The lowest, then from the turn on, each once. */
+	for (unsigned int i = 0; owned && i <= owned; i++) {
+		unsigned int at = i ? (first + i - 1) % owned : 0;
+
+		if (i && !at)
+			continue;
+		r = take_own(k, own[at], ret_lock);
+		if (r <= 0) {
+			*ret = own[at];
+			return r;
+		}
+	}
+	return 1;
+}
+
 int uids_pick(const struct daemon_config *cfg, const struct daemon_caller *k,
 	      uid_t *ret, int *ret_lock)
 {
-	unsigned int owned = 0, share = uids_share(cfg, k);
+	unsigned int owned = 0;
 	_cleanup_free_ uint8_t *bits = NULL;
 	bool unowned = false;
 	uid_t owner;
@@ -146,21 +252,11 @@ int uids_pick(const struct daemon_config *cfg, const struct daemon_caller *k,
 	if (r < 0)
 		return r;
 	bits = owner_files(cfg);
-	/* Its own first, lowest first. */
-	for (uint64_t u = cfg->uid_first; u <= cfg->uid_last; u++) {
-		r = owner_of(bits, cfg, u, &owner);
-		if (r == -ENOENT)
-			unowned = true;
-		if (r < 0 || owner != k->uid)
-			continue;
-		owned++;
-		r = take((uid_t)u, ret_lock);
-		if (r <= 0) {
-			*ret = (uid_t)u;
-			return r;
-		}
-	}
-	if (owned >= share)
+	/* Its own first. */
+	r = pick_own(cfg, k, bits, ret, ret_lock, &owned, &unowned);
+	if (r <= 0)
+		return r;
+	if (owned >= uids_share(cfg, k))
 		return -EBUSY;
 	if (!unowned)
 		return -ENOSPC;

@@ -24,9 +24,15 @@
 /* The uids @k may own: UIDS_SHARE x its max, at most the whole range. */
 unsigned int uids_share(const struct daemon_config *cfg, const struct daemon_caller *k);
 
+/* In the accept loop, before it forks a connection's process: the owner
+ * files it has not read yet (at most every 100 ms), and the next turn
+ * among a caller's own uids. Its process's picks start from both. */
+void uids_prepare(const struct daemon_config *cfg);
+
 /*
  * A uid for caller @k's next attempt, locked (preflight_uid_lock(), the fd
- * in *@ret_lock): one of its own that is free, else a uid nobody owns yet,
+ * in *@ret_lock): one of its own that is free (the lowest, else from
+ * the loop's turn on), else a uid nobody owns yet,
  * which becomes its own, while it owns fewer than its share. A uid some
  * process runs as is passed over. -EBUSY: every uid of its share is busy;
  * -ENOSPC: the range has no unowned uid left for it; other -errno.
