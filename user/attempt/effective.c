@@ -31,11 +31,6 @@ static int load_approvals(const struct effective_in *in, struct policy *out,
 
 /* The built-in catalog is parsed at build time (egret_catalog_built):
  * neither a start nor egretd parses it (2-3 ms of a start: issue 42). */
-int effective_catalog_keep(void)
-{
-	return 0;
-}
-
 const struct catalog *effective_catalog(void)
 {
 	return &egret_catalog_built;

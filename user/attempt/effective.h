@@ -33,12 +33,7 @@ struct effective_in {
 int effective_policy(const struct effective_in *in, struct policy *out,
 		     bool *ret_builtin);
 
-/* Nothing, and 0: the built-in catalog is parsed at build time now
- * (egret_catalog_built). Kept for egretd's start (user/cmd/daemon.c),
- * which called it to parse the catalog once before its handlers. */
-int effective_catalog_keep(void);
-
-/* The built-in catalog. */
+/* The built-in catalog, parsed at build time (egret_catalog_built). */
 const struct catalog *effective_catalog(void);
 
 /*

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "cmd/daemon.h"
-#include "attempt/effective.h"
 #include "daemon/config.h"
 #include "attempt/instance.h"
 #include "daemon/server.h"
@@ -108,7 +107,6 @@ static void warm_process(uid_t attempt_uid)
 	/* It also makes libbpf probe its own features, once. (Not the probes
 	 * that keep a failure: one at start would last egretd's life.) */
 	(void)loader_can_set_errno();
-	(void)effective_catalog_keep();
 }
 
 /*
