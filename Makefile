@@ -17,6 +17,24 @@ PKGS       := libbpf libcares yaml-0.1 libelf zlib libsodium
 # Lazy (=): evaluated in recipes, after `make deps` had a chance to install.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
+# egret itself links libbpf and what it needs (libelf, zlib) statically:
+# they read only egret's own BPF objects and the kernel's data, and each
+# shared library costs every start its mapping, relocation and page faults
+# (issue 42). The parsers of what others write (c-ares: DNS answers;
+# libyaml: policy files) stay shared, so that a distribution's security
+# update reaches egret without a rebuild; libsodium too, loaded by its
+# soname at the first receipt (lib/sign.c). STATIC_LIBBPF=0 links libbpf,
+# libelf and zlib shared.
+STATIC_LIBBPF ?= 1
+ifeq ($(STATIC_LIBBPF),1)
+EGRET_LIBS  = -Wl,-Bstatic $(shell pkg-config --libs libbpf libelf zlib) -Wl,-Bdynamic \
+	      $(shell pkg-config --libs libcares yaml-0.1)
+else
+EGRET_LIBS  = $(shell pkg-config --libs libbpf libelf zlib libcares yaml-0.1)
+endif
+SODIUM_SONAME = $(shell objdump -p "$$(pkg-config --variable=libdir libsodium)/libsodium.so" \
+	2>/dev/null | awk '/SONAME/ { print $$2 }')
+$(OUT)/user/lib/sign.o: override CPPFLAGS += $(if $(SODIUM_SONAME),-DEGRET_SODIUM_SONAME='"$(SODIUM_SONAME)"')
 
 CFLAGS     ?= -O2 -g
 # Symbols bound at start, not at each first call: egretd forks a process
@@ -145,7 +163,7 @@ $(OUT)/user/policy/catalog_built.o: $(OUT)/user/policy/catalog_built.c
 
 $(OUT)/egret: $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(PKG_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(EGRET_LIBS) -o $@
 
 # egretd's client alone, linked against libc only: what a caller's image
 # (a miner's container) needs (user/main_client.c).

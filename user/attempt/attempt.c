@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -445,16 +446,44 @@ int attempt_reopen(struct attempt *a, const struct run_opts *o,
 	return 0;
 }
 
-void attempt_init(struct attempt *a)
+/* What attempt_init() and attempt_new() set in zeroed memory. */
+static void attempt_init_zeroed(struct attempt *a)
 {
-	*a = (struct attempt){ .state_fd = -1, .cgroup_fd = -1, .uid_lock_fd = -1,
-			       .keeper_pidfd = -1, .exit_fd = -1,
-			       .limits = { .feed_fd = -1, .tree_fd = -1 },
-			       .feed = { .log = { .fd = -1 } },
-			       .ev = { .log = { .fd = -1 } }, .host = { .src = { .fd = -1 } },
-			       .requests = { .timer = { .fd = -1 } } };
+	a->state_fd = a->cgroup_fd = a->uid_lock_fd = -1;
+	a->keeper_pidfd = a->exit_fd = -1;
+	a->limits.feed_fd = a->limits.tree_fd = -1;
+	a->feed.log.fd = a->ev.log.fd = -1;
+	a->host.src.fd = -1;
+	a->requests.timer.fd = -1;
 	request_inbox_init(&a->inbox);
 	loader_init(&a->ld);
+}
+
+void attempt_init(struct attempt *a)
+{
+	memset(a, 0, sizeof(*a));
+	attempt_init_zeroed(a);
+}
+
+struct attempt *attempt_new(void)
+{
+	/* Fresh zero pages: only the pages a start writes are faulted in
+	 * (issue 42). A struct attempt is 72 KiB, most of it tables that
+	 * fill only as COMMAND is refused, and clearing it on the stack
+	 * faulted in every page. */
+	struct attempt *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (a == MAP_FAILED)
+		return NULL;
+	attempt_init_zeroed(a);
+	return a;
+}
+
+void attempt_free(struct attempt *a)
+{
+	if (a)
+		munmap(a, sizeof(*a));
 }
 
 int attempt_close(struct attempt *a)

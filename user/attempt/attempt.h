@@ -53,6 +53,11 @@ struct attempt {
 /* Fds -1 and nothing made: what attempt_close() accepts at any point. */
 void attempt_init(struct attempt *a);
 
+/* The same, in zero pages of its own: only the pages written are faulted
+ * in. NULL without memory. attempt_free() unmaps it. */
+struct attempt *attempt_new(void);
+void attempt_free(struct attempt *a);
+
 /* Make the attempt for @o (COMMAND to run as @user): after it, COMMAND
  * may start in a->cgroup_fd. Logs its own one-line failure; the caller
  * calls attempt_close() either way. */

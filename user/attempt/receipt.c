@@ -47,6 +47,7 @@ static int policy_digest(const struct run_opts *o, char hex[65])
 	char *text = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&text, &n);
+	int r;
 
 	if (!f)
 		return -errno;
@@ -56,9 +57,9 @@ static int policy_digest(const struct run_opts *o, char hex[65])
 		free(text);
 		return -EIO;
 	}
-	sign_sha256_hex(text, n, hex);
+	r = sign_sha256_hex(text, n, hex);
 	free(text);
-	return 0;
+	return r;
 }
 
 static int write_all(int fd, const char *buf, size_t len)

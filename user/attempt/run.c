@@ -244,16 +244,21 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 		struct attempt_control *control)
 {
 	struct launch_child child = { .pidfd = -1, .keeper_pidfd = -1 };
-	struct attempt a;
+	struct attempt *a = attempt_new();
 	struct terminal term;
 	_cleanup_close_ int sigfd = -1;
 	int status = EXIT_SETUP;
 	sigset_t old;
 
-	attempt_init(&a);
+	if (!a) {
+		log_error_errno(-ENOMEM, "attempt");
+		if (control && control->finished)
+			control->finished(control, status);
+		return status;
+	}
 	if (control && control->uid_lock_fd >= 0) {
-		a.uid_lock_fd = control->uid_lock_fd;
-		a.uid_locked = user->uid;
+		a->uid_lock_fd = control->uid_lock_fd;
+		a->uid_locked = user->uid;
 		control->uid_lock_fd = -1;
 	}
 	terminal_init(&term);
@@ -266,42 +271,43 @@ int attempt_run(const struct run_opts *o, const struct launch_user *user,
 	/* egretd's from its record's first line: another egretd, or an
 	 * egret run's gc, leaves it alone (attempt/gc.h). */
 	if (control) {
-		a.st.daemon = 1;
-		a.st.caller = control->caller;
-		a.st.receipt = control->receipt;
-		snprintf(a.st.instance, sizeof(a.st.instance), "%s", control->instance);
+		a->st.daemon = 1;
+		a->st.caller = control->caller;
+		a->st.receipt = control->receipt;
+		snprintf(a->st.instance, sizeof(a->st.instance), "%s", control->instance);
 	}
-	if (attempt_open(&a, o, user) < 0 || (control && open_exit_file(&a) < 0))
+	if (attempt_open(a, o, user) < 0 || (control && open_exit_file(a) < 0))
 		goto out;
 	if (o->builtin_policy)
 		note_builtin_policy();
 	/* COMMAND's environment starts from egret's own, or from egretd's
 	 * caller's: never the other way round. */
-	status = start_command(&a, o, user, landlock, &term,
+	status = start_command(a, o, user, landlock, &term,
 			       control && control->env ? control->env : environ,
 			       &child);
 	if (status != 0)
 		goto out;
-	if (control && record_daemon(&a, &child, &term) < 0) {
+	if (control && record_daemon(a, &child, &term) < 0) {
 		status = EXIT_SETUP;
 		goto out;
 	}
 	if (control && control->started)
-		control->started(control, a.st.id);
+		control->started(control, a->st.id);
 
-	status = supervise(&a, o, child.pid, child.pidfd, sigfd, &term, control);
+	status = supervise(a, o, child.pid, child.pidfd, sigfd, &term, control);
 	if (status < 0) {
 		log_error_errno(status, "wait for command");
 		status = EXIT_SETUP;
 	}
-	attempt_receipt(&a, o, status, false);
+	attempt_receipt(a, o, status, false);
 out:
 	if (child.pidfd >= 0)
 		close(child.pidfd);
 	terminal_close(&term);
 	if (control && control->finished)
 		control->finished(control, status);
-	status = attempt_finish(&a, status);
+	status = attempt_finish(a, status);
+	attempt_free(a);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
 }

@@ -204,7 +204,12 @@ struct chan *upstream_chan_udp(struct dns_upstreams *ups, struct upstream *u)
 	if (c->sent >= UDP_PER_PORT && other->pending == 0 &&
 	    chan_fresh(ups, other, u->name) == 0)
 		u->active = !u->active;
-	return &u->udp[u->active];
+	c = &u->udp[u->active];
+	/* The first query to @u makes its channel: NULL (the query fails,
+	 * SERVFAIL) if it cannot be made. */
+	if (!c->ch && chan_init(ups, c, UDP_FLAGS, u->name) < 0)
+		return NULL;
+	return c;
 }
 
 struct chan *upstream_chan_tcp(struct dns_upstreams *ups, struct upstream *u)
@@ -278,10 +283,13 @@ int dns_upstreams_open(struct dns_upstreams **ret, const char *csv,
 			    servers_from_resolv_conf(ups, resolv_conf);
 	if (r == 0 && ups->n == 0)
 		r = -EINVAL;
-	/* One channel each now, which checks the address; the others when
-	 * they are first needed. */
-	for (size_t i = 0; r == 0 && i < ups->n; i++)
-		r = chan_init(ups, &ups->s[i].udp[0], UDP_FLAGS, ups->s[i].name);
+	/* Each channel is made at its first query (upstream_chan_udp,
+	 * upstream_chan_tcp): a c-ares channel clears 72 KiB of its own at
+	 * its making (18 page faults) and reads /etc/resolv.conf, which a
+	 * COMMAND that asks nothing never needs (issue 42). The names are
+	 * egret's own "ADDR:PORT" texts, checked when the options or the
+	 * policy were read (endpoint_parse) or written from resolv.conf's
+	 * addresses above. */
 	if (r == 0) {
 		ups->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 		if (ups->timer.fd < 0)

@@ -136,13 +136,17 @@ static int identity(struct env_list *l, const struct launch_user *user,
 int environ_build(char *const *from, const struct launch_user *user,
 		  const struct environ_opts *o, bool pty, char ***ret)
 {
-	struct env_list *l = calloc(1, sizeof(*l));
+	/* Not calloc(): 77 KiB whose every page a clear would fault in,
+	 * where a start fills a few entries (issue 42). Only what add()
+	 * and put() wrote is read. */
+	struct env_list *l = malloc(sizeof(*l));
 	size_t size, i;
 	char **envp, *p;
 	int r = 0;
 
 	if (!l)
 		return -ENOMEM;
+	l->n = l->nown = 0;
 	for (i = 0; from && from[i] && r == 0; i++) {
 		if (o->clean ? !is_any(from[i], o->pass, o->npass) &&
 				   !(pty && is_var(from[i], "TERM")) :

@@ -45,7 +45,8 @@ int sign_detached(const struct sign_key *k, const char *domain, const void *msg,
 int sign_verify(const char *pub_text, const char *domain, const void *msg, size_t len,
 		const char *sig);
 
-/* SHA-256 of @msg, lower-case hex, into @hex (65 bytes). */
-void sign_sha256_hex(const void *msg, size_t len, char hex[65]);
+/* SHA-256 of @msg, lower-case hex, into @hex (65 bytes): 0, or a
+ * negative errno when libsodium cannot be loaded. */
+int sign_sha256_hex(const void *msg, size_t len, char hex[65]);
 
 #endif
