@@ -98,7 +98,8 @@ struct events {
 	struct figures fig;
 };
 
-/* Open --log (O_APPEND, 0600; NULL: no log). -errno on failure. */
+/* Open --log (O_APPEND, 0600; NULL: no log) into @ev, which must be zeroed
+ * memory (attempt_init(), attempt_new()). -errno on failure. */
 int events_open(struct events *ev, const char *log_path, const char *attempt,
 		bool audit);
 
