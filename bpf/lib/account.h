@@ -247,14 +247,16 @@ static __always_inline __u32 *acct_addr_dest(const struct acct_packet *p)
 }
 
 /* A bare connection to @p's peer opens, for @p->dest: its peer's
- * destination from now on (a write only when it changes). 0 or -errno. */
-static __always_inline int acct_addr_remember(const struct acct_packet *p)
+ * destination from now on (a write only when it changes); @cur is its
+ * entry in egret_addr_dest if the caller looked it up. 0 or -errno. */
+static __always_inline int acct_addr_remember(const struct acct_packet *p, __u32 *cur)
 {
 	struct egret_name_key key = {};
-	__u32 dest = p->dest, *cur;
+	__u32 dest = p->dest;
 
 	acct_addr_key(&key, p->family, p->dst);
-	cur = bpf_map_lookup_elem(&egret_addr_dest, &key);
+	if (!cur)
+		cur = bpf_map_lookup_elem(&egret_addr_dest, &key);
 	if (cur) {
 		if (*cur != dest)
 			*cur = dest;
@@ -273,9 +275,11 @@ static __always_inline int acct_addr_remember(const struct acct_packet *p)
  * retransmitted SYN is below it. Data in the SYN (TCP Fast Open) is sent
  * too. ACCT_WITH_STORAGE when TCP's state cannot be read or the address
  * cannot be remembered (egret_addr_dest full): then the socket keeps its
- * account in storage, as one with a budget.
+ * account in storage, as one with a budget. @cur: the peer's entry in
+ * egret_addr_dest, if the caller looked it up.
  */
-static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct_packet *p)
+static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct_packet *p,
+					  __u32 *cur)
 {
 	struct bpf_tcp_sock *tp = bpf_tcp_sock(sk);
 	struct egret_dest_tally *t;
@@ -285,7 +289,7 @@ static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct
 	t = acct_tally(p->dest);
 	if (!t)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
-	if (acct_addr_remember(p) < 0)
+	if ((!cur || *cur != p->dest) && acct_addr_remember(p, cur) < 0)
 		return ACCT_WITH_STORAGE;
 	if (tp->snd_nxt != p->seq)
 		return SKB_PASS;	/* a retransmitted SYN */
@@ -308,6 +312,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	struct egret_dest_count *c;
 	struct egret_acct_sock *as;
 	struct bpf_sock *sk;
+	__u32 *cur = NULL;
 	int r;
 
 	if (!skb || !p)
@@ -319,13 +324,26 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	sk = skb->sk;
 	if (sk)
 		sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	/* The peer's last bare connection counted against this destination:
+	 * it has no budget (one never changes), so it is never over, and its
+	 * counts entry need not be read; its tally still must be there. */
+	if (!p->pinned) {
+		cur = acct_addr_dest(p);
+		if (cur && *cur == p->dest) {
+			r = acct_open_bare(sk, p, cur);
+			if (r != ACCT_WITH_STORAGE)
+				return r;
+		}
+	}
 	c = acct_dest(p->dest);
-	if (!sk || !c)
+	if (!c)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
 	if (c->over)
 		return ACCT_REFUSE + EGRET_REASON_BUDGET;
 	if (!c->budget && !p->pinned) {
-		r = acct_open_bare(sk, p);
+		r = acct_open_bare(sk, p, cur);
 		if (r != ACCT_WITH_STORAGE)
 			return r;
 	}
