@@ -22,7 +22,9 @@
  * segment is read from TCP's snd_nxt, which the segment leaves before
  * TCP moves it on. Its counts go to this CPU's tally (egret_dest_tally),
  * summed by egret when it reads them: no socket storage made at the SYN,
- * no atomic on a line both CPUs write, per packet.
+ * no atomic on a line both CPUs write, per packet. One that goes on to
+ * send more than ACCT_UPLOAD_BYTES (an upload) gets socket storage then,
+ * which spares each later segment the lookup of its peer (acct_upload).
  *
  * A connection to a destination with a budget, or on a pinned port (its
  * hello or request may move it to another name: acct_attribute), keeps
@@ -70,6 +72,10 @@ struct acct_packet {
 /* What TCP received is counted in steps of at least this many bytes while
  * its connection is established and sends no data (see acct_segment). */
 #define ACCT_RECV_STEP	(64 * 1024)
+
+/* A bare connection that has this many bytes acknowledged keeps its
+ * account in socket storage from then on (acct_upload). */
+#define ACCT_UPLOAD_BYTES	(512 * 1024)
 
 static __always_inline struct egret_dest_count *acct_dest(__u32 dest)
 {
@@ -122,6 +128,7 @@ static __always_inline void acct_attribute(struct bpf_sock *sk, __u32 dest)
 		acct_add(&from->conns, -1);
 	acct_add(&to->conns, 1);
 	as->dest = dest;
+	as->no_budget = 0;	/* @dest's budget unread: acct_send reads it */
 }
 
 /*
@@ -192,19 +199,23 @@ __noinline int acct_refuse(struct __sk_buff *skb, const struct acct_packet *p,
 #define ACCT_REFUSE	0x100
 
 /* @n new bytes to @dest: SKB_PASS once counted - on this CPU's tally
- * without a budget, reserved against it with one. */
+ * without a budget, reserved against it with one. A socket whose storage
+ * says @dest has no budget (a budget never changes) skips the counts
+ * entry; its tally is still required (fail closed). */
 static __always_inline int acct_send(__u32 dest, __u64 n, struct egret_acct_sock *as)
 {
 	struct egret_dest_tally *t;
-	struct egret_dest_count *c;
+	struct egret_dest_count *c = NULL;
 	int audit;
 
 	if (!n)
 		return SKB_PASS;
-	c = acct_dest(dest);
-	if (!c)
-		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
-	if (!c->budget) {
+	if (!as || !as->no_budget) {
+		c = acct_dest(dest);
+		if (!c)
+			return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	}
+	if (!c || !c->budget) {
 		t = acct_tally(dest);
 		if (!t)
 			return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
@@ -357,6 +368,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 		as->sent_hi = p->seq + 1;	/* the SYN takes one number */
 		as->over = 0;
 		as->received = 0;
+		as->no_budget = !c->budget;
 		acct_add(&t->conns, 1);
 	}
 	/* Data in the SYN (TCP Fast Open) is sent too. */
@@ -367,6 +379,32 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 		as->sent_hi = p->seq + 1 + p->payload;
 	}
 	return SKB_PASS;
+}
+
+/*
+ * A bare connection that has sent ACCT_UPLOAD_BYTES is an upload: it
+ * gets socket storage now, so that each later segment reads its account
+ * there (one lookup: the tally) instead of its peer's destination in
+ * egret_addr_dest and then the tally. Everything up to this segment's
+ * end was counted (it carried new bytes: TCP's snd_nxt is at most its
+ * end); what it received was not, so the storage starts at none, and
+ * its segments and its close count it as any other's. Its destination
+ * is one without a budget (egret_addr_dest names no other). Without
+ * storage (none can be made) it stays bare: counted all the same.
+ */
+static __always_inline void acct_upload(struct bpf_sock *sk, const struct acct_packet *p)
+{
+	struct egret_acct_sock *as;
+
+	as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!as)
+		return;
+	as->dest = p->dest;
+	as->isn = 0;
+	as->sent_hi = p->seq + p->payload;
+	as->over = 0;
+	as->received = 0;
+	as->no_budget = 1;
 }
 
 /*
@@ -406,6 +444,8 @@ static __always_inline int acct_segment_bare(struct bpf_sock *sk, struct acct_pa
 	if (!t)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
 	acct_add(&t->sent, (__u32)fresh);
+	if (sk && tp && tp->bytes_acked >= ACCT_UPLOAD_BYTES)
+		acct_upload(sk, p);
 	return SKB_PASS;
 }
 
