@@ -37,6 +37,7 @@
 #include "lib/http.h"
 #include "lib/account_map.h"
 #include "lib/account.h"
+#include "lib/account_ops.h"
 #include "lib/egress.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -308,7 +309,7 @@ static __always_inline int sockops_to_proxy(struct bpf_sock_ops *ctx)
 /* A TCP socket's life: its listen(), a TLS-pinned connection's connect,
  * establishment and segments (lib/pin.h), an HTTP-pinned one's connect
  * and segments (lib/http.h), an established active open's close (what
- * it received: lib/account.h). sock_ops programs return 1. */
+ * it received: lib/account_ops.h). sock_ops programs return 1. */
 SEC("sockops")
 int egret_sockops(struct bpf_sock_ops *ctx)
 {

@@ -22,7 +22,9 @@
  * segment is read from TCP's snd_nxt, which the segment leaves before
  * TCP moves it on. Its counts go to this CPU's tally (egret_dest_tally),
  * summed by egret when it reads them: no socket storage made at the SYN,
- * no atomic on a line both CPUs write, per packet.
+ * no atomic on a line both CPUs write, per packet. One that goes on to
+ * send more than ACCT_UPLOAD_BYTES (an upload) gets socket storage then,
+ * which spares each later segment the lookup of its peer (acct_upload).
  *
  * A connection to a destination with a budget, or on a pinned port (its
  * hello or request may move it to another name: acct_attribute), keeps
@@ -70,6 +72,10 @@ struct acct_packet {
 /* What TCP received is counted in steps of at least this many bytes while
  * its connection is established and sends no data (see acct_segment). */
 #define ACCT_RECV_STEP	(64 * 1024)
+
+/* A bare connection that has this many bytes acknowledged keeps its
+ * account in socket storage from then on (acct_upload). */
+#define ACCT_UPLOAD_BYTES	(512 * 1024)
 
 static __always_inline struct egret_dest_count *acct_dest(__u32 dest)
 {
@@ -122,6 +128,7 @@ static __always_inline void acct_attribute(struct bpf_sock *sk, __u32 dest)
 		acct_add(&from->conns, -1);
 	acct_add(&to->conns, 1);
 	as->dest = dest;
+	as->no_budget = 0;	/* @dest's budget unread: acct_send reads it */
 }
 
 /*
@@ -192,19 +199,23 @@ __noinline int acct_refuse(struct __sk_buff *skb, const struct acct_packet *p,
 #define ACCT_REFUSE	0x100
 
 /* @n new bytes to @dest: SKB_PASS once counted - on this CPU's tally
- * without a budget, reserved against it with one. */
+ * without a budget, reserved against it with one. A socket whose storage
+ * says @dest has no budget (a budget never changes) skips the counts
+ * entry; its tally is still required (fail closed). */
 static __always_inline int acct_send(__u32 dest, __u64 n, struct egret_acct_sock *as)
 {
 	struct egret_dest_tally *t;
-	struct egret_dest_count *c;
+	struct egret_dest_count *c = NULL;
 	int audit;
 
 	if (!n)
 		return SKB_PASS;
-	c = acct_dest(dest);
-	if (!c)
-		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
-	if (!c->budget) {
+	if (!as || !as->no_budget) {
+		c = acct_dest(dest);
+		if (!c)
+			return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	}
+	if (!c || !c->budget) {
 		t = acct_tally(dest);
 		if (!t)
 			return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
@@ -247,14 +258,16 @@ static __always_inline __u32 *acct_addr_dest(const struct acct_packet *p)
 }
 
 /* A bare connection to @p's peer opens, for @p->dest: its peer's
- * destination from now on (a write only when it changes). 0 or -errno. */
-static __always_inline int acct_addr_remember(const struct acct_packet *p)
+ * destination from now on (a write only when it changes); @cur is its
+ * entry in egret_addr_dest if the caller looked it up. 0 or -errno. */
+static __always_inline int acct_addr_remember(const struct acct_packet *p, __u32 *cur)
 {
 	struct egret_name_key key = {};
-	__u32 dest = p->dest, *cur;
+	__u32 dest = p->dest;
 
 	acct_addr_key(&key, p->family, p->dst);
-	cur = bpf_map_lookup_elem(&egret_addr_dest, &key);
+	if (!cur)
+		cur = bpf_map_lookup_elem(&egret_addr_dest, &key);
 	if (cur) {
 		if (*cur != dest)
 			*cur = dest;
@@ -273,9 +286,11 @@ static __always_inline int acct_addr_remember(const struct acct_packet *p)
  * retransmitted SYN is below it. Data in the SYN (TCP Fast Open) is sent
  * too. ACCT_WITH_STORAGE when TCP's state cannot be read or the address
  * cannot be remembered (egret_addr_dest full): then the socket keeps its
- * account in storage, as one with a budget.
+ * account in storage, as one with a budget. @cur: the peer's entry in
+ * egret_addr_dest, if the caller looked it up.
  */
-static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct_packet *p)
+static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct_packet *p,
+					  __u32 *cur)
 {
 	struct bpf_tcp_sock *tp = bpf_tcp_sock(sk);
 	struct egret_dest_tally *t;
@@ -285,7 +300,7 @@ static __always_inline int acct_open_bare(struct bpf_sock *sk, const struct acct
 	t = acct_tally(p->dest);
 	if (!t)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
-	if (acct_addr_remember(p) < 0)
+	if ((!cur || *cur != p->dest) && acct_addr_remember(p, cur) < 0)
 		return ACCT_WITH_STORAGE;
 	if (tp->snd_nxt != p->seq)
 		return SKB_PASS;	/* a retransmitted SYN */
@@ -308,6 +323,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	struct egret_dest_count *c;
 	struct egret_acct_sock *as;
 	struct bpf_sock *sk;
+	__u32 *cur = NULL;
 	int r;
 
 	if (!skb || !p)
@@ -319,13 +335,26 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 	sk = skb->sk;
 	if (sk)
 		sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
+	/* The peer's last bare connection counted against this destination:
+	 * it has no budget (one never changes), so it is never over, and its
+	 * counts entry need not be read; its tally still must be there. */
+	if (!p->pinned) {
+		cur = acct_addr_dest(p);
+		if (cur && *cur == p->dest) {
+			r = acct_open_bare(sk, p, cur);
+			if (r != ACCT_WITH_STORAGE)
+				return r;
+		}
+	}
 	c = acct_dest(p->dest);
-	if (!sk || !c)
+	if (!c)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
 	if (c->over)
 		return ACCT_REFUSE + EGRET_REASON_BUDGET;
 	if (!c->budget && !p->pinned) {
-		r = acct_open_bare(sk, p);
+		r = acct_open_bare(sk, p, cur);
 		if (r != ACCT_WITH_STORAGE)
 			return r;
 	}
@@ -339,6 +368,7 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 		as->sent_hi = p->seq + 1;	/* the SYN takes one number */
 		as->over = 0;
 		as->received = 0;
+		as->no_budget = !c->budget;
 		acct_add(&t->conns, 1);
 	}
 	/* Data in the SYN (TCP Fast Open) is sent too. */
@@ -349,6 +379,32 @@ __noinline int acct_open(struct __sk_buff *skb, const struct acct_packet *p)
 		as->sent_hi = p->seq + 1 + p->payload;
 	}
 	return SKB_PASS;
+}
+
+/*
+ * A bare connection that has sent ACCT_UPLOAD_BYTES is an upload: it
+ * gets socket storage now, so that each later segment reads its account
+ * there (one lookup: the tally) instead of its peer's destination in
+ * egret_addr_dest and then the tally. Everything up to this segment's
+ * end was counted (it carried new bytes: TCP's snd_nxt is at most its
+ * end); what it received was not, so the storage starts at none, and
+ * its segments and its close count it as any other's. Its destination
+ * is one without a budget (egret_addr_dest names no other). Without
+ * storage (none can be made) it stays bare: counted all the same.
+ */
+static __always_inline void acct_upload(struct bpf_sock *sk, const struct acct_packet *p)
+{
+	struct egret_acct_sock *as;
+
+	as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!as)
+		return;
+	as->dest = p->dest;
+	as->isn = 0;
+	as->sent_hi = p->seq + p->payload;
+	as->over = 0;
+	as->received = 0;
+	as->no_budget = 1;
 }
 
 /*
@@ -388,6 +444,8 @@ static __always_inline int acct_segment_bare(struct bpf_sock *sk, struct acct_pa
 	if (!t)
 		return ACCT_REFUSE + EGRET_REASON_UNCOUNTED;
 	acct_add(&t->sent, (__u32)fresh);
+	if (sk && tp && tp->bytes_acked >= ACCT_UPLOAD_BYTES)
+		acct_upload(sk, p);
 	return SKB_PASS;
 }
 
@@ -471,83 +529,6 @@ static __always_inline enum egret_reason acct_judge(enum egret_reason reason,
 	if (!c)
 		return EGRET_REASON_UNCOUNTED;
 	return c->over ? EGRET_REASON_BUDGET : EGRET_REASON_ALLOWED;
-}
-
-/* ---- sock_ops ------------------------------------------------------ */
-
-/*
- * An active open is established (sock_ops' ACTIVE_ESTABLISHED_CB): its
- * close is to be told (BPF_SOCK_OPS_STATE_CB_FLAG), where acct_close()
- * reads what it received - one state callback fewer than from its
- * connect, and one that never got this far received nothing. Not a
- * connection to egret's DNS proxy (@proxy): it counts against no
- * destination.
- */
-static __always_inline void acct_established(struct bpf_sock_ops *ctx, int proxy)
-{
-	if (!proxy)
-		bpf_sock_ops_cb_flags_set(ctx, ctx->bpf_sock_ops_cb_flags |
-					       BPF_SOCK_OPS_STATE_CB_FLAG);
-}
-
-/* The key of sock_ops' peer in egret_addr_dest (a v4-mapped IPv6 peer
- * is IPv4, as its packets are). */
-static __always_inline void acct_ops_key(struct bpf_sock_ops *ctx, struct egret_name_key *key)
-{
-	__u32 addr[4] = { ctx->remote_ip4 };
-
-	if (ctx->family == AF_INET6) {
-		addr[0] = ctx->remote_ip6[0];
-		addr[1] = ctx->remote_ip6[1];
-		addr[2] = ctx->remote_ip6[2];
-		addr[3] = ctx->remote_ip6[3];
-		if (egret_is_v4mapped(addr)) {
-			acct_addr_key(key, 4, &addr[3]);
-			return;
-		}
-		acct_addr_key(key, 6, addr);
-		return;
-	}
-	acct_addr_key(key, 4, addr);
-}
-
-/*
- * A connection acct_established() marked closed (its state is TCP_CLOSE):
- * what TCP received and no segment counted goes to its destination - all
- * of it for a bare connection, the rest since its last counted segment
- * for one with storage (a far side's RST can end a connection after its
- * data with no segment of ours).
- */
-static __always_inline void acct_close(struct bpf_sock_ops *ctx)
-{
-	struct egret_name_key key = {};
-	struct egret_acct_sock *as = NULL;
-	struct egret_dest_tally *t;
-	__u64 got = ctx->bytes_received;
-	struct bpf_sock *sk = ctx->sk;
-	__u32 *dest;
-
-	/* Nothing received, nothing left to count, storage or not: the
-	 * common end of a connection refused or reset before any reply. */
-	if (!got)
-		return;
-	if (sk)
-		as = bpf_sk_storage_get(&egret_acct_sock, sk, 0, 0);
-	if (as) {
-		if (got <= as->received)
-			return;
-		t = acct_tally(as->dest);
-		got -= as->received;
-		as->received += got;
-	} else {
-		acct_ops_key(ctx, &key);
-		dest = bpf_map_lookup_elem(&egret_addr_dest, &key);
-		if (!dest)
-			return;
-		t = acct_tally(*dest);
-	}
-	if (t)
-		acct_add(&t->received, got);
 }
 
 #endif /* EGRET_BPF_ACCOUNT_H */

@@ -45,14 +45,20 @@ struct {
 	__type(value, __u32);
 } egret_addr_dest SEC(".maps");
 
-/* Per TCP socket that needs one (a budget, a pinned port): what of it
- * was counted, where. */
+/* Per TCP socket that needs one (a budget, a pinned port, a bare
+ * connection that turned out to be an upload): what of it was counted,
+ * where. */
 struct egret_acct_sock {
 	__u32 dest;
 	__u32 isn;		/* its SYN's sequence number */
 	__u32 sent_hi;		/* the sequence number past the last byte counted */
 	__u32 over;		/* a send passed the budget: drop all it sends */
 	__u64 received;		/* bytes_received already counted */
+	/* dest has no budget (set from its counts entry, whose budget never
+	 * changes): a send is added to this CPU's tally, the counts entry
+	 * not read (account.h, acct_send). */
+	__u32 no_budget;
+	__u32 pad;
 };
 
 /* TCP socket it opened -> what of it was counted, where; written by BPF (egress). */
