@@ -12,7 +12,9 @@
 # each beside the same COMMAND run alone, BENCH_USER (egret-test), RAW (a
 # file to append raw lines to, for tests/bench/report.py), EGRET (the
 # egret whose egretd serves; build/egret), CLIENT (the callers' egret:
-# EGRET, or egret-client). Output: a markdown table per burst.
+# EGRET, or egret-client), UIDS (attempts.uids, 61000-62023: another
+# range beside a bench or suite already running on the host). Output: a
+# markdown table per burst.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 EGRET=${EGRET:-$ROOT/build/egret}
@@ -41,7 +43,7 @@ socket:
   path: $D/egret.sock
   group: $GID_
 attempts:
-  uids: 61000-62023
+  uids: ${UIDS:-61000-62023}
   max: 1024
 callers:
   - user: $USER_

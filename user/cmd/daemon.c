@@ -19,6 +19,7 @@
 
 #include "cmd/daemon.h"
 #include "daemon/config.h"
+#include "daemon/peer.h"
 #include "attempt/instance.h"
 #include "daemon/server.h"
 #include "attempt/cgroup.h"
@@ -96,8 +97,12 @@ static int warm_programs(unsigned int max)
  */
 static void warm_process(uid_t attempt_uid)
 {
+	char mnt[PATH_MAX];
 	gid_t groups[1];
 	int n = 1;
+
+	/* Each request looks for the cgroup2 mount twice (daemon/peer.h). */
+	(void)daemon_cgroup2_mount(mnt, sizeof(mnt));
 
 	/* An attempt uid has no passwd entry, as a rule: the lookup goes on
 	 * past the files to every NSS module (systemd's, on Debian), which

@@ -33,6 +33,7 @@
 #include "daemon/adopt.h"
 #include "daemon/adopt_impl.h"
 #include "daemon/metrics.h"
+#include "daemon/peer.h"
 #include "daemon/reply.h"
 #include "lib/exit.h"
 #include "lib/fdpass.h"
@@ -160,7 +161,7 @@ static int member_pidfd(pid_t pid, const char *cgroup)
 	if (pidfd < 0)
 		return -1;
 	if (cgroup2_of_pid(pid, pidfd, mine, sizeof(mine)) < 0 ||
-	    cgroup2_mount(mnt, sizeof(mnt)) < 0 ||
+	    daemon_cgroup2_mount(mnt, sizeof(mnt)) < 0 ||
 	    path_fmt(full, sizeof(full), "%s%s", mnt, mine) < 0 || strcmp(full, cgroup) ||
 	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
 		close(pidfd);

@@ -16,7 +16,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "attempt/cgroup.h"
 #include "attempt/command.h"
 #include "attempt/preflight.h"
 #include "daemon/adopt.h"
@@ -188,7 +187,7 @@ static int write_argv(int conn, const struct wire_run *run, uid_t uid,
 	char mnt[PATH_MAX];
 	struct run_argv_from from = { .uid = uid, .peer = peer, .caller = k,
 				      .cgroup_mount = mnt, .state_dir = state_dir };
-	int r = cgroup2_mount(mnt, sizeof(mnt));
+	int r = daemon_cgroup2_mount(mnt, sizeof(mnt));
 
 	if (r < 0)
 		return daemon_refusef(conn, "egretd: cannot find the cgroup2 mount");

@@ -123,6 +123,21 @@ static int has_egret_prog(const __u32 *ids, __u32 n)
 	return 0;
 }
 
+int daemon_cgroup2_mount(char *ret, size_t len)
+{
+	static char mnt[PATH_MAX];
+	int r;
+
+	if (!mnt[0]) {
+		r = cgroup2_mount(mnt, sizeof(mnt));
+		if (r < 0) {
+			mnt[0] = '\0';
+			return r;
+		}
+	}
+	return path_fmt(ret, len, "%s", mnt);
+}
+
 int daemon_cgroup_in_attempt(const char *cgroup)
 {
 	char mnt[PATH_MAX], path[PATH_MAX];
@@ -130,7 +145,7 @@ int daemon_cgroup_in_attempt(const char *cgroup)
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	r = cgroup2_mount(mnt, sizeof(mnt));
+	r = daemon_cgroup2_mount(mnt, sizeof(mnt));
 	if (r == 0)
 		r = path_fmt(path, sizeof(path), "%s%s", mnt,
 			     strcmp(cgroup, "/") ? cgroup : "");

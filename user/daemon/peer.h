@@ -34,6 +34,15 @@ int daemon_peer_read(int fd, struct daemon_peer *ret);
 void daemon_peer_close(struct daemon_peer *p);
 
 /*
+ * egretd's cgroup2 mount (attempt/cgroup.h: cgroup2_mount), read once: a
+ * process's mount does not move (as cgroup_keep_path() has it), and the
+ * handlers forked after egretd's start (cmd/daemon.c) inherit it instead
+ * of each reading /proc/self/mountinfo twice. A failure is not kept. 0,
+ * or -errno.
+ */
+int daemon_cgroup2_mount(char *ret, size_t len);
+
+/*
  * Is the cgroup @cgroup ("/a/b", host view) inside an attempt? 1 when an
  * egret connect4 program is effective there (attached to it or to any
  * ancestor): the kernel's own view, whatever records say. 0, or -errno.
