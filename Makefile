@@ -113,7 +113,7 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h $(OUT)/bpf-flags | $(O
 $(OUT)/version: FORCE | $(OUT)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
 
-$(OUT)/user/main.o $(OUT)/user/enforce/objects.o: $(OUT)/version
+$(OUT)/user/main.o: $(OUT)/version
 
 $(OUT)/egret.skel.h: $(OUT)/egret.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -127,7 +127,16 @@ $(OUT)/egret_tasks.skel.h: $(OUT)/tasks.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name egret_tasks_bpf > $@
 
-$(OUT)/user/enforce/objects.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
+$(OUT)/user/enforce/objects.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h \
+	$(OUT)/objects_hash.h
+
+# What the objects and the version hash to, for the pinned set's tag
+# (enforce/objects.c): hashed here once, not over 360 KiB of objects at
+# every start (issue 42). The skeletons embed these files as they are.
+$(OUT)/objects_hash.h: $(OUT)/egret.bpf.o $(OUT)/unix.bpf.o $(OUT)/tasks.bpf.o $(OUT)/version
+	$(call msg,GEN,$@)
+	$(Q)h=$$(cat $^ | sha256sum | cut -c1-16) && [ $${#h} -eq 16 ] && \
+		printf '#define EGRET_OBJECTS_HASH 0x%sULL\n' "$$h" >$@
 
 # Header dependencies come from the compiler (-MMD -MP: the .d files).
 $(OUT)/user/%.o: user/%.c
@@ -331,7 +340,8 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_OBJS := $(patsubst user/%.c,$(OUT)/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
 
-$(OUT)/fuzz/enforce/objects.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h
+$(OUT)/fuzz/enforce/objects.o: $(OUT)/egret.skel.h $(OUT)/egret_unix.skel.h $(OUT)/egret_tasks.skel.h \
+	$(OUT)/objects_hash.h
 
 $(OUT)/fuzz/%.o: user/%.c
 	$(call msg,FUZZ-CC,$@)

@@ -18,6 +18,7 @@
 #include "egret.skel.h"
 #include "egret_unix.skel.h"
 #include "egret_tasks.skel.h"
+#include "objects_hash.h"
 #include "enforce/loader_impl.h"
 #include "enforce/unix_filter.h"
 #include "lib/log.h"
@@ -229,41 +230,18 @@ out:
 	return r;
 }
 
-/* FNV-1a over 8-byte words, the tail byte by byte: the objects are
- * 360 KiB, and a multiply per byte took 0.3-0.5 ms of every start. */
-static uint64_t fnv1a_words(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	size_t i = 0;
-
-	for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
-		uint64_t w;
-
-		memcpy(&w, p + i, sizeof(w));
-		h = (h ^ w) * 1099511628211ULL;
-	}
-	return fnv1a(h, p + i, n - i);
-}
-
-/* The objects, egret's version and libbpf's: what made a set. Hashed
- * once per process. */
+/* The objects and egret's version, hashed by the build (the Makefile's
+ * objects_hash.h: a start does not read 360 KiB of objects to name its
+ * set), and libbpf's version, which a shared libbpf may change under the
+ * same binary: what made a set. */
 void loader_object_tag(char *buf, size_t len)
 {
 	static char tag[17];
 
 	if (!tag[0]) {
-		size_t sz = 0, usz = 0, tsz = 0;
-		const void *obj = egret_bpf__elf_bytes(&sz);
-		const void *uobj = egret_unix_bpf__elf_bytes(&usz);
-		const void *tobj = egret_tasks_bpf__elf_bytes(&tsz);
 		const char *lib = libbpf_version_string();
-		uint64_t h = FNV1A_INIT;
+		uint64_t h = fnv1a(FNV1A_INIT ^ EGRET_OBJECTS_HASH, lib, strlen(lib));
 
-		h = fnv1a_words(h, obj, sz);
-		h = fnv1a_words(h, uobj, usz);
-		h = fnv1a_words(h, tobj, tsz);
-		h = fnv1a(h, EGRET_VERSION, strlen(EGRET_VERSION));
-		h = fnv1a(h, lib, strlen(lib));
 		snprintf(tag, sizeof(tag), "%016llx", (unsigned long long)h);
 	}
 	snprintf(buf, len, "%s", tag);
