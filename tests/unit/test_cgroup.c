@@ -53,13 +53,26 @@ static int mount_parse(const char *text, char *ret, size_t len)
 	return r;
 }
 
+/* The text of @n bytes through both parsers, which must agree. */
+static int self_parse_n(const char *text, size_t n, char *ret, size_t len)
+{
+	FILE *f = fmemopen((void *)text, n, "r");
+	char again[PATH_MAX] = "untouched";
+	int r, r2;
+
+	assert_non_null(f);
+	r = cgroup2_self_parse(f, ret, len);
+	fclose(f);
+	r2 = cgroup2_self_parse_text(text, n, again, len);
+	assert_int_equal(r, r2);
+	if (r == 0)
+		assert_string_equal(ret, again);
+	return r;
+}
+
 static int self_parse(const char *text, char *ret, size_t len)
 {
-	FILE *f = stream(text);
-	int r = cgroup2_self_parse(f, ret, len);
-
-	fclose(f);
-	return r;
+	return self_parse_n(text, strlen(text), ret, len);
 }
 
 static void mount_hybrid(void **state)
@@ -144,6 +157,14 @@ static void self_missing_or_bad(void **state)
 	assert_int_equal(self_parse("0::/abc\n", path, 4), -ENAMETOOLONG);
 	assert_int_equal(self_parse("0::/abc\n", path, 5), 0);
 	assert_string_equal(path, "/abc");
+	/* No path at all; a v2 line with a NUL in it is not trusted. */
+	assert_int_equal(self_parse("0::\n", path, sizeof(path)), -EINVAL);
+	assert_int_equal(self_parse("0::", path, sizeof(path)), -EINVAL);
+	assert_int_equal(self_parse_n("0::/a\0b\n", 8, path, sizeof(path)), -EINVAL);
+	/* Blank lines and a v2 line after them; the first v2 line counts. */
+	assert_int_equal(self_parse("\n\n0::/x\n0::/y\n", path, sizeof(path)), 0);
+	assert_string_equal(path, "/x");
+	assert_int_equal(self_parse("1:cpu:/\n0:", path, sizeof(path)), -ENOENT);
 }
 
 int main(void)

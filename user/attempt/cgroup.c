@@ -46,23 +46,51 @@ int cgroup2_mount_parse(FILE *mountinfo, char *ret, size_t len)
 	return -ENOENT;
 }
 
+/*
+ * One line of /proc/PID/cgroup text, @n bytes, its newline if any
+ * included: 1 with the v2 path in @ret if it is the "0::" line, 0 if it is
+ * another, or -errno (a v2 line that is not a path, has a NUL in it, or
+ * does not fit).
+ */
+static int self_line(const char *line, size_t n, char *ret, size_t len)
+{
+	if (n < 3 || memcmp(line, "0::", 3))
+		return 0;
+	if (line[n - 1] == '\n')
+		n--;
+	if (n == 3 || line[3] != '/' || memchr(line, '\0', n))
+		return -EINVAL;
+	if (n - 3 >= len)
+		return -ENAMETOOLONG;
+	memcpy(ret, line + 3, n - 3);
+	ret[n - 3] = '\0';
+	return 1;
+}
+
 int cgroup2_self_parse(FILE *proc_cgroup, char *ret, size_t len)
 {
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
+	int r;
 
-	while ((n = getline(&line, &cap, proc_cgroup)) > 0) {
-		if (strncmp(line, "0::", 3) != 0)
-			continue;
-		if (line[n - 1] == '\n')
-			line[n - 1] = '\0';
-		if (line[3] != '/')
-			return -EINVAL;
-		if (strlen(line + 3) >= len)
-			return -ENAMETOOLONG;
-		strcpy(ret, line + 3);
-		return 0;
+	while ((n = getline(&line, &cap, proc_cgroup)) > 0)
+		if ((r = self_line(line, (size_t)n, ret, len)) != 0)
+			return r < 0 ? r : 0;
+	return -ENOENT;
+}
+
+int cgroup2_self_parse_text(const char *text, size_t n, char *ret, size_t len)
+{
+	const char *end = text + n, *nl;
+	int r;
+
+	for (; text < end; text = nl + 1) {
+		nl = memchr(text, '\n', (size_t)(end - text));
+		if (!nl)
+			nl = end - 1;	/* the last line, with no newline */
+		if ((r = self_line(text, (size_t)(nl - text) + 1, ret, len)) != 0)
+			return r < 0 ? r : 0;
 	}
 	return -ENOENT;
 }
@@ -175,18 +203,60 @@ int cgroup_id_of_pidfd(int pidfd, uint64_t *ret_id, pid_t *ret_tgid)
 	return 0;
 }
 
+/* "/proc/@pid/cgroup" into @buf (32 bytes is room for any pid). */
+static void proc_cgroup_path(pid_t pid, char *buf)
+{
+	char digits[12];
+	unsigned int v = (unsigned int)pid, nd = 0;
+
+	do {
+		digits[nd++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(buf, "/proc/", 6);
+	for (unsigned int i = 0; i < nd; i++)
+		buf[6 + i] = digits[nd - 1 - i];
+	memcpy(buf + 6 + nd, "/cgroup", sizeof("/cgroup"));
+}
+
+/*
+ * @pid's cgroup v2 path from /proc/PID/cgroup, read whole with read(2)
+ * into the stack (no stdio stream, no heap: this is asked at every
+ * egretd request). Text longer than the buffer (v1 hierarchies with long
+ * paths) is parsed as a stream from the start instead.
+ */
+static int proc_cgroup_read(pid_t pid, char *ret, size_t len)
+{
+	char path[32], text[8192];
+	_cleanup_close_ int fd = -1;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t have = 0;
+	ssize_t n = 0;
+
+	proc_cgroup_path(pid, path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (have < sizeof(text) &&
+	       ((n = read(fd, text + have, sizeof(text) - have)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		have += n > 0 ? (size_t)n : 0;
+	if (n < 0)
+		return -errno;
+	if (have < sizeof(text))
+		return cgroup2_self_parse_text(text, have, ret, len);
+	if (lseek(fd, 0, SEEK_SET) < 0 || !(f = fdopen(fd, "re")))
+		return -errno;
+	fd = -1;	/* the stream's now */
+	return cgroup2_self_parse(f, ret, len);
+}
+
 int cgroup2_of_pid(pid_t pid, int pidfd, char *ret, size_t len)
 {
 	struct egret_pidfd_info info = { .mask = EGRET_PIDFD_INFO_CGROUPID };
-	_cleanup_fclose_ FILE *f = NULL;
-	char path[64];
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	r = cgroup2_self_parse(f, ret, len);
+	r = proc_cgroup_read(pid, ret, len);
 	if (r < 0 || strncmp(ret, "/..", 3))
 		return r;
 	if (ioctl(pidfd, EGRET_PIDFD_GET_INFO, &info) < 0)

@@ -13,6 +13,9 @@ int cgroup2_mount_parse(FILE *mountinfo, char *ret, size_t len);
 /* Cgroup v2 path ("/a/b") in a /proc/self/cgroup stream ("0::/a/b"). */
 int cgroup2_self_parse(FILE *proc_cgroup, char *ret, size_t len);
 
+/* The same from @n bytes of such text (not NUL-terminated). */
+int cgroup2_self_parse_text(const char *text, size_t n, char *ret, size_t len);
+
 /* Both from /proc/self. */
 int cgroup2_mount(char *ret, size_t len);
 int cgroup2_self(char *ret, size_t len);

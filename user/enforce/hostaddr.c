@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/netlink.h>
@@ -16,6 +17,28 @@
 #include "lib/util.h"
 
 #define NL_BUF	(64 * 1024)
+#define ROUTES_BYTES	(HOSTADDR_MAX_ROUTES * sizeof(struct hostaddr_route))
+
+/*
+ * Room for HOSTADDR_MAX_ROUTES routes, zero: fresh anonymous pages, of
+ * which only those a table fills are ever touched (a host's local table
+ * is a page or two). calloc() of this size clears all of it, a page
+ * fault each, at every start. NULL when out of memory.
+ */
+static struct hostaddr_route *routes_alloc(void)
+{
+	void *p = mmap(NULL, ROUTES_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void routes_free(struct hostaddr_route **r)
+{
+	if (*r)
+		munmap(*r, ROUTES_BYTES);
+	*r = NULL;
+}
 
 __u32 hostaddr_flag(uint8_t type)
 {
@@ -226,8 +249,8 @@ static int dump(struct hostaddr *h, struct hostaddr_route *into, size_t *ninto)
  */
 static int resync(struct hostaddr *h)
 {
-	_cleanup_free_ struct hostaddr_route *fresh =
-		calloc(HOSTADDR_MAX_ROUTES, sizeof(*fresh));
+	__attribute__((cleanup(routes_free))) struct hostaddr_route *fresh =
+		routes_alloc();
 	size_t n = 0;
 	int r;
 
@@ -314,7 +337,7 @@ int hostaddr_open(struct hostaddr *h, int map4, int map6, __u64 attempt)
 
 	*h = (struct hostaddr){ .map4 = map4, .map6 = map6, .attempt = attempt,
 				.src = { .fd = -1 } };
-	h->routes = calloc(HOSTADDR_MAX_ROUTES, sizeof(*h->routes));
+	h->routes = routes_alloc();
 	if (!h->routes)
 		return -ENOMEM;
 	/* Subscribed before the dump: nothing between them is missed. */
@@ -341,6 +364,6 @@ void hostaddr_close(struct hostaddr *h)
 		loop_unwatch(h->loop, &h->src);
 	if (h->src.fd >= 0)
 		close(h->src.fd);
-	free(h->routes);
+	routes_free(&h->routes);
 	*h = (struct hostaddr){ .src = { .fd = -1 } };
 }
