@@ -11,7 +11,6 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -34,6 +33,7 @@
 #include "enforce/sockkill.h"
 #include "lib/log.h"
 #include "lib/loop.h"
+#include "lib/pages.h"
 #include "lib/paths.h"
 #include "lib/trust.h"
 #include "lib/util.h"
@@ -471,19 +471,16 @@ struct attempt *attempt_new(void)
 	 * (issue 42). A struct attempt is 72 KiB, most of it tables that
 	 * fill only as COMMAND is refused, and clearing it on the stack
 	 * faulted in every page. */
-	struct attempt *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct attempt *a = pages_zeroed(sizeof(*a));
 
-	if (a == MAP_FAILED)
-		return NULL;
-	attempt_init_zeroed(a);
+	if (a)
+		attempt_init_zeroed(a);
 	return a;
 }
 
 void attempt_free(struct attempt *a)
 {
-	if (a)
-		munmap(a, sizeof(*a));
+	pages_free(a, sizeof(*a));
 }
 
 int attempt_close(struct attempt *a)

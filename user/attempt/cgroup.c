@@ -203,22 +203,6 @@ int cgroup_id_of_pidfd(int pidfd, uint64_t *ret_id, pid_t *ret_tgid)
 	return 0;
 }
 
-/* "/proc/@pid/cgroup" into @buf (32 bytes is room for any pid). */
-static void proc_cgroup_path(pid_t pid, char *buf)
-{
-	char digits[12];
-	unsigned int v = (unsigned int)pid, nd = 0;
-
-	do {
-		digits[nd++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(buf, "/proc/", 6);
-	for (unsigned int i = 0; i < nd; i++)
-		buf[6 + i] = digits[nd - 1 - i];
-	memcpy(buf + 6 + nd, "/cgroup", sizeof("/cgroup"));
-}
-
 /*
  * @pid's cgroup v2 path from /proc/PID/cgroup, read whole with read(2)
  * into the stack (no stdio stream, no heap: this is asked at every
@@ -233,7 +217,8 @@ static int proc_cgroup_read(pid_t pid, char *ret, size_t len)
 	size_t have = 0;
 	ssize_t n = 0;
 
-	proc_cgroup_path(pid, path);
+	if (path_fmt(path, sizeof(path), "/proc/%d/cgroup", (int)pid) < 0)
+		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

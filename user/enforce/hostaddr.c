@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/netlink.h>
@@ -14,29 +13,22 @@
 #include "egret_match.h"
 #include "enforce/hostaddr.h"
 #include "lib/log.h"
+#include "lib/pages.h"
 #include "lib/util.h"
 
 #define NL_BUF	(64 * 1024)
 #define ROUTES_BYTES	(HOSTADDR_MAX_ROUTES * sizeof(struct hostaddr_route))
 
-/*
- * Room for HOSTADDR_MAX_ROUTES routes, zero: fresh anonymous pages, of
- * which only those a table fills are ever touched (a host's local table
- * is a page or two). calloc() of this size clears all of it, a page
- * fault each, at every start. NULL when out of memory.
- */
+/* Room for HOSTADDR_MAX_ROUTES routes, zero (lib/pages.h): a host's
+ * local table fills a page or two of it. NULL without memory. */
 static struct hostaddr_route *routes_alloc(void)
 {
-	void *p = mmap(NULL, ROUTES_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return pages_zeroed(ROUTES_BYTES);
 }
 
 static void routes_free(struct hostaddr_route **r)
 {
-	if (*r)
-		munmap(*r, ROUTES_BYTES);
+	pages_free(*r, ROUTES_BYTES);
 	*r = NULL;
 }
 

@@ -19,6 +19,7 @@
 #include "enforce/allow_impl.h"
 #include "enforce/dests.h"
 #include "enforce/mapwalk.h"
+#include "lib/pages.h"
 #include "lib/util.h"
 
 /* allow_learn()'s last writes, direct-mapped: a slot per hash, the newest
@@ -49,16 +50,12 @@ struct allow_learned {
  */
 struct allow_learned *allow_learned_new(void)
 {
-	void *p = mmap(NULL, sizeof(struct allow_learned), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return pages_zeroed(sizeof(struct allow_learned));
 }
 
 void allow_learned_free(struct allow_learned *l)
 {
-	if (l)
-		munmap(l, sizeof(*l));
+	pages_free(l, sizeof(*l));
 }
 
 /* A private anonymous mapping reads as zeros once its pages are
